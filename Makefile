@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ratewall: `make` builds build/ratewall; `make test` runs every test layer;
+# `make demo` shows it on a namespace testbed. Generated files live in build/.
+
+BUILD    ?= build
+CC       ?= gcc
+CLANG    ?= clang
+BPFTOOL  ?= bpftool
+ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)
+LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
+	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
+
+USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c \
+		 user/flowtab.c user/report.c user/loader.c user/run.c
+USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
+PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c
+HDRS := $(wildcard user/*.h include/*.h tests/*.h)
+
+BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_baseline.bpf.o $(BUILD)/rwgen.bpf.o
+SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_baseline.skel.h $(BUILD)/rwgen.skel.h
+
+TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink
+TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
+
+.PHONY: all deps test test-unit test-asan demo clean format
+all: $(BUILD)/ratewall $(TOOLS) $(TESTS)
+
+deps:
+	@./tools/install-deps.sh
+
+$(BUILD) $(BUILD)/user $(BUILD)/asan:
+	@mkdir -p $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/parse.h include/ratewall.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/rwgen.bpf.o: tools/rwgen.bpf.c include/ratewall.h tools/rwgen.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -Itools -c $< -o $@
+
+$(BUILD)/ratewall.skel.h: $(BUILD)/ratewall.bpf.o
+	$(BPFTOOL) gen skeleton $< name ratewall_bpf > $@
+$(BUILD)/xdp_baseline.skel.h: $(BUILD)/xdp_baseline.bpf.o
+	$(BPFTOOL) gen skeleton $< name xdp_baseline_bpf > $@
+$(BUILD)/rwgen.skel.h: $(BUILD)/rwgen.bpf.o
+	$(BPFTOOL) gen skeleton $< name rwgen_bpf > $@
+
+$(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/user
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+$(BUILD)/rwgen: tools/rwgen.c tools/rwgen.h $(BUILD)/rwgen.skel.h $(BUILD)/user/units.o
+	$(CC) $(CFLAGS) -Itools tools/rwgen.c $(BUILD)/user/units.o -o $@ $(LDLIBS) -lpthread
+
+$(BUILD)/rwsink: tools/rwsink.c $(BUILD)/user/units.o
+	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/units.o -o $@ $(LDLIBS)
+
+$(BUILD)/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)
+	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
+
+$(BUILD)/test_bpf: tests/bpf/test_bpf.c tests/bpf/frames.h tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) -Itests tests/bpf/test_bpf.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+
+# Userspace unit tests again under AddressSanitizer and UBSan.
+$(BUILD)/asan/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
+	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+		-fno-sanitize-recover=all -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
+
+test-unit: $(BUILD)/test_unit
+	$(BUILD)/test_unit
+
+test-asan: $(BUILD)/asan/test_unit
+	$(BUILD)/asan/test_unit
+
+# Every layer, one closing "N passed, N failed" line. Needs root (BPF, netns).
+test: deps
+	@$(MAKE) --no-print-directory all $(BUILD)/asan/test_unit
+	@./tests/run.sh $(BUILD)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@./tools/demo.sh $(BUILD)
+
+format:
+	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h tools/*.c tools/*.h tests/*/*.c tests/*.h
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A tiny test runner: TEST() functions, CHECK*() assertions that record and go
+ * on, and a closing "N passed, N failed" line for CI. A test passes when none
+ * of its checks failed; the binary exits 1 if any test failed.
+ */
+#ifndef RW_TESTLIB_H
+#define RW_TESTLIB_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static int tl_failed_checks;
+static int tl_passed, tl_failed;
+
+#define CHECK(cond)                                                                     \
+	do {                                                                            \
+		if (!(cond)) {                                                          \
+			tl_failed_checks++;                                             \
+			fprintf(stderr, "  %s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); \
+		}                                                                       \
+	} while (0)
+
+#define CHECK_EQ(a, b)                                                                  \
+	do {                                                                            \
+		unsigned long long tl_a = (unsigned long long)(a), tl_b = (unsigned long long)(b); \
+		if (tl_a != tl_b) {                                                     \
+			tl_failed_checks++;                                             \
+			fprintf(stderr, "  %s:%d: %s == %s failed: %llu != %llu\n", __FILE__, \
+				__LINE__, #a, #b, tl_a, tl_b);                          \
+		}                                                                       \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                                 \
+	do {                                                                            \
+		const char *tl_a = (a), *tl_b = (b);                                    \
+		if (strcmp(tl_a, tl_b) != 0) {                                          \
+			tl_failed_checks++;                                             \
+			fprintf(stderr, "  %s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, tl_a, tl_b); \
+		}                                                                       \
+	} while (0)
+
+static inline void tl_run(const char *name, void (*fn)(void))
+{
+	int before = tl_failed_checks;
+
+	fn();
+	if (tl_failed_checks == before) {
+		tl_passed++;
+		printf("ok   %s\n", name);
+	} else {
+		tl_failed++;
+		printf("FAIL %s\n", name);
+	}
+	fflush(stdout);
+}
+
+#define RUN(fn) tl_run(#fn, fn)
+
+static inline int tl_finish(void)
+{
+	printf("%d passed, %d failed\n", tl_passed, tl_failed);
+	return tl_failed ? 1 : 0;
+}
+
+#endif

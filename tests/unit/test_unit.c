@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Userspace unit tests: parsing, window math, ranking against a brute force. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "key.h"
+#include "rank.h"
+#include "testlib.h"
+#include "units.h"
+#include "window.h"
+
+static void test_parse_rate_valid(void)
+{
+	static const struct { const char *in; uint64_t want; } cases[] = {
+		{ "1000", 1000 }, { "10k", 10000 }, { "10K", 10000 }, { "1.5M", 1500000 },
+		{ "100m", 100000000 }, { "2G", 2000000000 }, { "0.5k", 500 }, { "1", 1 },
+		{ "007", 7 }, { "1.", 1 }, { ".5k", 500 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v = 0;
+
+		CHECK_EQ(rw_parse_rate(cases[i].in, &v), 0);
+		CHECK_EQ(v, cases[i].want);
+	}
+}
+
+static void test_parse_rate_invalid(void)
+{
+	static const char *bad[] = {
+		"", "k", "-5", "+5", "1e3", "0x10", "10kb", "1.2.3", "inf", "nan", "0", "0k",
+		" 5", "5 ", "0.0001", "99999999999999999999G", "10 k", "10T", ".", "1..5",
+	};
+	uint64_t v = 42;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (rw_parse_rate(bad[i], &v) == 0)
+			fprintf(stderr, "  accepted bad rate '%s'\n", bad[i]);
+		CHECK(rw_parse_rate(bad[i], &v) != 0);
+	}
+	CHECK(rw_parse_rate(NULL, &v) != 0);
+	CHECK_EQ(v, 42); /* untouched on failure */
+}
+
+static void test_parse_duration(void)
+{
+	static const struct { const char *in; uint64_t want; } good[] = {
+		{ "500ms", 500000000ULL }, { "2s", 2000000000ULL }, { "1.5m", 90000000000ULL },
+		{ "1h", 3600000000000ULL }, { "250us", 250000ULL }, { "100ns", 100ULL },
+		{ "3", 3000000000ULL }, { "0.1s", 100000000ULL },
+	};
+	static const char *bad[] = { "", "ms", "5x", "-1s", "0s", "1sec", "1 s", "1S", "1e9ns", "0" };
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK_EQ(rw_parse_duration(good[i].in, &v), 0);
+		CHECK_EQ(v, good[i].want);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(rw_parse_duration(bad[i], &v) != 0);
+}
+
+static void test_parse_size_and_uint(void)
+{
+	uint64_t v;
+
+	CHECK_EQ(rw_parse_size("4096", &v), 0);
+	CHECK_EQ(v, 4096);
+	CHECK_EQ(rw_parse_size("64K", &v), 0);
+	CHECK_EQ(v, 65536);
+	CHECK_EQ(rw_parse_size("256MiB", &v), 0);
+	CHECK_EQ(v, 256ULL << 20);
+	CHECK_EQ(rw_parse_size("1GB", &v), 0);
+	CHECK_EQ(v, 1ULL << 30);
+	CHECK(rw_parse_size("1T", &v) != 0);
+	CHECK(rw_parse_size("5KiBs", &v) != 0);
+	CHECK(rw_parse_size("M", &v) != 0);
+
+	CHECK_EQ(rw_parse_uint("10", 2, 32, &v), 0);
+	CHECK_EQ(v, 10);
+	CHECK_EQ(rw_parse_uint("1", 2, 32, &v), -ERANGE);
+	CHECK_EQ(rw_parse_uint("33", 2, 32, &v), -ERANGE);
+	CHECK(rw_parse_uint("-1", 0, 32, &v) != 0);
+	CHECK(rw_parse_uint("1x", 0, 32, &v) != 0);
+	CHECK(rw_parse_uint("", 0, 32, &v) != 0);
+	CHECK(rw_parse_uint("99999999999999999999999", 0, UINT64_MAX, &v) != 0);
+}
+
+static void test_format(void)
+{
+	char buf[32];
+
+	rw_format_si(999, buf, sizeof(buf));
+	CHECK_STR(buf, "999");
+	rw_format_si(1234567, buf, sizeof(buf));
+	CHECK_STR(buf, "1.23M");
+	rw_format_si(45600, buf, sizeof(buf));
+	CHECK_STR(buf, "45.6k");
+	rw_format_bytes(1536, buf, sizeof(buf));
+	CHECK_STR(buf, "1.5 KiB");
+	rw_format_bytes(100, buf, sizeof(buf));
+	CHECK_STR(buf, "100 B");
+}
+
+static int parse(struct rw_config *cfg, char *err, const char *line)
+{
+	char copy[512], *argv[32];
+	int argc = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *tok = strtok(copy, " "); tok && argc < 31; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return rw_cli_parse_run(argc, argv, cfg, err, 256);
+}
+
+static void test_cli_defaults_and_options(void)
+{
+	struct rw_config c;
+	char err[256];
+
+	CHECK_EQ(parse(&c, err, "run veth0"), 0);
+	CHECK_STR(c.ifname, "veth0");
+	CHECK_EQ(c.pps, 0);
+	CHECK_EQ(c.bps, 0);
+	CHECK_EQ(c.window_ns, 1000000000ULL);
+	CHECK_EQ(c.slots, 10);
+	CHECK_EQ(c.top, 10);
+	CHECK_EQ(c.interval_ns, 1000000000ULL);
+	CHECK_EQ(c.duration_ns, 0);
+	CHECK_EQ(c.sort, RW_SORT_PPS);
+	CHECK_EQ(c.xdp_mode, RW_XDP_AUTO);
+	CHECK(!c.json && !c.verbose);
+
+	CHECK_EQ(parse(&c, err, "run --pps 10k --bps 1G --window 500ms --slots 5 --max-flows 1000 "
+				"--top 3 --interval 250ms --duration 2s --sort drops --xdp-mode generic "
+				"--json -v eth1"), 0);
+	CHECK_STR(c.ifname, "eth1");
+	CHECK_EQ(c.pps, 10000);
+	CHECK_EQ(c.bps, 1000000000ULL);
+	CHECK_EQ(c.window_ns, 500000000ULL);
+	CHECK_EQ(c.slots, 5);
+	CHECK_EQ(c.max_flows, 1000);
+	CHECK_EQ(c.top, 3);
+	CHECK_EQ(c.interval_ns, 250000000ULL);
+	CHECK_EQ(c.duration_ns, 2000000000ULL);
+	CHECK_EQ(c.sort, RW_SORT_DROPS);
+	CHECK_EQ(c.xdp_mode, RW_XDP_GENERIC);
+	CHECK(c.json && c.verbose);
+
+	/* Options may follow the interface, as operators type them. */
+	CHECK_EQ(parse(&c, err, "run veth1 --pps 5 --sort bps --xdp-mode native"), 0);
+	CHECK_STR(c.ifname, "veth1");
+	CHECK_EQ(c.pps, 5);
+	CHECK_EQ(c.sort, RW_SORT_BPS);
+	CHECK_EQ(c.xdp_mode, RW_XDP_NATIVE);
+	CHECK_EQ(parse(&c, err, "run --max-memory 64M veth1"), 0);
+	CHECK_EQ(c.max_memory, 64ULL << 20);
+	CHECK_EQ(parse(&c, err, "run --help"), 1);
+}
+
+static void test_cli_errors(void)
+{
+	static const struct { const char *line; const char *needle; } cases[] = {
+		{ "run", "missing IFACE" },
+		{ "run a b", "unexpected argument 'b'" },
+		{ "run a --bogus", "unknown option '--bogus'" },
+		{ "run a --pps", "needs a value" },
+		{ "run a --pps fast", "--pps: 'fast'" },
+		{ "run a --pps 0", "--pps" },
+		{ "run a --bps -1", "--bps" },
+		{ "run a --window 1x", "--window" },
+		{ "run a --slots 1", "from 2 to 32" },
+		{ "run a --slots 33", "from 2 to 32" },
+		{ "run a --slots ten", "--slots" },
+		{ "run a --window 10ms --slots 32", "1 ms to 60 s" },
+		{ "run a --window 10m --slots 5", "1 ms to 60 s" },
+		{ "run a --max-flows 0", "--max-flows" },
+		{ "run a --max-flows 10 --max-memory 1M", "give one" },
+		{ "run a --top 0", "--top" },
+		{ "run a --interval 1ms", "at least 10ms" },
+		{ "run a --sort size", "--sort" },
+		{ "run a --xdp-mode offload", "--xdp-mode" },
+		{ "run a --duration never", "--duration" },
+		{ "run 0123456789abcdefXYZ", "not a valid interface name" },
+	};
+	struct rw_config c;
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret = parse(&c, err, cases[i].line);
+
+		CHECK_EQ(ret, -EINVAL);
+		if (!strstr(err, cases[i].needle)) {
+			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", cases[i].line, err,
+				cases[i].needle);
+			CHECK(0);
+		}
+	}
+}
+
+static void test_limit_per_window(void)
+{
+	CHECK_EQ(rw_limit_per_window(10000, 1000000000ULL, 1), 10000);
+	CHECK_EQ(rw_limit_per_window(10000, 500000000ULL, 1), 5000);
+	CHECK_EQ(rw_limit_per_window(1000000, 1000000000ULL, 8), 125000);
+	CHECK_EQ(rw_limit_per_window(1, 1000000ULL, 1), 1); /* never rounds down to "no limit" */
+	CHECK_EQ(rw_limit_per_window(0, 1000000000ULL, 1), 0);
+	CHECK_EQ(rw_limit_per_window(UINT64_MAX, 3600000000000ULL, 1), UINT64_MAX);
+}
+
+/* Builds ncpus per-CPU flow values of `slots` slots in one buffer, as the kernel hands them out. */
+static void *make_values(uint32_t ncpus, uint32_t slots, uint32_t *stride)
+{
+	*stride = (rw_flow_value_size(slots) + 7) & ~7u;
+	return calloc(ncpus, *stride);
+}
+
+static struct rw_slot *slot_at(void *values, uint32_t stride, uint32_t cpu, uint32_t i)
+{
+	struct rw_flow *f = (void *)((char *)values + (size_t)cpu * stride);
+
+	return &f->slot[i];
+}
+
+static void set_slot(void *v, uint32_t stride, uint32_t cpu, uint64_t epoch, uint32_t slots,
+		     uint32_t pk, uint32_t drop)
+{
+	struct rw_slot *s = slot_at(v, stride, cpu, (uint32_t)(epoch % slots));
+
+	*s = (struct rw_slot){ .epoch = epoch, .packets = pk, .bytes = pk * 100ULL,
+			       .drop_packets = drop, .drop_bytes = drop * 100ULL };
+}
+
+static void test_window_sum_skips_stale_slots(void)
+{
+	uint32_t stride, slots = 4;
+	void *v = make_values(3, slots, &stride);
+	struct rw_window_sum w;
+
+	/* now = epoch 100: live epochs are 97..100 (and 101, a CPU a tick ahead). */
+	set_slot(v, stride, 0, 100, slots, 10, 1);
+	set_slot(v, stride, 0, 99, slots, 20, 0);
+	set_slot(v, stride, 0, 94, slots, 1000, 0); /* slot 2: stale by a whole round */
+	set_slot(v, stride, 1, 97, slots, 5, 5);    /* oldest live slot */
+	set_slot(v, stride, 1, 96, slots, 700, 0);  /* just out of the window */
+	set_slot(v, stride, 2, 101, slots, 3, 0);   /* ahead of the reader */
+	rw_window_sum(v, 3, stride, slots, 100, &w);
+	CHECK_EQ(w.packets, 10 + 20 + 5 + 3);
+	CHECK_EQ(w.bytes, (10 + 20 + 5 + 3) * 100ULL);
+	CHECK_EQ(w.drop_packets, 6);
+	CHECK_EQ(w.drop_bytes, 600);
+	CHECK_EQ(w.cpus, 3);
+	CHECK_EQ(w.newest_epoch, 101);
+	CHECK(!rw_window_idle(&w, 100, slots));
+
+	/* Four slots later, nothing is live: idle, to be wiped. */
+	rw_window_sum(v, 3, stride, slots, 105, &w);
+	CHECK_EQ(w.packets, 0);
+	CHECK_EQ(w.cpus, 0);
+	CHECK(rw_window_idle(&w, 105, slots));
+	free(v);
+}
+
+static void test_window_span(void)
+{
+	uint64_t slot = 100000000ULL;
+
+	/* 10 slots of 100 ms at 30 ms into a slot: 9 full slots + 30 ms. */
+	CHECK_EQ(rw_window_span_ns(50 * slot + 30000000ULL, 0, slot, 10), 930000000ULL);
+	/* Counting began 200 ms ago: the window covers only that. */
+	CHECK_EQ(rw_window_span_ns(50 * slot, 50 * slot - 200000000ULL, slot, 10), 200000000ULL);
+	CHECK_EQ(rw_window_span_ns(50 * slot, 50 * slot, slot, 10), 1); /* never zero */
+}
+
+static uint64_t rng_state = 0x243f6a8885a308d3ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static int cmp_entries(const void *a, const void *b)
+{
+	if (rw_rank_before(a, b))
+		return -1;
+	return rw_rank_before(b, a) ? 1 : 0;
+}
+
+static void random_entry(struct rw_rank_entry *e, uint32_t i, uint64_t metric_range)
+{
+	memset(e, 0, sizeof(*e));
+	e->key.family = (i & 1) ? RW_FAMILY_IPV6 : RW_FAMILY_IPV4;
+	e->key.addr[0] = 198;
+	e->key.addr[1] = 18;
+	memcpy(&e->key.addr[12], &i, sizeof(i)); /* unique key per i */
+	e->metric = rng() % metric_range;       /* small ranges force many ties */
+	e->packets = e->metric;
+}
+
+static void test_ranking_matches_brute_force(void)
+{
+	static const uint32_t ns[] = { 0, 1, 5, 100, 5000 };
+	static const uint32_t ks[] = { 1, 3, 10, 64 };
+	static const uint32_t parts[] = { 1, 2, 7 };
+	static const uint64_t ranges[] = { 3, 1000, UINT64_MAX };
+
+	for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
+	for (size_t b = 0; b < sizeof(ks) / sizeof(ks[0]); b++)
+	for (size_t c = 0; c < sizeof(parts) / sizeof(parts[0]); c++)
+	for (size_t d = 0; d < sizeof(ranges) / sizeof(ranges[0]); d++) {
+		uint32_t n = ns[a], k = ks[b], want = n < k ? n : k, got;
+		struct rw_rank_entry *all = calloc(n + 1, sizeof(*all));
+		struct rw_rank_entry *out = calloc(k, sizeof(*out));
+		struct rw_ranker r;
+
+		CHECK_EQ(rw_ranker_init(&r, parts[c], k), 0);
+		for (uint32_t i = 0; i < n; i++) {
+			random_entry(&all[i], i, ranges[d]);
+			rw_ranker_offer(&r, &all[i]);
+		}
+		qsort(all, n, sizeof(*all), cmp_entries);
+		/* Twice: the ranker must come back empty for the next tick. */
+		for (int round = 0; round < 2; round++) {
+			got = rw_ranker_merge(&r, out);
+			CHECK_EQ(got, round ? 0 : want);
+			for (uint32_t i = 0; i < got; i++)
+				CHECK(memcmp(&out[i], &all[i], sizeof(*out)) == 0);
+		}
+		rw_ranker_free(&r);
+		free(all);
+		free(out);
+	}
+}
+
+static void test_ranking_ties_break_by_key(void)
+{
+	struct rw_rank_entry a = { .metric = 5 }, b = { .metric = 5 }, out[2];
+	struct rw_topk t;
+
+	a.key.addr[3] = 2;
+	b.key.addr[3] = 1;
+	CHECK(rw_rank_before(&b, &a));
+	CHECK(!rw_rank_before(&a, &b));
+	CHECK(!rw_rank_before(&a, &a));
+	CHECK_EQ(rw_topk_init(&t, 1), 0);
+	rw_topk_offer(&t, &a);
+	rw_topk_offer(&t, &b);
+	CHECK_EQ(rw_topk_drain(&t, out), 1);
+	CHECK_EQ(out[0].key.addr[3], 1);
+	rw_topk_free(&t);
+}
+
+static void test_key_format(void)
+{
+	struct rw_key k = { .family = RW_FAMILY_IPV4, .addr = { 198, 18, 0, 7 } };
+	char buf[RW_KEY_STRLEN];
+
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "198.18.0.7");
+	k = (struct rw_key){ .family = RW_FAMILY_IPV6, .addr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 7 } };
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "2001:db8::7");
+	k.family = 9;
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "?");
+}
+
+int main(void)
+{
+	RUN(test_parse_rate_valid);
+	RUN(test_parse_rate_invalid);
+	RUN(test_parse_duration);
+	RUN(test_parse_size_and_uint);
+	RUN(test_format);
+	RUN(test_cli_defaults_and_options);
+	RUN(test_cli_errors);
+	RUN(test_limit_per_window);
+	RUN(test_window_sum_skips_stale_slots);
+	RUN(test_window_span);
+	RUN(test_ranking_matches_brute_force);
+	RUN(test_ranking_ties_break_by_key);
+	RUN(test_key_format);
+	return tl_finish();
+}

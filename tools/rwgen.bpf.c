@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Traffic generator, run through BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES:
+ * every run rewrites the frame's source address (the page may hold whatever an
+ * earlier run left there, so every field that varies is written in full) and
+ * redirects it out of gen_ifindex.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "rwgen.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+const volatile __u32 gen_ifindex;
+const volatile __u32 gen_nsrc = 1;
+const volatile __u32 gen_sched_len; /* 0: sources in round-robin order */
+const volatile struct rwgen_layout gen_layout;
+
+/* Per-CPU position in the source sequence; the driver seeds each CPU's start. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} seq SEC(".maps");
+
+/* Source index for each position, for weighted or exact per-source counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+	__uint(max_entries, 1);
+} schedule SEC(".maps");
+
+/* RFC 1624 incremental update for a 32-bit field changing from old to new. */
+static __always_inline __u16 csum_replace32(__u16 csum, __u32 old, __u32 new)
+{
+	__u32 sum = (__u16)~csum;
+
+	sum += (__u16)~(old >> 16) + (__u16)~(old & 0xffff);
+	sum += (new >> 16) + (new & 0xffff);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (__u16)~sum;
+}
+
+SEC("xdp")
+int rwgen_xdp(struct xdp_md *ctx)
+{
+	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
+	__u32 zero = 0, idx, saddr, base = gen_layout.base_saddr;
+	__u16 off;
+	__u64 *pos;
+
+	pos = bpf_map_lookup_elem(&seq, &zero);
+	if (!pos)
+		return XDP_ABORTED;
+	if (gen_sched_len) {
+		__u32 slot = (__u32)(*pos % gen_sched_len);
+		__u32 *s = bpf_map_lookup_elem(&schedule, &slot);
+
+		idx = s ? *s : 0;
+	} else {
+		idx = (__u32)(*pos % gen_nsrc);
+	}
+	(*pos)++;
+	saddr = base + idx;
+
+	off = gen_layout.saddr_off;
+	if (off > 64 || data + off + 4 > end)
+		return XDP_ABORTED;
+	*(__be32 *)(data + off) = bpf_htonl(saddr);
+
+	off = gen_layout.ip_csum_off;
+	if (off) {
+		if (off > 64 || data + off + 2 > end)
+			return XDP_ABORTED;
+		*(__u16 *)(data + off) = bpf_htons(csum_replace32(bpf_ntohs(gen_layout.tmpl_ip_csum),
+								  base, saddr));
+	}
+	off = gen_layout.udp_csum_off;
+	if (off) {
+		if (off > 128 || data + off + 2 > end)
+			return XDP_ABORTED;
+		__u16 csum = csum_replace32(bpf_ntohs(gen_layout.tmpl_udp_csum), base, saddr);
+
+		/* In UDP a computed zero is sent as all ones; zero means "none". */
+		*(__u16 *)(data + off) = bpf_htons(csum ? csum : 0xffff);
+	}
+	return bpf_redirect(gen_ifindex, 0);
+}

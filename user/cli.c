@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ratewall.h"
+#include "units.h"
+
+void rw_cli_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ratewall run IFACE [options]\n"
+		"\n"
+		"Attach to IFACE, cap every source address and show the top talkers.\n"
+		"\n"
+		"  --pps RATE          packets per second per source (k, M, G suffixes)\n"
+		"  --bps RATE          bits per second per source (k, M, G suffixes)\n"
+		"  --window DURATION   sliding window length (default 1s)\n"
+		"  --slots N           slots per window, %d..%d (default 10)\n"
+		"  --max-flows N       flow table size (default %d)\n"
+		"  --max-memory SIZE   size the flow table to a memory budget instead (K, M, G)\n"
+		"  --top N             sources shown each interval (default 10)\n"
+		"  --interval DURATION time between reports (default 1s)\n"
+		"  --duration DURATION exit after this long (default: until Ctrl-C)\n"
+		"  --sort pps|bps|drops  ranking order (default pps)\n"
+		"  --xdp-mode native|generic|auto  (default auto: native, else generic)\n"
+		"  --json              one JSON object per interval instead of a table\n"
+		"  -v, --verbose       libbpf and loader diagnostics on stderr\n"
+		"\n"
+		"Durations: 250us, 500ms, 2s, 1m, 1h. Exit status: 0 done, 1 runtime\n"
+		"failure, 2 bad usage.\n",
+		RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS);
+}
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+enum {
+	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
+	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON,
+};
+
+static const struct option run_options[] = {
+	{ "pps", required_argument, NULL, OPT_PPS },
+	{ "bps", required_argument, NULL, OPT_BPS },
+	{ "window", required_argument, NULL, OPT_WINDOW },
+	{ "slots", required_argument, NULL, OPT_SLOTS },
+	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err, size_t errlen)
+{
+	uint64_t v;
+
+	switch (opt) {
+	case OPT_PPS:
+		if (rw_parse_rate(arg, &cfg->pps))
+			return fail(err, errlen, "--pps: '%s' is not a rate (e.g. 1000, 10k, 1.5M)", arg);
+		return 0;
+	case OPT_BPS:
+		if (rw_parse_rate(arg, &cfg->bps))
+			return fail(err, errlen, "--bps: '%s' is not a rate in bits/s (e.g. 100M, 1G)", arg);
+		return 0;
+	case OPT_WINDOW:
+		if (rw_parse_duration(arg, &cfg->window_ns))
+			return fail(err, errlen, "--window: '%s' is not a duration (e.g. 500ms, 2s)", arg);
+		return 0;
+	case OPT_SLOTS:
+		if (rw_parse_uint(arg, RW_MIN_SLOTS, RW_MAX_SLOTS, &v))
+			return fail(err, errlen, "--slots: '%s' must be a whole number from %d to %d",
+				    arg, RW_MIN_SLOTS, RW_MAX_SLOTS);
+		cfg->slots = (uint32_t)v;
+		return 0;
+	case OPT_MAX_FLOWS:
+		if (rw_parse_uint(arg, 1, RW_MAX_MAX_FLOWS, &v))
+			return fail(err, errlen, "--max-flows: '%s' must be a whole number from 1 to %u",
+				    arg, RW_MAX_MAX_FLOWS);
+		cfg->max_flows = (uint32_t)v;
+		return 0;
+	case OPT_MAX_MEMORY:
+		if (rw_parse_size(arg, &cfg->max_memory))
+			return fail(err, errlen, "--max-memory: '%s' is not a size (e.g. 64M, 1G)", arg);
+		return 0;
+	case OPT_TOP:
+		if (rw_parse_uint(arg, 1, RW_MAX_TOP, &v))
+			return fail(err, errlen, "--top: '%s' must be a whole number from 1 to %d",
+				    arg, RW_MAX_TOP);
+		cfg->top = (uint32_t)v;
+		return 0;
+	case OPT_INTERVAL:
+		if (rw_parse_duration(arg, &cfg->interval_ns) || cfg->interval_ns < 10000000ULL)
+			return fail(err, errlen, "--interval: '%s' must be a duration of at least 10ms", arg);
+		return 0;
+	case OPT_DURATION:
+		if (rw_parse_duration(arg, &cfg->duration_ns))
+			return fail(err, errlen, "--duration: '%s' is not a duration (e.g. 30s, 5m)", arg);
+		return 0;
+	case OPT_SORT:
+		if (strcmp(arg, "pps") == 0)
+			cfg->sort = RW_SORT_PPS;
+		else if (strcmp(arg, "bps") == 0)
+			cfg->sort = RW_SORT_BPS;
+		else if (strcmp(arg, "drops") == 0)
+			cfg->sort = RW_SORT_DROPS;
+		else
+			return fail(err, errlen, "--sort: '%s' is not one of pps, bps, drops", arg);
+		return 0;
+	case OPT_XDP_MODE:
+		if (strcmp(arg, "auto") == 0)
+			cfg->xdp_mode = RW_XDP_AUTO;
+		else if (strcmp(arg, "native") == 0)
+			cfg->xdp_mode = RW_XDP_NATIVE;
+		else if (strcmp(arg, "generic") == 0)
+			cfg->xdp_mode = RW_XDP_GENERIC;
+		else
+			return fail(err, errlen, "--xdp-mode: '%s' is not one of native, generic, auto", arg);
+		return 0;
+	case OPT_JSON:
+		cfg->json = true;
+		return 0;
+	case 'v':
+		cfg->verbose = true;
+		return 0;
+	}
+	return fail(err, errlen, "internal: unhandled option %d", opt);
+}
+
+static int validate(struct rw_config *cfg, char *err, size_t errlen)
+{
+	uint64_t slot_ns = rw_slot_ns(cfg);
+
+	if (slot_ns < RW_MIN_SLOT_NS || slot_ns > RW_MAX_SLOT_NS)
+		return fail(err, errlen,
+			    "--window/--slots: each slot would last %.3f ms; it must be 1 ms to 60 s "
+			    "(use more slots for a longer window)", slot_ns / 1e6);
+	if (cfg->max_flows && cfg->max_memory)
+		return fail(err, errlen, "--max-flows and --max-memory both size the flow table; give one");
+	return 0;
+}
+
+int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen)
+{
+	int opt, ret;
+
+	*cfg = (struct rw_config){
+		.window_ns = 1000000000ULL,
+		.slots = 10,
+		.top = 10,
+		.interval_ns = 1000000000ULL,
+		.sort = RW_SORT_PPS,
+		.xdp_mode = RW_XDP_AUTO,
+	};
+	err[0] = '\0';
+	optind = 0; /* full getopt reset: the parser may run more than once (tests) */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":vh", run_options, NULL)) != -1) {
+		if (opt == 'h')
+			return 1;
+		if (opt == ':')
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		if (opt == '?')
+			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		ret = parse_one(opt, optarg, cfg, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (optind >= argc)
+		return fail(err, errlen, "missing IFACE: ratewall run IFACE [options]");
+	if (optind + 1 < argc)
+		return fail(err, errlen, "unexpected argument '%s' after IFACE", argv[optind + 1]);
+	if (strlen(argv[optind]) == 0 || strlen(argv[optind]) >= IF_NAMESIZE)
+		return fail(err, errlen, "'%s' is not a valid interface name", argv[optind]);
+	strcpy(cfg->ifname, argv[optind]);
+	return validate(cfg, err, errlen);
+}

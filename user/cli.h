@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+#ifndef RW_CLI_H
+#define RW_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include "config.h"
+
+/*
+ * Parses `ratewall run` arguments (argv[0] is "run"). Returns 0, 1 when help
+ * was asked for, or -EINVAL with a one-line reason in err. Does not look at the
+ * system: whether the interface exists is the loader's business.
+ */
+int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen);
+void rw_cli_usage(FILE *out);
+
+#endif

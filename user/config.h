@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What `ratewall run` was asked to do, after parsing and validation. */
+#ifndef RW_CONFIG_H
+#define RW_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+
+enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
+enum rw_xdp_mode { RW_XDP_AUTO, RW_XDP_NATIVE, RW_XDP_GENERIC };
+
+#define RW_DEFAULT_MAX_FLOWS 65536
+#define RW_MAX_MAX_FLOWS (1u << 26)
+#define RW_MAX_TOP 10000
+
+struct rw_config {
+	char ifname[IF_NAMESIZE];
+	uint64_t pps;         /* 0 = no packet limit */
+	uint64_t bps;         /* bits per second, 0 = no byte limit */
+	uint64_t window_ns;
+	uint32_t slots;
+	uint32_t max_flows;   /* 0 until resolved from max_memory or the default */
+	uint64_t max_memory;  /* bytes, 0 = not given */
+	uint32_t top;
+	uint64_t interval_ns;
+	uint64_t duration_ns; /* 0 = until a signal */
+	enum rw_sort sort;
+	enum rw_xdp_mode xdp_mode;
+	bool json;
+	bool verbose;
+};
+
+static inline uint64_t rw_slot_ns(const struct rw_config *cfg)
+{
+	return cfg->window_ns / cfg->slots;
+}
+
+/*
+ * Budget per window, the unit the kernel enforces: per_second x window / divisor
+ * (divisor 8 turns bits into bytes). Rounded down, at least 1; 0 = no limit.
+ */
+static inline uint64_t rw_limit_per_window(uint64_t per_second, uint64_t window_ns,
+					   uint32_t divisor)
+{
+	unsigned __int128 v = (unsigned __int128)per_second * window_ns / 1000000000u / divisor;
+
+	if (!per_second)
+		return 0;
+	return v ? (v > UINT64_MAX ? UINT64_MAX : (uint64_t)v) : 1;
+}
+
+#endif

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "loader.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ratewall.h"
+#include "ratewall.skel.h"
+
+/* Hash element header, key and per-CPU pointer the kernel keeps beside each value. */
+#define RW_HTAB_ELEM_OVERHEAD 80
+
+uint32_t rw_possible_cpus(void)
+{
+	int n = libbpf_num_possible_cpus();
+
+	return n > 0 ? (uint32_t)n : 1;
+}
+
+uint64_t rw_flow_table_bytes(uint32_t max_flows, uint32_t ncpus, uint32_t slots)
+{
+	uint64_t value = (rw_flow_value_size(slots) + 7) & ~7u;
+
+	return (uint64_t)max_flows * (ncpus * value + RW_HTAB_ELEM_OVERHEAD);
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
+{
+	uint32_t vsize = rw_flow_value_size(p->slots);
+	uint32_t ncpus = rw_possible_cpus();
+	struct ratewall_bpf *skel;
+	int err;
+
+	libbpf_set_print(p->verbose ? print_libbpf : NULL);
+	if (ncpus > RW_MAX_CPUS)
+		return -E2BIG;
+	skel = ratewall_bpf__open();
+	if (!skel)
+		return -errno;
+	skel->rodata->cfg_slot_ns = p->slot_ns;
+	skel->rodata->cfg_slots = p->slots;
+	skel->rodata->cfg_limit_packets = p->limit_packets;
+	skel->rodata->cfg_limit_bytes = p->limit_bytes;
+	skel->rodata->cfg_nr_cpus = ncpus;
+	skel->rodata->cfg_test_clock = p->test_clock;
+
+	err = bpf_map__set_value_size(skel->maps.flows, vsize);
+	if (!err)
+		err = bpf_map__set_value_size(skel->maps.zero_flow, vsize);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.flows, p->max_flows);
+	if (!err)
+		err = ratewall_bpf__load(skel);
+	if (err) {
+		ratewall_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
+}
+
+static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int link_xdp(int prog_fd, int ifindex, __u32 flags)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = flags);
+	int fd = bpf_link_create(prog_fd, ifindex, BPF_XDP, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode,
+		  struct rw_attachment *at, char *err, size_t errlen)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int fd;
+
+	at->ifindex = ifindex;
+	at->link_fd = -1;
+	if (bpf_xdp_query(ifindex, 0, &q) == 0 && q.attach_mode != XDP_ATTACHED_NONE)
+		return fail(err, errlen, -EBUSY,
+			    "%s already has an XDP program (id %u); ratewall will not replace it "
+			    "(remove it with: ip link set dev %s xdp off)",
+			    ifname, q.prog_id ? q.prog_id : q.skb_prog_id, ifname);
+
+	if (mode == RW_XDP_NATIVE || mode == RW_XDP_AUTO) {
+		fd = link_xdp(prog_fd, ifindex, XDP_FLAGS_DRV_MODE);
+		if (fd >= 0) {
+			at->link_fd = fd;
+			at->mode = RW_XDP_NATIVE;
+			return 0;
+		}
+		if (mode == RW_XDP_NATIVE || fd == -EBUSY || fd == -EPERM)
+			return fail(err, errlen, fd,
+				    "cannot attach native XDP to %s: %s%s", ifname, strerror(-fd),
+				    fd == -EBUSY || fd == -EPERM ? "" :
+				    " (the driver may not support it; try --xdp-mode generic)");
+		fprintf(stderr, "ratewall: native XDP is not available on %s (%s); using generic XDP, "
+			"which runs later in the stack and costs more per packet\n",
+			ifname, strerror(-fd));
+	}
+	fd = link_xdp(prog_fd, ifindex, XDP_FLAGS_SKB_MODE);
+	if (fd < 0)
+		return fail(err, errlen, fd, "cannot attach generic XDP to %s: %s", ifname,
+			    strerror(-fd));
+	at->link_fd = fd;
+	at->mode = RW_XDP_GENERIC;
+	return 0;
+}
+
+void rw_xdp_detach(struct rw_attachment *at)
+{
+	/* Closing the only reference to the link detaches the program. */
+	if (at->link_fd >= 0)
+		close(at->link_fd);
+	at->link_fd = -1;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Loading the embedded BPF object and attaching it to an interface. */
+#ifndef RW_LOADER_H
+#define RW_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+
+struct ratewall_bpf;
+
+/* Everything fixed at load time. Shared by `ratewall run` and the BPF tests. */
+struct rw_load_params {
+	uint64_t slot_ns;
+	uint32_t slots;
+	uint64_t limit_packets; /* per window, 0 = none */
+	uint64_t limit_bytes;   /* per window, 0 = none */
+	uint32_t max_flows;
+	bool test_clock;
+	bool verbose;
+};
+
+/* Opens, configures and loads the skeleton. Negative errno on failure. */
+int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
+
+/* Bytes the flow table takes: entries x possible CPUs x value, plus per-entry overhead. */
+uint64_t rw_flow_table_bytes(uint32_t max_flows, uint32_t ncpus, uint32_t slots);
+uint32_t rw_possible_cpus(void);
+
+struct rw_attachment {
+	int ifindex;
+	int link_fd;
+	enum rw_xdp_mode mode; /* native or generic, as attached */
+};
+
+/*
+ * Attaches prog_fd through a BPF link, so the program goes away with the
+ * process however it ends. Refuses an interface that already has XDP.
+ * Returns 0 or a negative errno with a one-line reason in err.
+ */
+int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode,
+		  struct rw_attachment *at, char *err, size_t errlen);
+void rw_xdp_detach(struct rw_attachment *at);
+
+#endif

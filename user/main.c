@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* ratewall: XDP per-source rate limiter and live top-talkers monitor. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "run.h"
+
+#ifndef RATEWALL_VERSION
+#define RATEWALL_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *out)
+{
+	fprintf(out, "ratewall %s: XDP per-source rate limiter and top-talkers monitor\n\n"
+		     "commands:\n"
+		     "  run IFACE [options]   attach, enforce and report (ratewall run --help)\n"
+		     "  version               print the version\n",
+		RATEWALL_VERSION);
+}
+
+int main(int argc, char **argv)
+{
+	struct rw_config cfg;
+	char err[256];
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
+		printf("ratewall %s\n", RATEWALL_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "run") != 0) {
+		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
+		return 2;
+	}
+	ret = rw_cli_parse_run(argc - 1, argv + 1, &cfg, err, sizeof(err));
+	if (ret == 1) {
+		rw_cli_usage(stdout);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		return 2;
+	}
+	return rw_run(&cfg);
+}

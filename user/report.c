@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "report.h"
+
+#include <inttypes.h>
+#include <time.h>
+
+#include "key.h"
+#include "units.h"
+
+static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
+{
+	uint64_t part = e->packets, whole = r->tick.packets;
+
+	if (r->cfg->sort == RW_SORT_BPS) {
+		part = e->bytes;
+		whole = r->tick.bytes;
+	} else if (r->cfg->sort == RW_SORT_DROPS) {
+		part = e->drop_packets;
+		whole = r->tick.drop_packets;
+	}
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+void rw_report_table(FILE *out, const struct rw_report *r)
+{
+	char a[32], b[32], c[32], d[32], when[16];
+	time_t now = (time_t)r->ts;
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	fprintf(out, "\n%s  %s  window %.3gs/%u slots  flows %" PRIu64 "\n", when, r->cfg->ifname,
+		r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows);
+	fprintf(out, "%4s  %-39s %9s %9s %9s %8s  %-7s %4s\n", "RANK", "SOURCE", "PPS", "BPS",
+		"DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
+	for (uint32_t i = 0; i < r->ntop; i++) {
+		const struct rw_rank_entry *e = &r->top[i];
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&e->key, key, sizeof(key));
+		rw_format_si(rw_rate(e->packets, r->span_ns), a, sizeof(a));
+		rw_format_si(rw_rate(e->bytes * 8, r->span_ns), b, sizeof(b));
+		rw_format_si(rw_rate(e->drop_packets, r->span_ns), c, sizeof(c));
+		fprintf(out, "%4u  %-39s %9s %9s %9s %7.1f%%  %-7s %4u\n", i + 1, key, a, b, c,
+			share_of(r, e), e->drop_packets ? "yes" : "no", e->cpus);
+	}
+	if (r->ntop == 0)
+		fprintf(out, "      (no traffic in the window)\n");
+	rw_format_si(rw_rate(r->tick.packets, r->span_ns), a, sizeof(a));
+	rw_format_si(rw_rate(r->tick.bytes * 8, r->span_ns), b, sizeof(b));
+	rw_format_si(rw_rate(r->tick.drop_packets, r->span_ns), c, sizeof(c));
+	fprintf(out, "total  window %s pps %s bps, dropping %s pps", a, b, c);
+	rw_format_si((double)r->stats.rx_packets, a, sizeof(a));
+	rw_format_si((double)r->stats.passed, b, sizeof(b));
+	rw_format_si((double)r->stats.dropped, c, sizeof(c));
+	rw_format_si((double)(r->stats.malformed + r->stats.non_ip), d, sizeof(d));
+	fprintf(out, " | since start rx %s passed %s dropped %s unkeyed %s\n", a, b, c, d);
+	fflush(out);
+}
+
+/* Interface names may hold quotes and backslashes; control bytes cannot pass either. */
+static void json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+void rw_report_json(FILE *out, const struct rw_report *r)
+{
+	const struct rw_stats *s = &r->stats;
+
+	fprintf(out,
+		"{\"ts\": %.3f, \"iface\": ", r->ts);
+	json_string(out, r->cfg->ifname);
+	fprintf(out,
+		", \"window_ms\": %.10g, \"slots\": %u, "
+		"\"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, "
+		"\"totals\": {\"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
+		", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"flows\": %" PRIu64
+		", \"dropped_bytes\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"non_ip\": %" PRIu64
+		", \"new_flows\": %" PRIu64 ", \"failed_inserts\": %" PRIu64
+		", \"window_packets\": %" PRIu64 ", \"window_bytes\": %" PRIu64
+		", \"window_dropped\": %" PRIu64 ", \"idle_deleted\": %" PRIu64 "}, \"top\": [",
+		r->cfg->window_ns / 1e6, r->cfg->slots, r->cfg->pps, r->cfg->bps,
+		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)s->passed,
+		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,
+		(uint64_t)s->malformed, (uint64_t)s->non_ip, (uint64_t)s->new_flows,
+		(uint64_t)s->failed_inserts, r->tick.packets,
+		r->tick.bytes, r->tick.drop_packets, r->tick.deleted);
+	for (uint32_t i = 0; i < r->ntop; i++) {
+		const struct rw_rank_entry *e = &r->top[i];
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&e->key, key, sizeof(key));
+		fprintf(out,
+			"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
+			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
+			", \"cpus\": %u}",
+			i ? ", " : "", i + 1, key, e->packets, e->bytes, e->drop_packets,
+			rw_rate(e->packets, r->span_ns), rw_rate(e->bytes * 8, r->span_ns),
+			e->drop_packets ? "true" : "false", e->drop_bytes,
+			rw_rate(e->drop_packets, r->span_ns), share_of(r, e), e->cpus);
+	}
+	fprintf(out, "]}\n");
+	fflush(out);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* One interval's report, printed as a table or as one JSON line. */
+#ifndef RW_REPORT_H
+#define RW_REPORT_H
+
+#include <stdio.h>
+#include "config.h"
+#include "flowtab.h"
+#include "rank.h"
+
+struct rw_report {
+	const struct rw_config *cfg;
+	double ts;        /* wall clock, seconds since the epoch */
+	uint64_t span_ns; /* time the window covers, for rates */
+	struct rw_stats stats;
+	struct rw_tick tick;
+	const struct rw_rank_entry *top;
+	uint32_t ntop;
+};
+
+static inline double rw_rate(uint64_t count, uint64_t span_ns)
+{
+	return span_ns ? (double)count * 1e9 / (double)span_ns : 0.0;
+}
+
+void rw_report_table(FILE *out, const struct rw_report *r);
+void rw_report_json(FILE *out, const struct rw_report *r);
+
+#endif

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "run.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "flowtab.h"
+#include "loader.h"
+#include "rank.h"
+#include "ratewall.skel.h"
+#include "report.h"
+#include "window.h"
+#include "units.h"
+
+#define RW_EXIT_OK 0
+#define RW_EXIT_RUNTIME 1
+#define RW_EXIT_USAGE 2
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: the sleep between ticks must wake up. */
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		return -errno;
+	/* A closed stdout (| head) ends the run through a write error instead. */
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static double wall_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ULL),
+		.tv_nsec = (long)(deadline_ns % 1000000000ULL),
+	};
+
+	/* EINTR from a signal returns early; the loop checks stop_requested. */
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+static uint32_t resolve_max_flows(const struct rw_config *cfg, uint32_t ncpus)
+{
+	uint64_t per_flow, flows;
+
+	if (cfg->max_flows)
+		return cfg->max_flows;
+	if (!cfg->max_memory)
+		return RW_DEFAULT_MAX_FLOWS;
+	per_flow = rw_flow_table_bytes(1, ncpus, cfg->slots);
+	flows = cfg->max_memory / per_flow;
+	return flows > RW_MAX_MAX_FLOWS ? RW_MAX_MAX_FLOWS : (uint32_t)flows;
+}
+
+static void describe_start(const struct rw_config *cfg, const struct rw_attachment *at,
+			   uint32_t max_flows, uint32_t ncpus)
+{
+	char pps[32] = "none", bps[32] = "none", mem[32];
+
+	if (cfg->pps)
+		rw_format_si((double)cfg->pps, pps, sizeof(pps));
+	if (cfg->bps)
+		rw_format_si((double)cfg->bps, bps, sizeof(bps));
+	rw_format_bytes((double)rw_flow_table_bytes(max_flows, ncpus, cfg->slots), mem, sizeof(mem));
+	fprintf(stderr,
+		"ratewall: attached to %s (%s XDP); limit per source: %s pps, %s bps; "
+		"window %.3gs in %u slots\n"
+		"ratewall: flow table %u flows x %u CPUs x %u B = %s\n",
+		cfg->ifname, at->mode == RW_XDP_NATIVE ? "native" : "generic", pps, bps,
+		cfg->window_ns / 1e9, cfg->slots, max_flows, ncpus,
+		(rw_flow_value_size(cfg->slots) + 7) & ~7u, mem);
+}
+
+struct rw_session {
+	const struct rw_config *cfg;
+	struct ratewall_bpf *skel;
+	struct rw_attachment at;
+	struct rw_flowtab flowtab;
+	struct rw_ranker ranker;
+	struct rw_rank_entry *top;
+	uint32_t ncpus;
+	uint64_t start_ns;
+};
+
+/* One interval: read, wipe, rank, print. Returns 0, or negative errno. */
+static int tick(struct rw_session *s)
+{
+	const struct rw_config *cfg = s->cfg;
+	uint64_t now = mono_ns(), slot_ns = rw_slot_ns(cfg);
+	struct rw_report rep = { .cfg = cfg, .top = s->top };
+	int err;
+
+	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, cfg->sort, &s->ranker, &rep.tick);
+	if (err)
+		return err;
+	rep.ntop = rw_ranker_merge(&s->ranker, s->top);
+	err = rw_stats_read(bpf_map__fd(s->skel->maps.stats), s->ncpus, &rep.stats);
+	if (err)
+		return err;
+	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
+	rep.ts = wall_seconds();
+	if (cfg->json)
+		rw_report_json(stdout, &rep);
+	else
+		rw_report_table(stdout, &rep);
+	return ferror(stdout) ? -EPIPE : 0;
+}
+
+static int loop(struct rw_session *s)
+{
+	const struct rw_config *cfg = s->cfg;
+	uint64_t next = s->start_ns + cfg->interval_ns;
+	uint64_t end = cfg->duration_ns ? s->start_ns + cfg->duration_ns : UINT64_MAX;
+	int err;
+
+	while (!stop_requested) {
+		uint64_t wake = next < end ? next : end;
+
+		sleep_until(wake);
+		if (stop_requested)
+			break;
+		if (mono_ns() < wake)
+			continue; /* woken early by a signal we ignore */
+		err = tick(s);
+		if (err == -EPIPE)
+			return 0; /* the reader went away: nothing left to report to */
+		if (err) {
+			fprintf(stderr, "ratewall: reading the flow table failed: %s\n", strerror(-err));
+			return err;
+		}
+		if (wake >= end)
+			break;
+		next += cfg->interval_ns;
+		/* After a stall (suspend, a slow tick) skip missed ticks instead of bursting. */
+		while (next <= mono_ns())
+			next += cfg->interval_ns;
+	}
+	return 0;
+}
+
+int rw_run(const struct rw_config *cfg)
+{
+	struct rw_session s = { .cfg = cfg, .at = { .link_fd = -1 } };
+	struct rw_load_params lp;
+	char err[256];
+	int ifindex, ret = RW_EXIT_RUNTIME, e;
+	uint32_t max_flows;
+
+	ifindex = (int)if_nametoindex(cfg->ifname);
+	if (!ifindex) {
+		fprintf(stderr, "ratewall: no interface named '%s' (list them with: ip link)\n",
+			cfg->ifname);
+		return RW_EXIT_USAGE;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "ratewall: must run as root (it loads BPF and attaches XDP)\n");
+		return RW_EXIT_RUNTIME;
+	}
+	s.ncpus = rw_possible_cpus();
+	max_flows = resolve_max_flows(cfg, s.ncpus);
+	if (max_flows == 0) {
+		fprintf(stderr, "ratewall: --max-memory is too small for even one flow (%llu B each)\n",
+			(unsigned long long)rw_flow_table_bytes(1, s.ncpus, cfg->slots));
+		return RW_EXIT_USAGE;
+	}
+	if (install_signals()) {
+		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
+		return RW_EXIT_RUNTIME;
+	}
+
+	lp = (struct rw_load_params){
+		.slot_ns = rw_slot_ns(cfg),
+		.slots = cfg->slots,
+		.limit_packets = rw_limit_per_window(cfg->pps, rw_slot_ns(cfg) * cfg->slots, 1),
+		.limit_bytes = rw_limit_per_window(cfg->bps, rw_slot_ns(cfg) * cfg->slots, 8),
+		.max_flows = max_flows,
+		.verbose = cfg->verbose,
+	};
+	e = rw_bpf_load(&lp, &s.skel);
+	if (e) {
+		fprintf(stderr, "ratewall: cannot load the BPF program: %s%s\n", strerror(-e),
+			cfg->verbose ? "" : " (run with -v for the kernel's log)");
+		return RW_EXIT_RUNTIME;
+	}
+	if (rw_flowtab_init(&s.flowtab, bpf_map__fd(s.skel->maps.flows), s.ncpus, cfg->slots) ||
+	    rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
+	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
+		fprintf(stderr, "ratewall: out of memory\n");
+		goto out;
+	}
+	e = rw_xdp_attach(bpf_program__fd(s.skel->progs.ratewall_xdp), ifindex, cfg->ifname,
+			  cfg->xdp_mode, &s.at, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		goto out;
+	}
+	s.start_ns = mono_ns();
+	describe_start(cfg, &s.at, max_flows, s.ncpus);
+	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
+out:
+	rw_xdp_detach(&s.at);
+	free(s.top);
+	rw_ranker_free(&s.ranker);
+	rw_flowtab_free(&s.flowtab);
+	ratewall_bpf__destroy(s.skel);
+	return ret;
+}

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "units.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Splits "1.5M" into 1.5 and "M". Rejects empty input, signs, hex, inf/nan and
+ * exponents: strtod accepts all of them and none is something an operator means.
+ */
+static int split_number(const char *s, double *value, const char **suffix)
+{
+	const char *p = s;
+	int digits = 0, dots = 0;
+	char *end;
+
+	if (!s)
+		return -EINVAL;
+	for (; isdigit((unsigned char)*p) || *p == '.'; p++) {
+		if (*p == '.')
+			dots++;
+		else
+			digits++;
+	}
+	if (digits == 0 || dots > 1)
+		return -EINVAL;
+	errno = 0;
+	*value = strtod(s, &end);
+	if (errno || end != p || !isfinite(*value))
+		return -EINVAL;
+	*suffix = p;
+	return 0;
+}
+
+static int scale_to_u64(double value, double mult, uint64_t *out)
+{
+	double v = value * mult;
+
+	if (!(v >= 1.0) || v >= 18446744073709551615.0)
+		return -ERANGE;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
+}
+
+int rw_parse_rate(const char *s, uint64_t *out)
+{
+	const char *suf;
+	double v, mult;
+	int err;
+
+	err = split_number(s, &v, &suf);
+	if (err)
+		return err;
+	if (*suf == '\0')
+		mult = 1;
+	else if (suf[1] != '\0')
+		return -EINVAL;
+	else if (*suf == 'k' || *suf == 'K')
+		mult = 1e3;
+	else if (*suf == 'm' || *suf == 'M')
+		mult = 1e6;
+	else if (*suf == 'g' || *suf == 'G')
+		mult = 1e9;
+	else
+		return -EINVAL;
+	return scale_to_u64(v, mult, out);
+}
+
+int rw_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+	};
+	const char *suf;
+	double v;
+	int err;
+
+	err = split_number(s, &v, &suf);
+	if (err)
+		return err;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(suf, units[i].unit) == 0)
+			return scale_to_u64(v, units[i].ns, ns);
+	}
+	return -EINVAL;
+}
+
+int rw_parse_size(const char *s, uint64_t *bytes)
+{
+	const char *suf;
+	double v, mult;
+	int err;
+
+	err = split_number(s, &v, &suf);
+	if (err)
+		return err;
+	switch (*suf) {
+	case '\0': mult = 1; break;
+	case 'k': case 'K': mult = 1024.0; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
+	default: return -EINVAL;
+	}
+	/* Accept an optional "iB"/"B" after the multiplier: "256MiB", "256MB". */
+	if (*suf && suf[1] != '\0' && strcmp(suf + 1, "iB") != 0 && strcmp(suf + 1, "B") != 0)
+		return -EINVAL;
+	return scale_to_u64(v, mult, bytes);
+}
+
+int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno || *end != '\0')
+		return -EINVAL;
+	if (v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+void rw_format_si(double v, char *buf, size_t len)
+{
+	static const char *suffix[] = { "", "k", "M", "G", "T" };
+	int i = 0;
+
+	while (fabs(v) >= 1000.0 && i < 4) {
+		v /= 1000.0;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.*f%s", fabs(v) < 10 ? 2 : fabs(v) < 100 ? 1 : 0, v, suffix[i]);
+}
+
+void rw_format_bytes(double v, char *buf, size_t len)
+{
+	static const char *suffix[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int i = 0;
+
+	while (v >= 1024.0 && i < 4) {
+		v /= 1024.0;
+		i++;
+	}
+	snprintf(buf, len, i ? "%.1f %s" : "%.0f %s", v, suffix[i]);
+}

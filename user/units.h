@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Parsing and printing of the numbers operators type: rates, durations, sizes. */
+#ifndef RW_UNITS_H
+#define RW_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* "10000", "10k", "1.5M", "2G" (k/M/G = 10^3/10^6/10^9, any case). > 0. */
+int rw_parse_rate(const char *s, uint64_t *out);
+/* "250us", "500ms", "2s", "1.5m", "1h"; a bare number is seconds. > 0. */
+int rw_parse_duration(const char *s, uint64_t *ns);
+/* "4096", "64K", "256M", "2G" (binary: KiB, MiB, GiB). > 0. */
+int rw_parse_size(const char *s, uint64_t *bytes);
+/* Decimal integer in [min, max]. */
+int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* 1234567 -> "1.23M"; writes at most len bytes. */
+void rw_format_si(double v, char *buf, size_t len);
+/* 1536 -> "1.5 KiB". */
+void rw_format_bytes(double v, char *buf, size_t len);
+
+#endif

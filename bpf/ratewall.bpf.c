@@ -223,16 +223,18 @@ int ratewall_xdp(struct xdp_md *ctx)
 	s = rw_slot_for(f, epoch);
 	if (!s)
 		goto pass;
-	s->packets++;
-	s->bytes += len;
-
+	/* Decide before counting: the sum a refill takes must not hold this packet. */
 	if ((cfg_limit_packets || cfg_limit_bytes) && !rw_admit(f, &key, epoch, len, st)) {
+		s->packets++;
+		s->bytes += len;
 		s->drop_packets++;
 		s->drop_bytes += len;
 		st->dropped++;
 		st->dropped_bytes += len;
 		return XDP_DROP;
 	}
+	s->packets++;
+	s->bytes += len;
 pass:
 	st->passed++;
 	return XDP_PASS;

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+# Shared by the integration tests: paths, the testbed, checks and the closing
+# "N passed, N failed" line. Every test cleans up on exit, failure included.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+RW=$BUILD/ratewall
+GEN=$BUILD/rwgen
+SINK=$BUILD/rwsink
+# shellcheck source=../../tools/testbed.sh
+. "$ROOT/tools/testbed.sh"
+
+PASSED=0
+FAILED=0
+WORK=$(mktemp -d /tmp/rwtest.XXXXXX)
+
+cleanup() {
+	tb_down
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else fail "$desc"; fi
+}
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+
+# within VALUE TARGET FRACTION: |VALUE - TARGET| <= FRACTION * TARGET
+within() { awk -v v="$1" -v t="$2" -v f="$3" 'BEGIN { d = v - t; if (d < 0) d = -d; exit !(d <= f * t) }'; }
+# at_most VALUE LIMIT
+at_most() { awk -v v="$1" -v l="$2" 'BEGIN { exit !(v <= l) }'; }
+
+# A unique, short testbed name (interface names stay under 16 bytes).
+tb_name() { echo "rwt$(( $$ % 100000 ))"; }
+
+# start_ratewall OUTFILE ARGS...: runs ratewall on the receiver, waits for attach.
+start_ratewall() {
+	local out=$1
+	shift
+	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" "$@" >"$out" 2>"$out.err" &
+	RW_PID=$!
+	for _ in $(seq 100); do
+		grep -q "attached to" "$out.err" 2>/dev/null && return 0
+		kill -0 "$RW_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "ratewall did not attach:" >&2
+	cat "$out.err" >&2
+	return 1
+}
+
+# stop_ratewall [SIGNAL]: signals it and returns its exit status.
+stop_ratewall() {
+	kill -"${1:-INT}" "$RW_PID" 2>/dev/null
+	wait "$RW_PID"
+}
+
+# gen ARGS...: the generator in the sender namespace, aimed at the receiver.
+gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@"; }
+
+# An nft netdev ingress table on the receiver: runs after XDP, so it counts
+# exactly what ratewall passed. nft_observe NAME MATCH...; nft_count NAME.
+nft_observe() {
+	local name=$1
+	shift
+	ip netns exec "$TB_RCV" nft -f - <<NFT
+table netdev rwobs_$name {
+	counter seen {}
+	chain in {
+		type filter hook ingress device "$TB_RX" priority 0; policy accept;
+		$* counter name seen
+	}
+}
+NFT
+}
+nft_count() {
+	ip netns exec "$TB_RCV" nft list counter netdev "rwobs_$1" seen |
+		sed -n 's/.*packets \([0-9]*\).*/\1/p'
+}
+
+# steady_rate NAME SECONDS: packets/s the observer saw over exactly that span.
+steady_rate() {
+	local t1 c1 t2 c2
+	t1=$(date +%s.%N); c1=$(nft_count "$1")
+	sleep "$2"
+	t2=$(date +%s.%N); c2=$(nft_count "$1")
+	awk -v a="$c1" -v b="$c2" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f\n", (b - a) / (e - s) }'
+}
+
+# xdp_attached NS IFACE: succeeds when IFACE has any XDP program.
+xdp_attached() { ip -n "$1" -d link show dev "$2" | grep -q 'prog/xdp'; }

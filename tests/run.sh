@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Runs every test layer and ends with one "N passed, N failed" line:
+#   1. userspace unit tests (plain, then under ASan/UBSan)
+#   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames)
+#   3. integration tests on veth pairs between namespaces they create
+# Needs root. Usage: tests/run.sh [BUILD_DIR]
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+export BUILD
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "tests need root (BPF programs, network namespaces); run: sudo make test" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+PASSED=0
+FAILED=0
+LOG=$(mktemp /tmp/rwrun.XXXXXX)
+trap 'rm -f "$LOG"' EXIT
+
+suite() {
+	local name=$1 rc line p f
+	shift
+	echo "== $name"
+	timeout --kill-after=10 300 "$@" >"$LOG" 2>&1
+	rc=$?
+	cat "$LOG"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "FAIL $name: no result line (exit $rc)"
+		FAILED=$((FAILED + 1))
+		return
+	fi
+	p=${line%% passed*}
+	f=${line#*, }
+	f=${f%% failed*}
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $name: exit $rc with no failed test"
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+start=$(date +%s)
+suite "userspace unit tests" "$BUILD/test_unit"
+suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
+suite "BPF unit tests" "$BUILD/test_bpf"
+for t in "$ROOT"/tests/integration/test_*.sh; do
+	suite "integration: $(basename "$t" .sh)" "$t"
+done
+echo "== all layers in $(($(date +%s) - start)) s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * rwsink: an independent observer for tests. Listens on an interface with an
+ * AF_PACKET socket (it sees what XDP passed), timestamps every IPv4/IPv6
+ * frame, and reports per-source counts and, for a given interval length, the
+ * most packets of one source seen inside any interval of that length.
+ * Bounded by --duration and --max-packets.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "units.h"
+
+#define MAX_SOURCES 4096
+
+struct source {
+	unsigned char addr[16];
+	int family;
+	uint64_t packets;
+	uint64_t *ts; /* receive times, ns */
+	uint64_t cap;
+};
+
+static struct source sources[MAX_SOURCES];
+static int nsources;
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static struct source *find(const unsigned char *addr, int family)
+{
+	size_t n = family == 4 ? 4 : 16;
+
+	for (int i = 0; i < nsources; i++)
+		if (sources[i].family == family && memcmp(sources[i].addr, addr, n) == 0)
+			return &sources[i];
+	if (nsources == MAX_SOURCES)
+		return NULL;
+	sources[nsources].family = family;
+	memcpy(sources[nsources].addr, addr, n);
+	return &sources[nsources++];
+}
+
+static int record(struct source *s, uint64_t ts)
+{
+	if (s->packets == s->cap) {
+		uint64_t cap = s->cap ? s->cap * 2 : 4096;
+		uint64_t *p = realloc(s->ts, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		s->ts = p;
+		s->cap = cap;
+	}
+	s->ts[s->packets++] = ts;
+	return 0;
+}
+
+/* Most timestamps inside any half-open interval [t, t + len): two pointers. */
+static uint64_t max_in_interval(const struct source *s, uint64_t len)
+{
+	uint64_t best = 0, lo = 0;
+
+	for (uint64_t hi = 0; hi < s->packets; hi++) {
+		while (s->ts[hi] - s->ts[lo] >= len)
+			lo++;
+		if (hi - lo + 1 > best)
+			best = hi - lo + 1;
+	}
+	return best;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dev", required_argument, NULL, 'd' },
+		{ "duration", required_argument, NULL, 't' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "max-packets", required_argument, NULL, 'm' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t duration = 10000000000ULL, interval = 0, max_packets = 50000000, total = 0, end;
+	const char *dev = NULL;
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
+	unsigned char buf[256];
+	int c, fd, on = 1;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dev = optarg; break;
+		case 't':
+			if (rw_parse_duration(optarg, &duration) || duration > 3600000000000ULL)
+				return fprintf(stderr, "rwsink: bad --duration\n"), 2;
+			break;
+		case 'i':
+			if (rw_parse_duration(optarg, &interval))
+				return fprintf(stderr, "rwsink: bad --interval\n"), 2;
+			break;
+		case 'm':
+			if (rw_parse_uint(optarg, 1, 1ULL << 32, &max_packets))
+				return fprintf(stderr, "rwsink: bad --max-packets\n"), 2;
+			break;
+		default:
+			fprintf(stderr, "usage: rwsink --dev IFACE [--duration D] [--interval D] "
+					"[--max-packets N]\n");
+			return 2;
+		}
+	}
+	if (!dev || !(sll.sll_ifindex = (int)if_nametoindex(dev)))
+		return fprintf(stderr, "rwsink: --dev must name an interface here\n"), 2;
+	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) ||
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on))) {
+		fprintf(stderr, "rwsink: cannot listen on %s: %s\n", dev, strerror(errno));
+		return 1;
+	}
+	{
+		int rcvbuf = 64 << 20;
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	/* Tell a waiting test we are listening. */
+	fprintf(stderr, "rwsink: listening on %s\n", dev);
+	end = now_ns(CLOCK_MONOTONIC) + duration;
+	while (!stop && total < max_packets && now_ns(CLOCK_MONOTONIC) < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char cbuf[256];
+		struct iovec iov = { buf, sizeof(buf) };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+				     .msg_controllen = sizeof(cbuf) };
+		uint64_t ts = 0;
+		unsigned char *l3 = buf + 14;
+		struct source *s;
+		ssize_t n;
+		uint16_t type;
+
+		if (poll(&p, 1, 50) <= 0)
+			continue;
+		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		if (n < 14 + 20)
+			continue;
+		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+				struct timespec t;
+
+				memcpy(&t, CMSG_DATA(cm), sizeof(t));
+				ts = (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+			}
+		type = (uint16_t)(buf[12] << 8 | buf[13]);
+		if (type == ETH_P_IP)
+			s = find(l3 + 12, 4);
+		else if (type == ETH_P_IPV6 && n >= 14 + 40)
+			s = find(l3 + 8, 6);
+		else
+			continue;
+		if (!s || record(s, ts ? ts : now_ns(CLOCK_REALTIME)))
+			break;
+		total++;
+	}
+	printf("{\"packets\": %llu, \"interval_ns\": %llu, \"sources\": {", (unsigned long long)total,
+	       (unsigned long long)interval);
+	for (int i = 0; i < nsources; i++) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(sources[i].family == 4 ? AF_INET : AF_INET6, sources[i].addr, a, sizeof(a));
+		printf("%s\"%s\": {\"packets\": %llu", i ? ", " : "", a,
+		       (unsigned long long)sources[i].packets);
+		if (interval)
+			printf(", \"max_in_interval\": %llu",
+			       (unsigned long long)max_in_interval(&sources[i], interval));
+		printf("}");
+	}
+	printf("}}\n");
+	return 0;
+}

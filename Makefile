@@ -15,16 +15,16 @@ LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
-USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c \
+USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
 		 user/flowtab.c user/report.c user/loader.c user/run.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
-PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c
+PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c
 HDRS := $(wildcard user/*.h include/*.h tests/*.h)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_baseline.bpf.o $(BUILD)/rwgen.bpf.o
 SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_baseline.skel.h $(BUILD)/rwgen.skel.h
 
-TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink
+TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test test-unit test-asan demo clean format
@@ -60,6 +60,9 @@ $(BUILD)/rwgen: tools/rwgen.c tools/rwgen.h $(BUILD)/rwgen.skel.h $(BUILD)/user/
 
 $(BUILD)/rwsink: tools/rwsink.c $(BUILD)/user/units.o
 	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/units.o -o $@ $(LDLIBS)
+
+$(BUILD)/progcost: tools/progcost.c $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) tools/progcost.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
 $(BUILD)/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm

@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 
 #include "flowtab.h"
 #include "loader.h"
+#include "meminfo.h"
 #include "rank.h"
 #include "ratewall.skel.h"
 #include "report.h"
@@ -83,6 +85,27 @@ static uint32_t resolve_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 	per_flow = rw_flow_table_bytes(1, ncpus, cfg->slots);
 	flows = cfg->max_memory / per_flow;
 	return flows > RW_MAX_MAX_FLOWS ? RW_MAX_MAX_FLOWS : (uint32_t)flows;
+}
+
+/* Refuses a flow table that would take more than its share of free memory. */
+static bool table_fits(const struct rw_config *cfg, uint32_t max_flows, uint32_t ncpus)
+{
+	uint64_t need = rw_flow_table_bytes(max_flows, ncpus, cfg->slots), avail = 0;
+	FILE *f = fopen("/proc/meminfo", "r");
+	char a[32], b[32];
+
+	if (f) {
+		avail = rw_meminfo_available(f);
+		fclose(f);
+	}
+	if (!avail || need <= avail / 100 * RW_MAX_TABLE_SHARE_PERCENT)
+		return true;
+	rw_format_bytes((double)need, a, sizeof(a));
+	rw_format_bytes((double)avail, b, sizeof(b));
+	fprintf(stderr, "ratewall: a flow table of %u flows takes %s, more than %d%% of the %s "
+		"available; lower --max-flows or set --max-memory\n",
+		max_flows, a, RW_MAX_TABLE_SHARE_PERCENT, b);
+	return false;
 }
 
 static void describe_start(const struct rw_config *cfg, const struct rw_attachment *at,
@@ -196,6 +219,8 @@ int rw_run(const struct rw_config *cfg)
 			(unsigned long long)rw_flow_table_bytes(1, s.ncpus, cfg->slots));
 		return RW_EXIT_USAGE;
 	}
+	if (!table_fits(cfg, max_flows, s.ncpus))
+		return RW_EXIT_RUNTIME;
 	if (install_signals()) {
 		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
 		return RW_EXIT_RUNTIME;
@@ -210,6 +235,15 @@ int rw_run(const struct rw_config *cfg)
 		.verbose = cfg->verbose,
 	};
 	e = rw_bpf_load(&lp, &s.skel);
+	if (e == -ENOMEM || e == -E2BIG) {
+		char mem[32];
+
+		rw_format_bytes((double)rw_flow_table_bytes(max_flows, s.ncpus, cfg->slots), mem,
+				sizeof(mem));
+		fprintf(stderr, "ratewall: cannot allocate the flow table (%u flows, %s): %s; "
+			"lower --max-flows or --max-memory\n", max_flows, mem, strerror(-e));
+		return RW_EXIT_RUNTIME;
+	}
 	if (e) {
 		fprintf(stderr, "ratewall: cannot load the BPF program: %s%s\n", strerror(-e),
 			cfg->verbose ? "" : " (run with -v for the kernel's log)");

@@ -425,9 +425,8 @@ static void test_lease_refills_are_logarithmic(void)
 	read_stats(&e, &st);
 	/* log2(1000) halvings plus one per remaining CPU, plus the saturating check. */
 	CHECK(st.cross_cpu_checks <= 2 * 10 + e.ncpus + 2);
-	if (st.cross_cpu_checks > 2 * 10 + e.ncpus + 2)
-		fprintf(stderr, "  %llu cross-CPU checks for 1100 packets\n",
-			(unsigned long long)st.cross_cpu_checks);
+	printf("     %llu cross-CPU sums for 1100 packets against a limit of 1000 (%u CPUs)\n",
+	       (unsigned long long)st.cross_cpu_checks, e.ncpus);
 	env_close(&e);
 }
 

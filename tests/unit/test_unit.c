@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "key.h"
+#include "meminfo.h"
 #include "rank.h"
 #include "testlib.h"
 #include "units.h"
@@ -371,6 +372,20 @@ static void test_key_format(void)
 	CHECK_STR(buf, "?");
 }
 
+static void test_meminfo_available(void)
+{
+	static char text[] = "MemTotal:       24683584 kB\nMemFree:        24430000 kB\n"
+			     "MemAvailable:   24232292 kB\nBuffers:            1234 kB\n";
+	static char missing[] = "MemTotal: 100 kB\n";
+	FILE *f = fmemopen(text, sizeof(text) - 1, "r");
+
+	CHECK_EQ(rw_meminfo_available(f), 24232292ULL * 1024);
+	fclose(f);
+	f = fmemopen(missing, sizeof(missing) - 1, "r");
+	CHECK_EQ(rw_meminfo_available(f), 0);
+	fclose(f);
+}
+
 int main(void)
 {
 	RUN(test_parse_rate_valid);
@@ -386,5 +401,6 @@ int main(void)
 	RUN(test_ranking_matches_brute_force);
 	RUN(test_ranking_ties_break_by_key);
 	RUN(test_key_format);
+	RUN(test_meminfo_available);
 	return tl_finish();
 }

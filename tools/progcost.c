@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * progcost: per-packet cost of the ratewall XDP program, next to an XDP
+ * drop-all program, measured with bpf_prog_test_run_opts and a large repeat
+ * (the kernel reports the mean time per run). Same 64-byte IPv4/UDP frame,
+ * same CPU, median of several rounds. Prints one JSON object.
+ */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "loader.h"
+#include "ratewall.skel.h"
+#include "units.h"
+#include "xdp_baseline.skel.h"
+
+static const unsigned char frame64[64] = {
+	0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,
+	0x45, 0, 0, 50, 0, 0, 0x40, 0, 64, 17, 0, 0, 198, 18, 0, 1, 198, 19, 255, 254,
+	0x04, 0x00, 0x00, 0x09, 0, 30, 0, 0,
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median over rounds of the kernel's mean ns per run. */
+static double cost_ns(int prog_fd, unsigned int repeat, int rounds, unsigned int *verdict)
+{
+	double samples[32];
+
+	for (int r = 0; r < rounds; r++) {
+		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = frame64, .data_size_in = sizeof(frame64),
+			    .repeat = repeat);
+
+		if (bpf_prog_test_run_opts(prog_fd, &o)) {
+			fprintf(stderr, "progcost: test run failed: %s\n", strerror(errno));
+			exit(1);
+		}
+		samples[r] = o.duration;
+		*verdict = o.retval;
+	}
+	qsort(samples, (size_t)rounds, sizeof(samples[0]), cmp_double);
+	return samples[rounds / 2];
+}
+
+static const char *verdict_name(unsigned int v)
+{
+	return v == XDP_DROP ? "drop" : v == XDP_PASS ? "pass" : "other";
+}
+
+struct scenario {
+	const char *name;
+	uint64_t limit_packets;
+};
+
+int main(int argc, char **argv)
+{
+	static const struct scenario scen[] = {
+		{ "ratewall_count_only", 0 },                     /* no limit configured */
+		{ "ratewall_under_limit", 1000000000000ULL },     /* pass path, leases */
+		{ "ratewall_over_limit", 1 },                     /* drop path, saturated */
+	};
+	unsigned int repeat = 1000000, verdict;
+	uint32_t slots = 10;
+	int rounds = 7, c;
+	bool no_clock = false;
+	struct xdp_baseline_bpf *base;
+	cpu_set_t set;
+	double floor;
+
+	while ((c = getopt(argc, argv, "r:n:s:c")) != -1) {
+		uint64_t v;
+
+		if (c == 'c')
+			no_clock = true; /* test clock: the cost without reading the time */
+		else if (c == 'r' && !rw_parse_uint(optarg, 1, 100000000, &v))
+			repeat = (unsigned int)v;
+		else if (c == 'n' && !rw_parse_uint(optarg, 1, 31, &v))
+			rounds = (int)v;
+		else if (c == 's' && !rw_parse_uint(optarg, 2, 32, &v))
+			slots = (uint32_t)v;
+		else {
+			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-c (no clock read)]\n");
+			return 2;
+		}
+	}
+	/* One CPU for every measurement: the comparison is what matters. */
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+
+	base = xdp_baseline_bpf__open_and_load();
+	if (!base) {
+		fprintf(stderr, "progcost: cannot load the baseline: %s\n", strerror(errno));
+		return 1;
+	}
+	floor = cost_ns(bpf_program__fd(base->progs.xdp_drop_all), repeat, rounds, &verdict);
+	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, "
+	       "\"clock\": \"%s\", \"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
+	       repeat, rounds, slots, no_clock ? "none" : "ktime", floor);
+	for (size_t i = 0; i < sizeof(scen) / sizeof(scen[0]); i++) {
+		struct rw_load_params p = { .slot_ns = 1000000000ULL / slots, .slots = slots, .test_clock = no_clock,
+					    .limit_packets = scen[i].limit_packets, .max_flows = 65536 };
+		struct ratewall_bpf *skel;
+		double ns;
+		int err = rw_bpf_load(&p, &skel);
+
+		if (err) {
+			fprintf(stderr, "progcost: cannot load ratewall: %s\n", strerror(-err));
+			return 1;
+		}
+		ns = cost_ns(bpf_program__fd(skel->progs.ratewall_xdp), repeat, rounds, &verdict);
+		printf("%s{\"case\": \"%s\", \"verdict\": \"%s\", \"ns\": %.1f, \"over_floor_ns\": %.1f}",
+		       i ? ", " : "", scen[i].name, verdict_name(verdict), ns, ns - floor);
+		ratewall_bpf__destroy(skel);
+	}
+	printf("]}\n");
+	xdp_baseline_bpf__destroy(base);
+	return 0;
+}

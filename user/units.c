@@ -46,39 +46,14 @@ static int scale_to_u64(double value, double mult, uint64_t *out)
 	return 0;
 }
 
-int rw_parse_rate(const char *s, uint64_t *out)
-{
-	const char *suf;
-	double v, mult;
-	int err;
+struct unit {
+	const char *suffix;
+	double scale;
+};
 
-	err = split_number(s, &v, &suf);
-	if (err)
-		return err;
-	if (*suf == '\0')
-		mult = 1;
-	else if (suf[1] != '\0')
-		return -EINVAL;
-	else if (*suf == 'k' || *suf == 'K')
-		mult = 1e3;
-	else if (*suf == 'm' || *suf == 'M')
-		mult = 1e6;
-	else if (*suf == 'g' || *suf == 'G')
-		mult = 1e9;
-	else
-		return -EINVAL;
-	return scale_to_u64(v, mult, out);
-}
-
-int rw_parse_duration(const char *s, uint64_t *ns)
+/* A number followed by exactly one of the suffixes in units. */
+static int parse_scaled(const char *s, const struct unit *units, size_t n, uint64_t *out)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-		{ "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
 	const char *suf;
 	double v;
 	int err;
@@ -86,33 +61,47 @@ int rw_parse_duration(const char *s, uint64_t *ns)
 	err = split_number(s, &v, &suf);
 	if (err)
 		return err;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(suf, units[i].unit) == 0)
-			return scale_to_u64(v, units[i].ns, ns);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(suf, units[i].suffix) == 0)
+			return scale_to_u64(v, units[i].scale, out);
 	}
 	return -EINVAL;
 }
 
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+int rw_parse_rate(const char *s, uint64_t *out)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "k", 1e3 }, { "K", 1e3 }, { "m", 1e6 }, { "M", 1e6 },
+		{ "g", 1e9 }, { "G", 1e9 },
+	};
+
+	return parse_scaled(s, units, ARRAY_LEN(units), out);
+}
+
+int rw_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct unit units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+	};
+
+	return parse_scaled(s, units, ARRAY_LEN(units), ns);
+}
+
 int rw_parse_size(const char *s, uint64_t *bytes)
 {
-	const char *suf;
-	double v, mult;
-	int err;
+#define KI 1024.0
+	static const struct unit units[] = {
+		{ "", 1 }, { "B", 1 },
+		{ "k", KI }, { "K", KI }, { "KB", KI }, { "KiB", KI },
+		{ "m", KI * KI }, { "M", KI * KI }, { "MB", KI * KI }, { "MiB", KI * KI },
+		{ "g", KI * KI * KI }, { "G", KI * KI * KI }, { "GB", KI * KI * KI }, { "GiB", KI * KI * KI },
+	};
+#undef KI
 
-	err = split_number(s, &v, &suf);
-	if (err)
-		return err;
-	switch (*suf) {
-	case '\0': mult = 1; break;
-	case 'k': case 'K': mult = 1024.0; break;
-	case 'm': case 'M': mult = 1024.0 * 1024; break;
-	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; break;
-	default: return -EINVAL;
-	}
-	/* Accept an optional "iB"/"B" after the multiplier: "256MiB", "256MB". */
-	if (*suf && suf[1] != '\0' && strcmp(suf + 1, "iB") != 0 && strcmp(suf + 1, "B") != 0)
-		return -EINVAL;
-	return scale_to_u64(v, mult, bytes);
+	return parse_scaled(s, units, ARRAY_LEN(units), bytes);
 }
 
 int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)

@@ -88,12 +88,20 @@ nft_count() {
 		sed -n 's/.*packets \([0-9]*\).*/\1/p'
 }
 
-# steady_rate NAME SECONDS: packets/s the observer saw over exactly that span.
+# nft_sample NAME: "TIME COUNT", TIME the midpoint of clock reads taken right
+# around the read, so process start-up does not skew a rate under bursty load.
+nft_sample() {
+	ip netns exec "$TB_RCV" sh -c "date +%s.%N; nft list counter netdev rwobs_$1 seen; date +%s.%N" |
+		awk '/^[0-9]+\.[0-9]+$/ { t[n++] = $1 } /packets/ { for (i = 1; i < NF; i++) if ($i == "packets") c = $(i + 1) }
+		     END { printf "%.6f %s\n", (t[0] + t[1]) / 2, c }'
+}
+
+# steady_rate NAME SECONDS: packets/s the observer saw over that span.
 steady_rate() {
 	local t1 c1 t2 c2
-	t1=$(date +%s.%N); c1=$(nft_count "$1")
+	read -r t1 c1 < <(nft_sample "$1")
 	sleep "$2"
-	t2=$(date +%s.%N); c2=$(nft_count "$1")
+	read -r t2 c2 < <(nft_sample "$1")
 	awk -v a="$c1" -v b="$c2" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f\n", (b - a) / (e - s) }'
 }
 

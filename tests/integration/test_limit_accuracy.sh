@@ -17,26 +17,34 @@ CPUS=$(nproc)
 tb_up "$(tb_name)" "$CPUS" || { fail "testbed"; finish; exit 1; }
 nft_observe v4 ip saddr 198.18.0.1
 
+# flood_and_measure NAME RATEWALL_ARGS... -- GEN_ARGS...: floods for 9 s and
+# sets RATE to what the nft observer admitted per second over 5 s of steady
+# state, and RC to ratewall's exit status after SIGINT.
+flood_and_measure() {
+	local name=$1 rw_args=()
+	shift
+	while [ "$1" != "--" ]; do rw_args+=("$1"); shift; done
+	shift
+	start_ratewall "$WORK/$name.json" "${rw_args[@]}" --json || fail "($name) ratewall starts"
+	gen --rate $OFFERED --duration 9s "$@" >"$WORK/$name.gen" &
+	local gen_pid=$!
+	sleep 2.5
+	RATE=$(steady_rate v4 5)
+	wait $gen_pid
+	stop_ratewall INT
+	RC=$?
+}
+
 # (a) one CPU
-start_ratewall "$WORK/a.json" --pps 10k --json || fail "(a) ratewall starts"
-gen --rate $OFFERED --duration 9s --cpus 1 >"$WORK/a.gen" &
-GEN_PID=$!
-sleep 2.5
-rate=$(steady_rate v4 5)
-wait $GEN_PID
-stop_ratewall INT; rc=$?
+flood_and_measure a --pps 10k -- --cpus 1
+rate=$RATE rc=$RC
 echo "     (a) one CPU: offered ${OFFERED} pps, admitted ${rate} pps over 5 s (limit ${LIMIT})"
 check "(a) one source at 10x the limit is admitted at the limit +-5%" within "$rate" $LIMIT 0.05
 check "(a) ratewall exits 0 on SIGINT" test "$rc" -eq 0
 
 # (b) every CPU: the generator's thread on CPU k lands on receive queue k
-start_ratewall "$WORK/b.json" --pps 10k --json || fail "(b) ratewall starts"
-gen --rate $OFFERED --duration 9s --cpus "$CPUS" >"$WORK/b.gen" &
-GEN_PID=$!
-sleep 2.5
-rate=$(steady_rate v4 5)
-wait $GEN_PID
-stop_ratewall INT
+flood_and_measure b --pps 10k -- --cpus "$CPUS"
+rate=$RATE
 spread=$(python3 - "$WORK/b.json" <<'PY'
 import json, sys
 best = 0
@@ -68,14 +76,8 @@ check "(c) the socket observer saw every admitted packet" test "$seen" -eq $((af
 check "(c) admitted in any (N-1)/N window <= limit + 2%" at_most "$worst" $((LIMIT * 102 / 100))
 
 # (+) bits per second: 64-byte frames at 100 kpps offer 51.2 Mbit/s; cap at 4 Mbit/s
-start_ratewall "$WORK/d.json" --bps 4M --json || fail "(+) ratewall starts"
-gen --rate $OFFERED --duration 9s --cpus 1 >"$WORK/d.gen" &
-GEN_PID=$!
-sleep 2.5
-rate=$(steady_rate v4 5)
-wait $GEN_PID
-stop_ratewall INT
-bits=$(awk -v r="$rate" 'BEGIN { printf "%.0f", r * 64 * 8 }')
+flood_and_measure bps --bps 4M -- --cpus 1
+bits=$(awk -v r="$RATE" 'BEGIN { printf "%.0f", r * 64 * 8 }')
 echo "     (+) byte limit: admitted $bits bit/s (limit 4000000)"
 check "(+) a --bps limit admits the byte rate +-5%" within "$bits" 4000000 0.05
 

@@ -24,7 +24,7 @@ HDRS := $(wildcard user/*.h include/*.h tests/*.h)
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_baseline.bpf.o $(BUILD)/rwgen.bpf.o
 SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_baseline.skel.h $(BUILD)/rwgen.skel.h
 
-TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost
+TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test test-unit test-asan demo clean format
@@ -63,6 +63,12 @@ $(BUILD)/rwsink: tools/rwsink.c $(BUILD)/user/units.o
 
 $(BUILD)/progcost: tools/progcost.c $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) tools/progcost.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+
+$(BUILD)/decisions: tools/decisions.c $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) tools/decisions.c $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lm
+
+$(BUILD)/tickbench: tools/tickbench.c $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) tools/tickbench.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
 $(BUILD)/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm

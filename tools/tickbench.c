@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tickbench: time of one loader tick (batch read, window sums across CPUs,
+ * ranking into a top-10) over a flow table of N flows, and the process's peak
+ * RSS. The table is the real map, loaded as `ratewall run` loads it, filled
+ * with N flows whose slots are live on every CPU. Prints one JSON object.
+ */
+#define _GNU_SOURCE
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "flowtab.h"
+#include "loader.h"
+#include "rank.h"
+#include "ratewall.skel.h"
+#include "units.h"
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* N distinct IPv4 keys in 198.18.0.0/15 (wrapping into IPv6 past 128 Ki). */
+static void make_key(uint32_t i, struct rw_key *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (i < (1u << 17)) {
+		uint32_t a = 0xc6120000u + i;
+
+		k->family = RW_FAMILY_IPV4;
+		k->addr[0] = (uint8_t)(a >> 24);
+		k->addr[1] = (uint8_t)(a >> 16);
+		k->addr[2] = (uint8_t)(a >> 8);
+		k->addr[3] = (uint8_t)a;
+	} else {
+		k->family = RW_FAMILY_IPV6;
+		k->addr[0] = 0x20;
+		k->addr[1] = 0x01;
+		k->addr[2] = 0x0d;
+		k->addr[3] = 0xb8;
+		memcpy(&k->addr[12], &i, 4);
+	}
+}
+
+static int fill(int fd, uint32_t n, uint32_t ncpus, uint32_t slots, uint64_t now_epoch)
+{
+	uint32_t stride = (rw_flow_value_size(slots) + 7) & ~7u, chunk = 4096;
+	struct rw_key *keys = calloc(chunk, sizeof(*keys));
+	char *vals = calloc((size_t)chunk * ncpus, stride);
+	int err = 0;
+
+	if (!keys || !vals)
+		return -ENOMEM;
+	for (uint32_t base = 0; base < n && !err; base += chunk) {
+		uint32_t count = n - base < chunk ? n - base : chunk;
+
+		for (uint32_t i = 0; i < count; i++) {
+			make_key(base + i, &keys[i]);
+			for (uint32_t c = 0; c < ncpus; c++) {
+				struct rw_flow *f = (void *)(vals + ((size_t)i * ncpus + c) * stride);
+
+				for (uint32_t s = 0; s < slots; s++) {
+					uint64_t e = now_epoch - s;
+
+					f->slot[e % slots] = (struct rw_slot){
+						.epoch = e, .packets = (base + i) % 1000 + s,
+						.bytes = 64ULL * ((base + i) % 1000 + s),
+					};
+				}
+			}
+		}
+		err = bpf_map_update_batch(fd, keys, vals, &count, NULL);
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t flows = 100000, rounds = 5, samples[64], slot_ns = 100000000ULL;
+	uint32_t slots = 10, ncpus = rw_possible_cpus();
+	struct rw_load_params p = { .slot_ns = slot_ns, .slots = 10 };
+	struct rw_rank_entry top[10];
+	struct ratewall_bpf *skel;
+	struct rw_flowtab ft;
+	struct rw_ranker rk;
+	struct rusage ru;
+	uint64_t epoch, before_rss;
+	struct rw_tick tick = { 0 };
+	cpu_set_t set;
+	int err;
+
+	if (argc > 1 && rw_parse_uint(argv[1], 1, 1u << 24, &flows))
+		return fprintf(stderr, "usage: tickbench [FLOWS] [ROUNDS]\n"), 2;
+	if (argc > 2 && rw_parse_uint(argv[2], 1, 64, &rounds))
+		return fprintf(stderr, "usage: tickbench [FLOWS] [ROUNDS] [SLOTS]\n"), 2;
+	if (argc > 3) {
+		uint64_t v;
+
+		if (rw_parse_uint(argv[3], RW_MIN_SLOTS, RW_MAX_SLOTS, &v))
+			return fprintf(stderr, "usage: tickbench [FLOWS] [ROUNDS] [SLOTS]\n"), 2;
+		slots = (uint32_t)v;
+		p.slots = slots;
+	}
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+
+	p.max_flows = (uint32_t)(flows + flows / 4 + 64); /* headroom: LRU evicts early when full */
+	err = rw_bpf_load(&p, &skel);
+	if (err)
+		return fprintf(stderr, "tickbench: load: %s\n", strerror(-err)), 1;
+	epoch = mono_ns() / slot_ns + 1000000; /* far from now: nothing goes idle meanwhile */
+	err = fill(bpf_map__fd(skel->maps.flows), (uint32_t)flows, ncpus, slots, epoch);
+	if (err)
+		return fprintf(stderr, "tickbench: fill: %s\n", strerror(-err)), 1;
+	getrusage(RUSAGE_SELF, &ru);
+	before_rss = (uint64_t)ru.ru_maxrss;
+	if (rw_flowtab_init(&ft, bpf_map__fd(skel->maps.flows), ncpus, slots) ||
+	    rw_ranker_init(&rk, ncpus, 10))
+		return fprintf(stderr, "tickbench: out of memory\n"), 1;
+	for (uint64_t r = 0; r < rounds; r++) {
+		uint64_t t0 = mono_ns();
+
+		err = rw_flowtab_scan(&ft, epoch, RW_SORT_PPS, &rk, &tick);
+		rw_ranker_merge(&rk, top);
+		samples[r] = mono_ns() - t0;
+		if (err)
+			return fprintf(stderr, "tickbench: scan: %s\n", strerror(-err)), 1;
+	}
+	qsort(samples, rounds, sizeof(samples[0]), cmp_u64);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("{\"flows\": %llu, \"cpus\": %u, \"slots\": %u, \"seen\": %llu, \"rounds\": %llu, "
+	       "\"tick_ms_median\": %.2f, \"tick_ms_min\": %.2f, \"tick_ms_max\": %.2f, "
+	       "\"peak_rss_kib\": %ld, \"rss_before_tick_kib\": %llu, \"top1_packets\": %llu}\n",
+	       (unsigned long long)flows, ncpus, slots, (unsigned long long)tick.flows,
+	       (unsigned long long)rounds, samples[rounds / 2] / 1e6, samples[0] / 1e6,
+	       samples[rounds - 1] / 1e6, ru.ru_maxrss, (unsigned long long)before_rss,
+	       (unsigned long long)top[0].packets);
+	rw_ranker_free(&rk);
+	rw_flowtab_free(&ft);
+	ratewall_bpf__destroy(skel);
+	return 0;
+}

@@ -21,14 +21,15 @@ USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c
 HDRS := $(wildcard user/*.h include/*.h tests/*.h)
 
-BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_baseline.bpf.o $(BUILD)/rwgen.bpf.o
-SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_baseline.skel.h $(BUILD)/rwgen.skel.h
+BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \
+	    $(BUILD)/rwgen.bpf.o
+SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen.skel.h
 
 TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-unit test-asan demo clean format
-all: $(BUILD)/ratewall $(TOOLS) $(TESTS)
+.PHONY: all deps test test-unit test-asan demo bench clean format
+all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
 	@./tools/install-deps.sh
@@ -44,8 +45,8 @@ $(BUILD)/rwgen.bpf.o: tools/rwgen.bpf.c include/ratewall.h tools/rwgen.h | $(BUI
 
 $(BUILD)/ratewall.skel.h: $(BUILD)/ratewall.bpf.o
 	$(BPFTOOL) gen skeleton $< name ratewall_bpf > $@
-$(BUILD)/xdp_baseline.skel.h: $(BUILD)/xdp_baseline.bpf.o
-	$(BPFTOOL) gen skeleton $< name xdp_baseline_bpf > $@
+$(BUILD)/xdp_drop_all.skel.h: $(BUILD)/xdp_drop_all.bpf.o
+	$(BPFTOOL) gen skeleton $< name xdp_drop_all_bpf > $@
 $(BUILD)/rwgen.skel.h: $(BUILD)/rwgen.bpf.o
 	$(BPFTOOL) gen skeleton $< name rwgen_bpf > $@
 
@@ -91,6 +92,11 @@ test-asan: $(BUILD)/asan/test_unit
 test: deps
 	@$(MAKE) --no-print-directory all $(BUILD)/asan/test_unit
 	@./tests/run.sh $(BUILD)
+
+# Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@python3 tools/bench.py $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

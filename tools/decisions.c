@@ -146,7 +146,7 @@ int main(int argc, char **argv)
 		       n ? 100.0 * (double)(false_admit + false_drop) / (double)n : 0.0,
 		       (unsigned long long)max_in(adm, nadm, window),
 		       (unsigned long long)max_in(adm, nadm, window / slots * (slots - 1)),
-		       (double)nadm * (double)window / (double)seconds_ns);
+		       (double)nadm * (double)window / (double)(seconds_ns + window));
 		ratewall_bpf__destroy(skel);
 	}
 	return 0;

@@ -17,9 +17,10 @@
 #include <string.h>
 
 #include "loader.h"
+#include "ratewall.h"
 #include "ratewall.skel.h"
 #include "units.h"
-#include "xdp_baseline.skel.h"
+#include "xdp_drop_all.skel.h"
 
 static const unsigned char frame64[64] = {
 	0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,
@@ -54,6 +55,38 @@ static double cost_ns(int prog_fd, unsigned int repeat, int rounds, unsigned int
 	return samples[rounds / 2];
 }
 
+/* Fills the flow map with n other sources (2001:db8::/96 + i), zero-valued. */
+static int prefill(int fd, uint32_t n, uint32_t slots)
+{
+	uint32_t stride = (rw_flow_value_size(slots) + 7) & ~7u, chunk = 4096;
+	uint32_t ncpus = rw_possible_cpus();
+	struct rw_key *keys = calloc(chunk, sizeof(*keys));
+	void *vals = calloc((size_t)chunk * ncpus, stride);
+	int err = 0;
+
+	if (!keys || !vals)
+		return -ENOMEM;
+	for (uint32_t base = 0; base < n && !err; base += chunk) {
+		uint32_t count = n - base < chunk ? n - base : chunk;
+
+		for (uint32_t i = 0; i < count; i++) {
+			uint32_t id = base + i;
+
+			memset(&keys[i], 0, sizeof(keys[i]));
+			keys[i].family = RW_FAMILY_IPV6;
+			keys[i].addr[0] = 0x20;
+			keys[i].addr[1] = 0x01;
+			keys[i].addr[2] = 0x0d;
+			keys[i].addr[3] = 0xb8;
+			memcpy(&keys[i].addr[12], &id, 4);
+		}
+		err = bpf_map_update_batch(fd, keys, vals, &count, NULL);
+	}
+	free(keys);
+	free(vals);
+	return err;
+}
+
 static const char *verdict_name(unsigned int v)
 {
 	return v == XDP_DROP ? "drop" : v == XDP_PASS ? "pass" : "other";
@@ -72,14 +105,14 @@ int main(int argc, char **argv)
 		{ "ratewall_over_limit", 1 },                     /* drop path, saturated */
 	};
 	unsigned int repeat = 1000000, verdict;
-	uint32_t slots = 10;
+	uint32_t slots = 10, fill = 0;
 	int rounds = 7, c;
 	bool no_clock = false;
-	struct xdp_baseline_bpf *base;
+	struct xdp_drop_all_bpf *base;
 	cpu_set_t set;
 	double floor;
 
-	while ((c = getopt(argc, argv, "r:n:s:c")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:s:ck:")) != -1) {
 		uint64_t v;
 
 		if (c == 'c')
@@ -90,8 +123,10 @@ int main(int argc, char **argv)
 			rounds = (int)v;
 		else if (c == 's' && !rw_parse_uint(optarg, 2, 32, &v))
 			slots = (uint32_t)v;
+		else if (c == 'k' && !rw_parse_uint(optarg, 0, 1u << 24, &v))
+			fill = (uint32_t)v;
 		else {
-			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-c (no clock read)]\n");
+			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read)]\n");
 			return 2;
 		}
 	}
@@ -100,18 +135,19 @@ int main(int argc, char **argv)
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 
-	base = xdp_baseline_bpf__open_and_load();
+	base = xdp_drop_all_bpf__open_and_load();
 	if (!base) {
 		fprintf(stderr, "progcost: cannot load the baseline: %s\n", strerror(errno));
 		return 1;
 	}
 	floor = cost_ns(bpf_program__fd(base->progs.xdp_drop_all), repeat, rounds, &verdict);
 	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, "
-	       "\"clock\": \"%s\", \"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
-	       repeat, rounds, slots, no_clock ? "none" : "ktime", floor);
+	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
+	       repeat, rounds, slots, no_clock ? "none" : "ktime", fill, floor);
 	for (size_t i = 0; i < sizeof(scen) / sizeof(scen[0]); i++) {
-		struct rw_load_params p = { .slot_ns = 1000000000ULL / slots, .slots = slots, .test_clock = no_clock,
-					    .limit_packets = scen[i].limit_packets, .max_flows = 65536 };
+		struct rw_load_params p = { .slot_ns = 1000000000ULL / slots, .slots = slots,
+					    .test_clock = no_clock, .limit_packets = scen[i].limit_packets,
+					    .max_flows = fill + fill / 4 + 65536 };
 		struct ratewall_bpf *skel;
 		double ns;
 		int err = rw_bpf_load(&p, &skel);
@@ -120,12 +156,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "progcost: cannot load ratewall: %s\n", strerror(-err));
 			return 1;
 		}
+		err = prefill(bpf_map__fd(skel->maps.flows), fill, slots);
+		if (err) {
+			fprintf(stderr, "progcost: cannot prefill %u keys: %s\n", fill, strerror(-err));
+			return 1;
+		}
 		ns = cost_ns(bpf_program__fd(skel->progs.ratewall_xdp), repeat, rounds, &verdict);
 		printf("%s{\"case\": \"%s\", \"verdict\": \"%s\", \"ns\": %.1f, \"over_floor_ns\": %.1f}",
 		       i ? ", " : "", scen[i].name, verdict_name(verdict), ns, ns - floor);
 		ratewall_bpf__destroy(skel);
 	}
 	printf("]}\n");
-	xdp_baseline_bpf__destroy(base);
+	xdp_drop_all_bpf__destroy(base);
 	return 0;
 }

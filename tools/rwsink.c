@@ -2,8 +2,10 @@
 /*
  * rwsink: an independent observer for tests. Listens on an interface with an
  * AF_PACKET socket (it sees what XDP passed), timestamps every IPv4/IPv6
- * frame, and reports per-source counts and, for a given interval length, the
- * most packets of one source seen inside any interval of that length.
+ * frame, and reports per-source counts; for a given interval length, the
+ * most packets of one source inside any interval of that length; and, with
+ * --span, how many arrived in [first + span-from, first + span-from + span),
+ * an exact rate free of any sampling jitter.
  * Bounded by --duration and --max-packets.
  */
 #define _GNU_SOURCE
@@ -103,9 +105,12 @@ int main(int argc, char **argv)
 		{ "duration", required_argument, NULL, 't' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "max-packets", required_argument, NULL, 'm' },
+		{ "span-from", required_argument, NULL, 'f' },
+		{ "span", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t duration = 10000000000ULL, interval = 0, max_packets = 50000000, total = 0, end;
+	uint64_t span_from = 0, span = 0;
 	const char *dev = NULL;
 	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL) };
 	unsigned char buf[256];
@@ -126,9 +131,17 @@ int main(int argc, char **argv)
 			if (rw_parse_uint(optarg, 1, 1ULL << 32, &max_packets))
 				return fprintf(stderr, "rwsink: bad --max-packets\n"), 2;
 			break;
+		case 'f':
+			if (rw_parse_duration(optarg, &span_from))
+				return fprintf(stderr, "rwsink: bad --span-from\n"), 2;
+			break;
+		case 's':
+			if (rw_parse_duration(optarg, &span))
+				return fprintf(stderr, "rwsink: bad --span\n"), 2;
+			break;
 		default:
 			fprintf(stderr, "usage: rwsink --dev IFACE [--duration D] [--interval D] "
-					"[--max-packets N]\n");
+					"[--max-packets N] [--span-from D --span D]\n");
 			return 2;
 		}
 	}
@@ -196,6 +209,14 @@ int main(int argc, char **argv)
 		if (interval)
 			printf(", \"max_in_interval\": %llu",
 			       (unsigned long long)max_in_interval(&sources[i], interval));
+		if (span && sources[i].packets) {
+			uint64_t a = sources[i].ts[0] + span_from, n = 0;
+
+			for (uint64_t k = 0; k < sources[i].packets; k++)
+				n += sources[i].ts[k] >= a && sources[i].ts[k] < a + span;
+			printf(", \"in_span\": %llu, \"span_ns\": %llu", (unsigned long long)n,
+			       (unsigned long long)span);
+		}
 		printf("}");
 	}
 	printf("}}\n");

@@ -7,25 +7,9 @@ void rw_window_sum(const void *values, uint32_t ncpus, uint32_t stride, uint32_t
 		   uint64_t now_epoch, struct rw_window_sum *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
-		const struct rw_flow *f = (const void *)((const char *)values + (size_t)cpu * stride);
-		bool active = false;
-
-		for (uint32_t i = 0; i < slots; i++) {
-			const struct rw_slot *s = &f->slot[i];
-
-			if (s->epoch > out->newest_epoch && (s->packets || s->drop_packets))
-				out->newest_epoch = s->epoch;
-			if (!rw_slot_live(s->epoch, now_epoch, slots) || s->packets == 0)
-				continue;
-			out->packets += s->packets;
-			out->bytes += s->bytes;
-			out->drop_packets += s->drop_packets;
-			out->drop_bytes += s->drop_bytes;
-			active = true;
-		}
-		out->cpus += active;
-	}
+	for (uint32_t cpu = 0; cpu < ncpus; cpu++)
+		rw_window_add_cpu((const void *)((const char *)values + (size_t)cpu * stride), slots,
+				  now_epoch, out);
 }
 
 uint64_t rw_window_span_ns(uint64_t now_ns, uint64_t start_ns, uint64_t slot_ns, uint32_t slots)

@@ -21,6 +21,7 @@ const volatile __u64 cfg_limit_packets; /* per window, 0 = no packet limit */
 const volatile __u64 cfg_limit_bytes;   /* per window, 0 = no byte limit */
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
+const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE: about half the cost */
 
 __u64 test_clock_ns;
 
@@ -51,6 +52,8 @@ static __always_inline __u64 rw_now(void)
 {
 	if (cfg_test_clock)
 		return test_clock_ns;
+	if (cfg_coarse_clock)
+		return bpf_ktime_get_coarse_ns();
 	return bpf_ktime_get_ns();
 }
 

@@ -107,16 +107,18 @@ int main(int argc, char **argv)
 	unsigned int repeat = 1000000, verdict;
 	uint32_t slots = 10, fill = 0;
 	int rounds = 7, c;
-	bool no_clock = false;
+	bool no_clock = false, coarse = false;
 	struct xdp_drop_all_bpf *base;
 	cpu_set_t set;
 	double floor;
 
-	while ((c = getopt(argc, argv, "r:n:s:ck:")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:s:cCk:")) != -1) {
 		uint64_t v;
 
 		if (c == 'c')
 			no_clock = true; /* test clock: the cost without reading the time */
+		else if (c == 'C')
+			coarse = true;
 		else if (c == 'r' && !rw_parse_uint(optarg, 1, 100000000, &v))
 			repeat = (unsigned int)v;
 		else if (c == 'n' && !rw_parse_uint(optarg, 1, 31, &v))
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
 		else if (c == 'k' && !rw_parse_uint(optarg, 0, 1u << 24, &v))
 			fill = (uint32_t)v;
 		else {
-			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read)]\n");
+			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read) | -C (coarse clock)]\n");
 			return 2;
 		}
 	}
@@ -143,10 +145,11 @@ int main(int argc, char **argv)
 	floor = cost_ns(bpf_program__fd(base->progs.xdp_drop_all), repeat, rounds, &verdict);
 	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, "
 	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
-	       repeat, rounds, slots, no_clock ? "none" : "ktime", fill, floor);
+	       repeat, rounds, slots, no_clock ? "none" : coarse ? "coarse" : "precise", fill, floor);
 	for (size_t i = 0; i < sizeof(scen) / sizeof(scen[0]); i++) {
 		struct rw_load_params p = { .slot_ns = 1000000000ULL / slots, .slots = slots,
-					    .test_clock = no_clock, .limit_packets = scen[i].limit_packets,
+					    .test_clock = no_clock, .coarse_clock = coarse,
+					    .limit_packets = scen[i].limit_packets,
 					    .max_flows = fill + fill / 4 + 65536 };
 		struct ratewall_bpf *skel;
 		double ns;

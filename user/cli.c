@@ -27,6 +27,8 @@ void rw_cli_usage(FILE *out)
 		"  --duration DURATION exit after this long (default: until Ctrl-C)\n"
 		"  --sort pps|bps|drops  ranking order (default pps)\n"
 		"  --xdp-mode native|generic|auto  (default auto: native, else generic)\n"
+		"  --clock auto|precise|coarse  kernel clock for slots (default auto: coarse\n"
+		"                      when a slot lasts 20 of its ticks or more)\n"
 		"  --json              one JSON object per interval instead of a table\n"
 		"  -v, --verbose       libbpf and loader diagnostics on stderr\n"
 		"\n"
@@ -47,7 +49,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
-	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON,
+	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK,
 };
 
 static const struct option run_options[] = {
@@ -63,6 +65,7 @@ static const struct option run_options[] = {
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -138,6 +141,16 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 	case OPT_JSON:
 		cfg->json = true;
 		return 0;
+	case OPT_CLOCK:
+		if (strcmp(arg, "auto") == 0)
+			cfg->clock = RW_CLOCK_AUTO;
+		else if (strcmp(arg, "precise") == 0)
+			cfg->clock = RW_CLOCK_PRECISE;
+		else if (strcmp(arg, "coarse") == 0)
+			cfg->clock = RW_CLOCK_COARSE;
+		else
+			return fail(err, errlen, "--clock: '%s' is not one of auto, precise, coarse", arg);
+		return 0;
 	case 'v':
 		cfg->verbose = true;
 		return 0;
@@ -169,6 +182,7 @@ int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, si
 		.interval_ns = 1000000000ULL,
 		.sort = RW_SORT_PPS,
 		.xdp_mode = RW_XDP_AUTO,
+		.clock = RW_CLOCK_AUTO,
 	};
 	err[0] = '\0';
 	optind = 0; /* full getopt reset: the parser may run more than once (tests) */

@@ -9,6 +9,11 @@
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
 enum rw_xdp_mode { RW_XDP_AUTO, RW_XDP_NATIVE, RW_XDP_GENERIC };
+/* The kernel clock that places packets in slots; userspace reads the same one. */
+enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
+
+/* auto takes the coarse clock when a slot lasts at least this many of its ticks. */
+#define RW_COARSE_MIN_TICKS_PER_SLOT 20
 
 #define RW_DEFAULT_MAX_FLOWS 65536
 #define RW_MAX_MAX_FLOWS (1u << 26)
@@ -27,9 +32,19 @@ struct rw_config {
 	uint64_t duration_ns; /* 0 = until a signal */
 	enum rw_sort sort;
 	enum rw_xdp_mode xdp_mode;
+	enum rw_clock clock;
 	bool json;
 	bool verbose;
 };
+
+/* Resolves auto: coarse when a slot spans enough coarse ticks (tick_ns from clock_getres). */
+static inline enum rw_clock rw_clock_resolve(enum rw_clock want, uint64_t slot_ns, uint64_t tick_ns)
+{
+	if (want != RW_CLOCK_AUTO)
+		return want;
+	return tick_ns && slot_ns >= RW_COARSE_MIN_TICKS_PER_SLOT * tick_ns ? RW_CLOCK_COARSE
+									     : RW_CLOCK_PRECISE;
+}
 
 static inline uint64_t rw_slot_ns(const struct rw_config *cfg)
 {

@@ -55,6 +55,7 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_limit_bytes = p->limit_bytes;
 	skel->rodata->cfg_nr_cpus = ncpus;
 	skel->rodata->cfg_test_clock = p->test_clock;
+	skel->rodata->cfg_coarse_clock = p->coarse_clock;
 
 	err = bpf_map__set_value_size(skel->maps.flows, vsize);
 	if (!err)

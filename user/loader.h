@@ -18,6 +18,7 @@ struct rw_load_params {
 	uint64_t limit_bytes;   /* per window, 0 = none */
 	uint32_t max_flows;
 	bool test_clock;
+	bool coarse_clock;
 	bool verbose;
 };
 

@@ -47,12 +47,26 @@ static int install_signals(void)
 	return 0;
 }
 
-static uint64_t mono_ns(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+static uint64_t coarse_tick_ns(void)
+{
+	struct timespec res;
+
+	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res))
+		return 0;
+	return (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec;
 }
 
 static double wall_seconds(void)
@@ -109,7 +123,7 @@ static bool table_fits(const struct rw_config *cfg, uint32_t max_flows, uint32_t
 }
 
 static void describe_start(const struct rw_config *cfg, const struct rw_attachment *at,
-			   uint32_t max_flows, uint32_t ncpus)
+			   uint32_t max_flows, uint32_t ncpus, enum rw_clock clock)
 {
 	char pps[32] = "none", bps[32] = "none", mem[32];
 
@@ -120,10 +134,11 @@ static void describe_start(const struct rw_config *cfg, const struct rw_attachme
 	rw_format_bytes((double)rw_flow_table_bytes(max_flows, ncpus, cfg->slots), mem, sizeof(mem));
 	fprintf(stderr,
 		"ratewall: attached to %s (%s XDP); limit per source: %s pps, %s bps; "
-		"window %.3gs in %u slots\n"
+		"window %.3gs in %u slots; %s clock\n"
 		"ratewall: flow table %u flows x %u CPUs x %u B = %s\n",
 		cfg->ifname, at->mode == RW_XDP_NATIVE ? "native" : "generic", pps, bps,
-		cfg->window_ns / 1e9, cfg->slots, max_flows, ncpus,
+		cfg->window_ns / 1e9, cfg->slots, clock == RW_CLOCK_COARSE ? "coarse" : "precise",
+		max_flows, ncpus,
 		(rw_flow_value_size(cfg->slots) + 7) & ~7u, mem);
 }
 
@@ -135,14 +150,16 @@ struct rw_session {
 	struct rw_ranker ranker;
 	struct rw_rank_entry *top;
 	uint32_t ncpus;
-	uint64_t start_ns;
+	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
+	uint64_t start_ns; /* attach time on that clock */
+	uint64_t tick0_ns; /* attach time on CLOCK_MONOTONIC, which schedules ticks */
 };
 
 /* One interval: read, wipe, rank, print. Returns 0, or negative errno. */
 static int tick(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
-	uint64_t now = mono_ns(), slot_ns = rw_slot_ns(cfg);
+	uint64_t now = clock_ns(s->clock), slot_ns = rw_slot_ns(cfg);
 	struct rw_report rep = { .cfg = cfg, .top = s->top };
 	int err;
 
@@ -165,8 +182,8 @@ static int tick(struct rw_session *s)
 static int loop(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
-	uint64_t next = s->start_ns + cfg->interval_ns;
-	uint64_t end = cfg->duration_ns ? s->start_ns + cfg->duration_ns : UINT64_MAX;
+	uint64_t next = s->tick0_ns + cfg->interval_ns;
+	uint64_t end = cfg->duration_ns ? s->tick0_ns + cfg->duration_ns : UINT64_MAX;
 	int err;
 
 	while (!stop_requested) {
@@ -200,6 +217,7 @@ int rw_run(const struct rw_config *cfg)
 	struct rw_load_params lp;
 	char err[256];
 	int ifindex, ret = RW_EXIT_RUNTIME, e;
+	enum rw_clock clock;
 	uint32_t max_flows;
 
 	ifindex = (int)if_nametoindex(cfg->ifname);
@@ -226,12 +244,15 @@ int rw_run(const struct rw_config *cfg)
 		return RW_EXIT_RUNTIME;
 	}
 
+	clock = rw_clock_resolve(cfg->clock, rw_slot_ns(cfg), coarse_tick_ns());
+	s.clock = clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC;
 	lp = (struct rw_load_params){
 		.slot_ns = rw_slot_ns(cfg),
 		.slots = cfg->slots,
 		.limit_packets = rw_limit_per_window(cfg->pps, rw_slot_ns(cfg) * cfg->slots, 1),
 		.limit_bytes = rw_limit_per_window(cfg->bps, rw_slot_ns(cfg) * cfg->slots, 8),
 		.max_flows = max_flows,
+		.coarse_clock = clock == RW_CLOCK_COARSE,
 		.verbose = cfg->verbose,
 	};
 	e = rw_bpf_load(&lp, &s.skel);
@@ -261,8 +282,9 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: %s\n", err);
 		goto out;
 	}
-	s.start_ns = mono_ns();
-	describe_start(cfg, &s.at, max_flows, s.ncpus);
+	s.start_ns = clock_ns(s.clock);
+	s.tick0_ns = mono_ns();
+	describe_start(cfg, &s.at, max_flows, s.ncpus, clock);
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
 out:
 	rw_xdp_detach(&s.at);

@@ -133,6 +133,7 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(c.duration_ns, 0);
 	CHECK_EQ(c.sort, RW_SORT_PPS);
 	CHECK_EQ(c.xdp_mode, RW_XDP_AUTO);
+	CHECK_EQ(c.clock, RW_CLOCK_AUTO);
 	CHECK(!c.json && !c.verbose);
 
 	CHECK_EQ(parse(&c, err, "run --pps 10k --bps 1G --window 500ms --slots 5 --max-flows 1000 "
@@ -157,6 +158,10 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(c.pps, 5);
 	CHECK_EQ(c.sort, RW_SORT_BPS);
 	CHECK_EQ(c.xdp_mode, RW_XDP_NATIVE);
+	CHECK_EQ(parse(&c, err, "run --clock coarse veth1"), 0);
+	CHECK_EQ(c.clock, RW_CLOCK_COARSE);
+	CHECK_EQ(parse(&c, err, "run --clock precise veth1"), 0);
+	CHECK_EQ(c.clock, RW_CLOCK_PRECISE);
 	CHECK_EQ(parse(&c, err, "run --max-memory 64M veth1"), 0);
 	CHECK_EQ(c.max_memory, 64ULL << 20);
 	CHECK_EQ(parse(&c, err, "run --help"), 1);
@@ -185,6 +190,7 @@ static void test_cli_errors(void)
 		{ "run a --sort size", "--sort" },
 		{ "run a --xdp-mode offload", "--xdp-mode" },
 		{ "run a --duration never", "--duration" },
+		{ "run a --clock sundial", "--clock" },
 		{ "run 0123456789abcdefXYZ", "not a valid interface name" },
 	};
 	struct rw_config c;
@@ -200,6 +206,19 @@ static void test_cli_errors(void)
 			CHECK(0);
 		}
 	}
+}
+
+static void test_clock_resolve(void)
+{
+	uint64_t tick = 4000000ULL; /* HZ=250 */
+
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, tick), RW_CLOCK_COARSE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 80000000ULL, tick), RW_CLOCK_COARSE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 79999999ULL, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 1000000ULL, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, 0), RW_CLOCK_PRECISE); /* unknown tick */
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_PRECISE, 100000000ULL, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_COARSE, 1000000ULL, tick), RW_CLOCK_COARSE);
 }
 
 static void test_limit_per_window(void)
@@ -396,6 +415,7 @@ int main(void)
 	RUN(test_cli_defaults_and_options);
 	RUN(test_cli_errors);
 	RUN(test_limit_per_window);
+	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);
 	RUN(test_window_span);
 	RUN(test_ranking_matches_brute_force);

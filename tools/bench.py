@@ -23,7 +23,8 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] != "--report"
+                        else os.path.join(ROOT, "build"))
 QUICK = os.environ.get("BENCH_QUICK") == "1"
 NCPUS = os.cpu_count() or 1
 
@@ -402,10 +403,14 @@ def run_decisions():
 
 # --- report ---------------------------------------------------------------------
 
+CASES = ("xdp_drop_all", "ratewall_drop", "ratewall_pass", "xdp_pass_all", "nft_meter",
+         "iptables_hashlimit")
+
+
 def table(results):
     m = results["machine"]
     lines = [f"ratewall benchmark, {results['date']}: {m['cpu_model']}, {m['cores']} cores, "
-             f"{m['memory_gib']} GiB, Linux {m['kernel']}" + (" (BENCH_QUICK)" if QUICK else ""),
+             f"{m['memory_gib']} GiB, Linux {m['kernel']}" + (" (BENCH_QUICK)" if results["quick"] else ""),
              "",
              "Throughput, 64-byte frames, one core (generator + receiver), Mpps and ratio to the "
              "drop-all floor at the same source count:",
@@ -413,30 +418,44 @@ def table(results):
              "| case | " + " | ".join(f"{s} src (IPv{family(s)})" for s in SOURCES) + " |",
              "|---|" + "---|" * len(SOURCES)]
     by = {(r["case"], r["sources"]): r for r in results["throughput"]}
-    for case in ("xdp_drop_all", "ratewall_drop", "ratewall_pass", "xdp_pass_all", "nft_meter",
-                 "iptables_hashlimit"):
+    sources = sorted({r["sources"] for r in results["throughput"]})
+    lines[4:6] = ["| case | " + " | ".join(f"{s} src (IPv{family(s)})" for s in sources) + " |",
+                  "|---|" + "---|" * len(sources)]
+
+    def over_floor(r, floor):
+        """ns a packet costs beyond the generator + veth floor: the case's own work."""
+        return 1e3 / r["mpps"] - 1e3 / floor["mpps"]
+
+    for case in CASES:
         cells = []
-        for s in SOURCES:
+        for s in sources:
             r, floor = by.get((case, s), {}), by.get(("xdp_drop_all", s), {})
             if "mpps" not in r:
                 cells.append("error")
                 continue
-            cell = f"{r['mpps']:.2f}"
-            if floor.get("mpps"):
-                cell += f" ({r['mpps'] / floor['mpps']:.2f}x)"
+            cell = f"{r['mpps']:.2f} ({r['mpps'] / floor['mpps']:.2f}x"
+            if case != "xdp_drop_all":
+                cell += f", +{over_floor(r, floor):.0f} ns"
+            cell += ")"
+            if "dropped_by_case" in r and case != "ratewall_pass" and r["dropped_by_case"] < r["sent"]:
+                cell += f" dropped only {100 * r['dropped_by_case'] / r['sent']:.0f} %"
             cells.append(cell)
         lines.append(f"| {case} | " + " | ".join(cells) + " |")
-    lines.append("")
-    rw = {s: by.get(("ratewall_drop", s), {}).get("mpps") for s in SOURCES}
+    lines += ["", "(ratio to the drop-all floor; +ns: cost per packet beyond the floor, i.e. the "
+              "case's own work: 1/Mpps - 1/floor Mpps)", ""]
+    SOURCES_SEEN = sources
     for other in ("nft_meter", "iptables_hashlimit"):
-        ratios = [f"{rw[s] / by[(other, s)]['mpps']:.1f}x" if rw[s] and by.get((other, s), {}).get("mpps")
-                  else "n/a" for s in SOURCES]
-        lines.append(f"ratewall drop path vs {other}: " + ", ".join(
-            f"{r} at {s} src" for r, s in zip(ratios, SOURCES)))
-    insitu = [f"{by[('ratewall_drop', s)]['prog_ns_in_situ']} ns at {s} src" for s in SOURCES
+        parts = []
+        for s in SOURCES_SEEN:
+            rw, ot, fl = by.get(("ratewall_drop", s), {}), by.get((other, s), {}), by.get(("xdp_drop_all", s), {})
+            if "mpps" in rw and "mpps" in ot and "mpps" in fl:
+                parts.append(f"{rw['mpps'] / ot['mpps']:.1f}x the packets, "
+                             f"{over_floor(ot, fl) / over_floor(rw, fl):.1f}x less own cost at {s} src")
+        lines.append(f"ratewall drop path vs {other}: " + "; ".join(parts))
+    insitu = [f"{by[('ratewall_drop', s)]['prog_ns_in_situ']} ns at {s} src" for s in SOURCES_SEEN
               if "prog_ns_in_situ" in by.get(("ratewall_drop", s), {})]
     if insitu:
-        lines.append("ratewall program in situ (bpf_stats, drop path): " + ", ".join(insitu))
+        lines.append("ratewall program in situ (kernel.bpf_stats_enabled, drop path): " + ", ".join(insitu))
     lines += ["", "Per-packet program cost (bpf_prog_test_run_opts, repeat 1M, median ns; precise "
               "clock unless named; `ratewall run` takes the coarse clock for slots of 80 ms and more):", "",
               "| config | drop-all | count only | under limit | over limit (drop) |", "|---|---|---|---|---|"]
@@ -470,6 +489,11 @@ def table(results):
 
 
 def main():
+    if len(sys.argv) > 2 and sys.argv[1] == "--report":
+        # Re-renders a saved result: tools/bench.py --report bench/results/latest.json
+        with open(sys.argv[2]) as f:
+            print(table(json.load(f)))
+        return 0
     if os.geteuid() != 0:
         log("bench: needs root (namespaces, BPF); run: sudo make bench")
         return 1

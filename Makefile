@@ -62,14 +62,14 @@ $(BUILD)/rwgen: tools/rwgen.c tools/rwgen.h $(BUILD)/rwgen.skel.h $(BUILD)/user/
 $(BUILD)/rwsink: tools/rwsink.c $(BUILD)/user/units.o
 	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/units.o -o $@ $(LDLIBS)
 
-$(BUILD)/progcost: tools/progcost.c $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) tools/progcost.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/progcost: tools/progcost.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) -Itools tools/progcost.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
 $(BUILD)/decisions: tools/decisions.c $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) tools/decisions.c $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lm
 
-$(BUILD)/tickbench: tools/tickbench.c $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) tools/tickbench.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/tickbench: tools/tickbench.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) -Itools tools/tickbench.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
 $(BUILD)/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm

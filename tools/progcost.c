@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flowfill.h"
 #include "loader.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
@@ -53,38 +54,6 @@ static double cost_ns(int prog_fd, unsigned int repeat, int rounds, unsigned int
 	}
 	qsort(samples, (size_t)rounds, sizeof(samples[0]), cmp_double);
 	return samples[rounds / 2];
-}
-
-/* Fills the flow map with n other sources (2001:db8::/96 + i), zero-valued. */
-static int prefill(int fd, uint32_t n, uint32_t slots)
-{
-	uint32_t stride = (rw_flow_value_size(slots) + 7) & ~7u, chunk = 4096;
-	uint32_t ncpus = rw_possible_cpus();
-	struct rw_key *keys = calloc(chunk, sizeof(*keys));
-	void *vals = calloc((size_t)chunk * ncpus, stride);
-	int err = 0;
-
-	if (!keys || !vals)
-		return -ENOMEM;
-	for (uint32_t base = 0; base < n && !err; base += chunk) {
-		uint32_t count = n - base < chunk ? n - base : chunk;
-
-		for (uint32_t i = 0; i < count; i++) {
-			uint32_t id = base + i;
-
-			memset(&keys[i], 0, sizeof(keys[i]));
-			keys[i].family = RW_FAMILY_IPV6;
-			keys[i].addr[0] = 0x20;
-			keys[i].addr[1] = 0x01;
-			keys[i].addr[2] = 0x0d;
-			keys[i].addr[3] = 0xb8;
-			memcpy(&keys[i].addr[12], &id, 4);
-		}
-		err = bpf_map_update_batch(fd, keys, vals, &count, NULL);
-	}
-	free(keys);
-	free(vals);
-	return err;
 }
 
 static const char *verdict_name(unsigned int v)
@@ -159,7 +128,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "progcost: cannot load ratewall: %s\n", strerror(-err));
 			return 1;
 		}
-		err = prefill(bpf_map__fd(skel->maps.flows), fill, slots);
+		err = rw_fill_flows(bpf_map__fd(skel->maps.flows), fill, rw_possible_cpus(), slots, 0);
 		if (err) {
 			fprintf(stderr, "progcost: cannot prefill %u keys: %s\n", fill, strerror(-err));
 			return 1;

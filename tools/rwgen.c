@@ -108,7 +108,8 @@ static void usage(void)
 	       "  --cpus N             sending threads, pinned to CPUs 0..N-1 (default 1)\n"
 	       "  --batch N            frames per BPF_PROG_RUN call\n"
 	       "  --per-source         report packets sent per source\n"
-	       "Prints one JSON object with what it sent.\n");
+	       "Prints one JSON object with what it sent: frames handed to the redirect. The\n"
+	       "peer must run an XDP program, or the veth refuses them without a counter.\n");
 }
 
 static void parse_mac(const char *s, unsigned char mac[6])

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "flowfill.h"
 #include "flowtab.h"
 #include "loader.h"
 #include "rank.h"
@@ -35,62 +36,6 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* N distinct IPv4 keys in 198.18.0.0/15 (wrapping into IPv6 past 128 Ki). */
-static void make_key(uint32_t i, struct rw_key *k)
-{
-	memset(k, 0, sizeof(*k));
-	if (i < (1u << 17)) {
-		uint32_t a = 0xc6120000u + i;
-
-		k->family = RW_FAMILY_IPV4;
-		k->addr[0] = (uint8_t)(a >> 24);
-		k->addr[1] = (uint8_t)(a >> 16);
-		k->addr[2] = (uint8_t)(a >> 8);
-		k->addr[3] = (uint8_t)a;
-	} else {
-		k->family = RW_FAMILY_IPV6;
-		k->addr[0] = 0x20;
-		k->addr[1] = 0x01;
-		k->addr[2] = 0x0d;
-		k->addr[3] = 0xb8;
-		memcpy(&k->addr[12], &i, 4);
-	}
-}
-
-static int fill(int fd, uint32_t n, uint32_t ncpus, uint32_t slots, uint64_t now_epoch)
-{
-	uint32_t stride = (rw_flow_value_size(slots) + 7) & ~7u, chunk = 4096;
-	struct rw_key *keys = calloc(chunk, sizeof(*keys));
-	char *vals = calloc((size_t)chunk * ncpus, stride);
-	int err = 0;
-
-	if (!keys || !vals)
-		return -ENOMEM;
-	for (uint32_t base = 0; base < n && !err; base += chunk) {
-		uint32_t count = n - base < chunk ? n - base : chunk;
-
-		for (uint32_t i = 0; i < count; i++) {
-			make_key(base + i, &keys[i]);
-			for (uint32_t c = 0; c < ncpus; c++) {
-				struct rw_flow *f = (void *)(vals + ((size_t)i * ncpus + c) * stride);
-
-				for (uint32_t s = 0; s < slots; s++) {
-					uint64_t e = now_epoch - s;
-
-					f->slot[e % slots] = (struct rw_slot){
-						.epoch = e, .packets = (base + i) % 1000 + s,
-						.bytes = 64ULL * ((base + i) % 1000 + s),
-					};
-				}
-			}
-		}
-		err = bpf_map_update_batch(fd, keys, vals, &count, NULL);
-	}
-	free(keys);
-	free(vals);
-	return err;
 }
 
 int main(int argc, char **argv)
@@ -129,7 +74,7 @@ int main(int argc, char **argv)
 	if (err)
 		return fprintf(stderr, "tickbench: load: %s\n", strerror(-err)), 1;
 	epoch = mono_ns() / slot_ns + 1000000; /* far from now: nothing goes idle meanwhile */
-	err = fill(bpf_map__fd(skel->maps.flows), (uint32_t)flows, ncpus, slots, epoch);
+	err = rw_fill_flows(bpf_map__fd(skel->maps.flows), (uint32_t)flows, ncpus, slots, epoch);
 	if (err)
 		return fprintf(stderr, "tickbench: fill: %s\n", strerror(-err)), 1;
 	getrusage(RUSAGE_SELF, &ru);

@@ -77,20 +77,30 @@ $(BUILD)/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)
 $(BUILD)/test_bpf: tests/bpf/test_bpf.c tests/bpf/frames.h tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itests tests/bpf/test_bpf.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
-# Userspace unit tests again under AddressSanitizer and UBSan.
+# The same code again under AddressSanitizer and UBSan: the unit tests, the BPF
+# tests (loader, map reads) and a ratewall binary the integration tests can run.
+SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+ASAN := $(BUILD)/asan/test_unit $(BUILD)/asan/test_bpf $(BUILD)/asan/ratewall
+ASAN_LIB_SRCS := $(USER_LIB_SRCS)
+
 $(BUILD)/asan/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
+
+$(BUILD)/asan/test_bpf: tests/bpf/test_bpf.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests tests/bpf/test_bpf.c $(ASAN_LIB_SRCS) -o $@ $(LDLIBS)
+
+$(BUILD)/asan/ratewall: user/main.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
+	$(CC) $(CFLAGS) $(SAN_FLAGS) user/main.c $(ASAN_LIB_SRCS) -o $@ $(LDLIBS)
 
 test-unit: $(BUILD)/test_unit
 	$(BUILD)/test_unit
 
-test-asan: $(BUILD)/asan/test_unit
+test-asan: $(ASAN)
 	$(BUILD)/asan/test_unit
 
 # Every layer, one closing "N passed, N failed" line. Needs root (BPF, netns).
 test: deps
-	@$(MAKE) --no-print-directory all $(BUILD)/asan/test_unit
+	@$(MAKE) --no-print-directory all $(ASAN)
 	@./tests/run.sh $(BUILD)
 
 # Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs every test layer and ends with one "N passed, N failed" line:
 #   1. userspace unit tests (plain, then under ASan/UBSan)
-#   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames)
-#   3. integration tests on veth pairs between namespaces they create
+#   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), plain and sanitized
+#   3. integration tests on veth pairs between namespaces they create, and the
+#      top-talkers one again with ratewall built with ASan/UBSan
 # Needs root. Usage: tests/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,9 +50,13 @@ start=$(date +%s)
 suite "userspace unit tests" "$BUILD/test_unit"
 suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
 suite "BPF unit tests" "$BUILD/test_bpf"
+suite "BPF unit tests (ASan, UBSan)" "$BUILD/asan/test_bpf"
 for t in "$ROOT"/tests/integration/test_*.sh; do
 	suite "integration: $(basename "$t" .sh)" "$t"
 done
+# The loader's tick (map reads, idle deletion, ranking, JSON) under the sanitizers.
+suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_top_talkers.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -129,6 +129,17 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 	return 0;
 }
 
+bool rw_xdp_still_attached(const struct rw_attachment *at)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (at->link_fd < 0 || bpf_obj_get_info_by_fd(at->link_fd, &info, &len))
+		return false;
+	return info.xdp.ifindex != 0;
+}
+
 void rw_xdp_detach(struct rw_attachment *at)
 {
 	/* Closing the only reference to the link detaches the program. */

@@ -43,5 +43,7 @@ struct rw_attachment {
 int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode,
 		  struct rw_attachment *at, char *err, size_t errlen);
 void rw_xdp_detach(struct rw_attachment *at);
+/* False once the interface is gone: the kernel then detaches the link itself. */
+bool rw_xdp_still_attached(const struct rw_attachment *at);
 
 #endif

@@ -194,6 +194,11 @@ static int loop(struct rw_session *s)
 			break;
 		if (mono_ns() < wake)
 			continue; /* woken early by a signal we ignore */
+		if (!rw_xdp_still_attached(&s->at)) {
+			fprintf(stderr, "ratewall: %s went away; nothing is attached any more\n",
+				cfg->ifname);
+			return -ENODEV;
+		}
 		err = tick(s);
 		if (err == -EPIPE)
 			return 0; /* the reader went away: nothing left to report to */

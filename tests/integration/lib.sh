@@ -5,7 +5,7 @@
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
-RW=$BUILD/ratewall
+RW=${RW_BIN:-$BUILD/ratewall} # RW_BIN: e.g. the sanitizer build
 GEN=$BUILD/rwgen
 SINK=$BUILD/rwsink
 # shellcheck source=../../tools/testbed.sh

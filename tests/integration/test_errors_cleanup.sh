@@ -102,6 +102,19 @@ check "(g) --duration ends with exit 0 and a report per interval" \
 	eval "[ $rc -eq 0 ] && [ \$(wc -l <'$WORK/dur.json') -ge 1 ]"
 check "(g) after --duration no XDP program is attached" eval "! xdp_attached $TB_RCV $TB_RX"
 
+# The interface goes away under ratewall: it notices at the next tick and exits 1.
+ip -n "$TB_RCV" link add rwgone type veth peer rwgone2
+ip -n "$TB_RCV" link set rwgone up
+ip netns exec "$TB_RCV" "$RW" run rwgone --interval 200ms --json >"$WORK/gone.json" 2>"$WORK/gone.err" &
+gone_pid=$!
+sleep 1
+ip -n "$TB_RCV" link del rwgone
+rc=0
+for _ in $(seq 50); do kill -0 "$gone_pid" 2>/dev/null || break; sleep 0.1; done
+wait "$gone_pid" || rc=$?
+check "(g) an interface that disappears ends the run with exit 1: $(tail -n 1 "$WORK/gone.err")" \
+	eval "[ $rc -eq 1 ] && grep -q 'rwgone went away' '$WORK/gone.err'"
+
 # A closed stdout (ratewall | head) ends the run cleanly too.
 ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --interval 100ms --json 2>/dev/null | head -n 2 >/dev/null
 check "(g) a closed pipe ends the run and detaches" eval "! xdp_attached $TB_RCV $TB_RX"

@@ -56,8 +56,9 @@ $(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/user
 $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-$(BUILD)/rwgen: tools/rwgen.c tools/rwgen.h $(BUILD)/rwgen.skel.h $(BUILD)/user/units.o
-	$(CC) $(CFLAGS) -Itools tools/rwgen.c $(BUILD)/user/units.o -o $@ $(LDLIBS) -lpthread
+RWGEN_SRCS := tools/rwgen.c tools/rwgen_safety.c tools/rwgen_frame.c tools/rwgen_sched.c
+$(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(BUILD)/rwgen.skel.h $(BUILD)/user/units.o
+	$(CC) $(CFLAGS) -Itools $(RWGEN_SRCS) $(BUILD)/user/units.o -o $@ $(LDLIBS) -lpthread -lm
 
 $(BUILD)/rwsink: tools/rwsink.c $(BUILD)/user/units.o
 	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/units.o -o $@ $(LDLIBS)

@@ -11,6 +11,7 @@
  */
 #include <stdbool.h>
 #include "parse.h"
+#include "ratewall_window.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -100,8 +101,7 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 		if (i >= cfg_slots)
 			break;
 		s = &f->slot[i];
-		/* Live: inside (epoch - slots, epoch]; a CPU a tick ahead counts too. */
-		if (s->epoch + cfg_slots <= sum->epoch)
+		if (!rw_slot_live(s->epoch, sum->epoch, cfg_slots))
 			continue;
 		sum->packets += s->packets - s->drop_packets;
 		sum->bytes += s->bytes - s->drop_bytes;

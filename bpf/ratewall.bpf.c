@@ -201,6 +201,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_slot *s;
 	__u32 zero = 0;
 	__u64 epoch;
+	bool admit;
 	int ret;
 
 	st = bpf_map_lookup_elem(&stats, &zero);
@@ -215,30 +216,25 @@ int ratewall_xdp(struct xdp_md *ctx)
 			st->non_ip++;
 		else
 			st->malformed++;
-		st->passed++;
 		return XDP_PASS;
 	}
 
 	epoch = rw_now() / cfg_slot_ns;
 	f = rw_flow_get(&key, st);
 	if (!f)
-		goto pass; /* fail open: an unkeyed packet is never dropped */
+		return XDP_PASS; /* fail open: an unkeyed packet is never dropped */
 	s = rw_slot_for(f, epoch);
 	if (!s)
-		goto pass;
+		return XDP_PASS;
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
-	if ((cfg_limit_packets || cfg_limit_bytes) && !rw_admit(f, &key, epoch, len, st)) {
-		s->packets++;
-		s->bytes += len;
-		s->drop_packets++;
-		s->drop_bytes += len;
-		st->dropped++;
-		st->dropped_bytes += len;
-		return XDP_DROP;
-	}
+	admit = !(cfg_limit_packets || cfg_limit_bytes) || rw_admit(f, &key, epoch, len, st);
 	s->packets++;
 	s->bytes += len;
-pass:
-	st->passed++;
-	return XDP_PASS;
+	if (admit)
+		return XDP_PASS;
+	s->drop_packets++;
+	s->drop_bytes += len;
+	st->dropped++;
+	st->dropped_bytes += len;
+	return XDP_DROP;
 }

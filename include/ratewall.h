@@ -64,11 +64,14 @@ static inline __u32 rw_flow_value_size(__u32 slots)
 	return (__u32)(sizeof(struct rw_flow_hdr) + slots * sizeof(struct rw_slot));
 }
 
-/* Global counters, one copy per CPU; cumulative since load. */
+/*
+ * Global counters, one copy per CPU; cumulative since load. Every counted
+ * packet is either dropped by the limit or passed, so passed is not stored:
+ * rw_stats_passed() derives it.
+ */
 struct rw_stats {
 	__u64 rx_packets;
 	__u64 rx_bytes;
-	__u64 passed;
 	__u64 dropped;       /* by limit */
 	__u64 dropped_bytes;
 	__u64 malformed;     /* passed, not keyed */
@@ -85,6 +88,11 @@ struct rw_stats {
 _Static_assert(sizeof(struct rw_key) == 20, "rw_key layout");
 _Static_assert(sizeof(struct rw_slot) == 32, "rw_slot layout");
 _Static_assert(sizeof(struct rw_flow_hdr) == 24, "rw_flow_hdr layout");
-_Static_assert(sizeof(struct rw_stats) == 80, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 72, "rw_stats layout");
+
+static inline __u64 rw_stats_passed(const struct rw_stats *s)
+{
+	return s->rx_packets - s->dropped;
+}
 
 #endif /* RATEWALL_H */

@@ -119,8 +119,8 @@ class Ratewall:
                 dump = json.loads(sh(["bpftool", "map", "dump", "id", str(map_id), "-j"]))[0]
                 if "formatted" in dump:  # with BTF: named fields
                     return sum(v["value"]["dropped"] for v in dump["formatted"]["values"])
-                # Raw bytes: dropped is the fourth __u64 of struct rw_stats.
-                return sum(int.from_bytes(bytes(int(b, 16) for b in v["value"][24:32]), "little")
+                # Raw bytes: dropped is the third __u64 of struct rw_stats.
+                return sum(int.from_bytes(bytes(int(b, 16) for b in v["value"][16:24]), "little")
                            for v in dump["values"])
         return None
 

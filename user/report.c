@@ -51,7 +51,7 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	rw_format_si(rw_rate(r->tick.drop_packets, r->span_ns), c, sizeof(c));
 	fprintf(out, "total  window %s pps %s bps, dropping %s pps", a, b, c);
 	rw_format_si((double)r->stats.rx_packets, a, sizeof(a));
-	rw_format_si((double)r->stats.passed, b, sizeof(b));
+	rw_format_si((double)rw_stats_passed(&r->stats), b, sizeof(b));
 	rw_format_si((double)r->stats.dropped, c, sizeof(c));
 	rw_format_si((double)(r->stats.malformed + r->stats.non_ip), d, sizeof(d));
 	fprintf(out, " | since start rx %s passed %s dropped %s unkeyed %s\n", a, b, c, d);
@@ -92,7 +92,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"window_packets\": %" PRIu64 ", \"window_bytes\": %" PRIu64
 		", \"window_dropped\": %" PRIu64 ", \"idle_deleted\": %" PRIu64 "}, \"top\": [",
 		r->cfg->window_ns / 1e6, r->cfg->slots, r->cfg->pps, r->cfg->bps,
-		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)s->passed,
+		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)rw_stats_passed(s),
 		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,
 		(uint64_t)s->malformed, (uint64_t)s->non_ip, (uint64_t)s->new_flows,
 		(uint64_t)s->failed_inserts, r->tick.packets,

@@ -57,10 +57,10 @@ $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 RWGEN_SRCS := tools/rwgen.c tools/rwgen_safety.c tools/rwgen_frame.c tools/rwgen_sched.c
-$(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(BUILD)/rwgen.skel.h $(BUILD)/user/units.o
+$(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/units.o
 	$(CC) $(CFLAGS) -Itools $(RWGEN_SRCS) $(BUILD)/user/units.o -o $@ $(LDLIBS) -lpthread -lm
 
-$(BUILD)/rwsink: tools/rwsink.c $(BUILD)/user/units.o
+$(BUILD)/rwsink: tools/rwsink.c $(HDRS) $(BUILD)/user/units.o
 	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/units.o -o $@ $(LDLIBS)
 
 $(BUILD)/progcost: tools/progcost.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)

@@ -64,6 +64,12 @@ static inline __u32 rw_flow_value_size(__u32 slots)
 	return (__u32)(sizeof(struct rw_flow_hdr) + slots * sizeof(struct rw_slot));
 }
 
+/* Bytes between two CPUs' values of one flow in what a per-CPU lookup returns. */
+static inline __u32 rw_flow_stride(__u32 slots)
+{
+	return (rw_flow_value_size(slots) + 7) & ~7u;
+}
+
 /*
  * Global counters, one copy per CPU; cumulative since load. Every counted
  * packet is either dropped by the limit or passed, so passed is not stored:

@@ -26,7 +26,7 @@ static void fill_value(char *vals, uint32_t id, uint32_t ncpus, uint32_t stride,
 
 int rw_fill_flows(int map_fd, uint32_t n, uint32_t ncpus, uint32_t slots, uint64_t live_epoch)
 {
-	uint32_t stride = (rw_flow_value_size(slots) + 7) & ~7u, chunk = 4096;
+	uint32_t stride = rw_flow_stride(slots), chunk = 4096;
 	struct rw_key *keys = calloc(chunk, sizeof(*keys));
 	char *vals = calloc((size_t)chunk * ncpus, stride);
 	int err = 0;

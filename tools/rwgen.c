@@ -28,6 +28,7 @@
 #include "rwgen.h"
 #include "rwgen_parts.h"
 #include "rwgen.skel.h"
+#include "clock.h"
 #include "units.h"
 
 struct gen_thread {
@@ -44,14 +45,6 @@ struct gen_thread {
 	uint64_t sent;
 	int err;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 void rwgen_die(const char *fmt, ...)
 {
@@ -176,7 +169,7 @@ static void *sender(void *arg)
 		return NULL;
 	}
 	while (t->sent < t->quota) {
-		uint64_t now = mono_ns(), n = t->quota - t->sent;
+		uint64_t now = rw_clock_ns(CLOCK_MONOTONIC), n = t->quota - t->sent;
 		LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = t->frame, .data_size_in = t->frame_len,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
@@ -280,7 +273,7 @@ int main(int argc, char **argv)
 	seeds = calloc(ncpus, sizeof(*seeds));
 	if (!th || !seeds)
 		rwgen_die("out of memory");
-	start = mono_ns();
+	start = rw_clock_ns(CLOCK_MONOTONIC);
 	for (uint32_t i = 0; i < o.cpus; i++) {
 		uint64_t quota = UINT64_MAX, span = sched_len ? sched_len : o.sources;
 
@@ -307,7 +300,7 @@ int main(int argc, char **argv)
 			rwgen_die("cannot start a sending thread");
 	for (uint32_t i = 0; i < o.cpus; i++)
 		pthread_join(th[i].tid, NULL);
-	elapsed = mono_ns() - start;
+	elapsed = rw_clock_ns(CLOCK_MONOTONIC) - start;
 
 	for (uint32_t i = 0; i < o.cpus; i++) {
 		if (th[i].err) {

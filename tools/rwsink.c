@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "units.h"
 
 #define MAX_SOURCES 4096
@@ -45,14 +46,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t now_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static struct source *find(const unsigned char *addr, int family)
@@ -162,8 +155,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	/* Tell a waiting test we are listening. */
 	fprintf(stderr, "rwsink: listening on %s\n", dev);
-	end = now_ns(CLOCK_MONOTONIC) + duration;
-	while (!stop && total < max_packets && now_ns(CLOCK_MONOTONIC) < end) {
+	end = rw_clock_ns(CLOCK_MONOTONIC) + duration;
+	while (!stop && total < max_packets && rw_clock_ns(CLOCK_MONOTONIC) < end) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char cbuf[256];
 		struct iovec iov = { buf, sizeof(buf) };
@@ -185,7 +178,7 @@ int main(int argc, char **argv)
 				struct timespec t;
 
 				memcpy(&t, CMSG_DATA(cm), sizeof(t));
-				ts = (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
+				ts = rw_timespec_ns(&t);
 			}
 		type = (uint16_t)(buf[12] << 8 | buf[13]);
 		if (type == ETH_P_IP)
@@ -194,7 +187,7 @@ int main(int argc, char **argv)
 			s = find(l3 + 8, 6);
 		else
 			continue;
-		if (!s || record(s, ts ? ts : now_ns(CLOCK_REALTIME)))
+		if (!s || record(s, ts ? ts : rw_clock_ns(CLOCK_REALTIME)))
 			break;
 		total++;
 	}

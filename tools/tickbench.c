@@ -21,15 +21,8 @@
 #include "loader.h"
 #include "rank.h"
 #include "ratewall.skel.h"
+#include "clock.h"
 #include "units.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -73,7 +66,7 @@ int main(int argc, char **argv)
 	err = rw_bpf_load(&p, &skel);
 	if (err)
 		return fprintf(stderr, "tickbench: load: %s\n", strerror(-err)), 1;
-	epoch = mono_ns() / slot_ns + 1000000; /* far from now: nothing goes idle meanwhile */
+	epoch = rw_clock_ns(CLOCK_MONOTONIC) / slot_ns + 1000000; /* far from now: nothing goes idle meanwhile */
 	err = rw_fill_flows(bpf_map__fd(skel->maps.flows), (uint32_t)flows, ncpus, slots, epoch);
 	if (err)
 		return fprintf(stderr, "tickbench: fill: %s\n", strerror(-err)), 1;
@@ -83,11 +76,11 @@ int main(int argc, char **argv)
 	    rw_ranker_init(&rk, ncpus, 10))
 		return fprintf(stderr, "tickbench: out of memory\n"), 1;
 	for (uint64_t r = 0; r < rounds; r++) {
-		uint64_t t0 = mono_ns();
+		uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC);
 
 		err = rw_flowtab_scan(&ft, epoch, RW_SORT_PPS, &rk, &tick);
 		rw_ranker_merge(&rk, top);
-		samples[r] = mono_ns() - t0;
+		samples[r] = rw_clock_ns(CLOCK_MONOTONIC) - t0;
 		if (err)
 			return fprintf(stderr, "tickbench: scan: %s\n", strerror(-err)), 1;
 	}

@@ -36,7 +36,7 @@ int rw_flowtab_init(struct rw_flowtab *ft, int map_fd, uint32_t ncpus, uint32_t 
 	ft->ncpus = ncpus;
 	ft->slots = slots;
 	/* The kernel hands each CPU's value out rounded up to 8 bytes. */
-	ft->stride = (rw_flow_value_size(slots) + 7) & ~7u;
+	ft->stride = rw_flow_stride(slots);
 	batch = RW_BATCH_VALUE_BYTES / (ncpus * ft->stride);
 	if (batch < 64)
 		batch = 64;

@@ -25,7 +25,7 @@ uint32_t rw_possible_cpus(void)
 
 uint64_t rw_flow_table_bytes(uint32_t max_flows, uint32_t ncpus, uint32_t slots)
 {
-	uint64_t value = (rw_flow_value_size(slots) + 7) & ~7u;
+	uint64_t value = rw_flow_stride(slots);
 
 	return (uint64_t)max_flows * (ncpus * value + RW_HTAB_ELEM_OVERHEAD);
 }

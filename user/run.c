@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "flowtab.h"
 #include "loader.h"
 #include "meminfo.h"
@@ -47,26 +48,16 @@ static int install_signals(void)
 	return 0;
 }
 
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t mono_ns(void)
 {
-	return clock_ns(CLOCK_MONOTONIC);
+	return rw_clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t coarse_tick_ns(void)
 {
 	struct timespec res;
 
-	if (clock_getres(CLOCK_MONOTONIC_COARSE, &res))
-		return 0;
-	return (uint64_t)res.tv_sec * 1000000000ULL + (uint64_t)res.tv_nsec;
+	return clock_getres(CLOCK_MONOTONIC_COARSE, &res) ? 0 : rw_timespec_ns(&res);
 }
 
 static double wall_seconds(void)
@@ -139,7 +130,7 @@ static void describe_start(const struct rw_config *cfg, const struct rw_attachme
 		cfg->ifname, at->mode == RW_XDP_NATIVE ? "native" : "generic", pps, bps,
 		cfg->window_ns / 1e9, cfg->slots, clock == RW_CLOCK_COARSE ? "coarse" : "precise",
 		max_flows, ncpus,
-		(rw_flow_value_size(cfg->slots) + 7) & ~7u, mem);
+		rw_flow_stride(cfg->slots), mem);
 }
 
 struct rw_session {
@@ -159,7 +150,7 @@ struct rw_session {
 static int tick(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
-	uint64_t now = clock_ns(s->clock), slot_ns = rw_slot_ns(cfg);
+	uint64_t now = rw_clock_ns(s->clock), slot_ns = rw_slot_ns(cfg);
 	struct rw_report rep = { .cfg = cfg, .top = s->top };
 	int err;
 
@@ -287,7 +278,7 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: %s\n", err);
 		goto out;
 	}
-	s.start_ns = clock_ns(s.clock);
+	s.start_ns = rw_clock_ns(s.clock);
 	s.tick0_ns = mono_ns();
 	describe_start(cfg, &s.at, max_flows, s.ncpus, clock);
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;

@@ -52,7 +52,7 @@ static bool env_open(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t l
 	e->ncpus = rw_possible_cpus();
 	e->slots = slots;
 	e->slot_ns = slot_ns;
-	e->stride = (rw_flow_value_size(slots) + 7) & ~7u;
+	e->stride = rw_flow_stride(slots);
 	return true;
 }
 

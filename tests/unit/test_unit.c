@@ -234,7 +234,7 @@ static void test_limit_per_window(void)
 /* Builds ncpus per-CPU flow values of `slots` slots in one buffer, as the kernel hands them out. */
 static void *make_values(uint32_t ncpus, uint32_t slots, uint32_t *stride)
 {
-	*stride = (rw_flow_value_size(slots) + 7) & ~7u;
+	*stride = rw_flow_stride(slots);
 	return calloc(ncpus, *stride);
 }
 

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Clocks in nanoseconds, for the loader and the tools alike. */
+#ifndef RW_CLOCK_H
+#define RW_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+static inline uint64_t rw_timespec_ns(const struct timespec *ts)
+{
+	return (uint64_t)ts->tv_sec * 1000000000ULL + (uint64_t)ts->tv_nsec;
+}
+
+static inline uint64_t rw_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return rw_timespec_ns(&ts);
+}
+
+#endif

@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)flows, ncpus, slots, (unsigned long long)tick.flows,
 	       (unsigned long long)rounds, samples[rounds / 2] / 1e6, samples[0] / 1e6,
 	       samples[rounds - 1] / 1e6, ru.ru_maxrss, (unsigned long long)before_rss,
-	       (unsigned long long)top[0].packets);
+	       (unsigned long long)top[0].sum.packets);
 	rw_ranker_free(&rk);
 	rw_flowtab_free(&ft);
 	ratewall_bpf__destroy(skel);

@@ -94,19 +94,6 @@ static uint64_t delete_idle(struct rw_flowtab *ft, uint32_t n)
 	return deleted;
 }
 
-static uint64_t sort_metric(const struct rw_window_sum *w, enum rw_sort sort)
-{
-	switch (sort) {
-	case RW_SORT_BPS:
-		return w->bytes;
-	case RW_SORT_DROPS:
-		return w->drop_packets;
-	case RW_SORT_PPS:
-		break;
-	}
-	return w->packets;
-}
-
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
 		    struct rw_ranker *ranker, struct rw_tick *out)
 {
@@ -137,11 +124,11 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 		for (uint32_t i = 0; i < count; i++) {
 			const struct rw_key *key = (const struct rw_key *)ft->keys + i;
 			const char *vals = (const char *)ft->values + (size_t)i * ft->ncpus * ft->stride;
-			struct rw_window_sum w;
-			struct rw_rank_entry e;
+			struct rw_rank_entry e = { .key = *key };
+			const struct rw_window_sum *w = &e.sum;
 
-			rw_window_sum(vals, ft->ncpus, ft->stride, ft->slots, now_epoch, &w);
-			if (rw_window_idle(&w, now_epoch, ft->slots)) {
+			rw_window_sum(vals, ft->ncpus, ft->stride, ft->slots, now_epoch, &e.sum);
+			if (rw_window_idle(w, now_epoch, ft->slots)) {
 				err = remember_idle(ft, nidle, key);
 				if (err)
 					return err;
@@ -149,21 +136,13 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 				continue;
 			}
 			out->flows++;
-			out->packets += w.packets;
-			out->bytes += w.bytes;
-			out->drop_packets += w.drop_packets;
-			out->drop_bytes += w.drop_bytes;
-			if (w.packets == 0)
+			out->total.packets += w->packets;
+			out->total.bytes += w->bytes;
+			out->total.drop_packets += w->drop_packets;
+			out->total.drop_bytes += w->drop_bytes;
+			if (w->packets == 0)
 				continue;
-			e = (struct rw_rank_entry){
-				.key = *key,
-				.cpus = w.cpus,
-				.packets = w.packets,
-				.bytes = w.bytes,
-				.drop_packets = w.drop_packets,
-				.drop_bytes = w.drop_bytes,
-				.metric = sort_metric(&w, sort),
-			};
+			e.metric = rw_sort_metric(w, sort);
 			rw_ranker_offer(ranker, &e);
 		}
 	}

@@ -24,12 +24,9 @@ struct rw_flowtab {
 };
 
 struct rw_tick {
-	uint64_t flows;        /* live flows left in the map */
-	uint64_t deleted;      /* idle flows removed this tick */
-	uint64_t packets;      /* window totals over all flows */
-	uint64_t bytes;
-	uint64_t drop_packets;
-	uint64_t drop_bytes;
+	uint64_t flows;              /* live flows left in the map */
+	uint64_t deleted;            /* idle flows removed this tick */
+	struct rw_window_sum total;  /* counters summed over all flows (cpus, epoch unused) */
 };
 
 int rw_flowtab_init(struct rw_flowtab *ft, int map_fd, uint32_t ncpus, uint32_t slots);

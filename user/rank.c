@@ -5,6 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+uint64_t rw_sort_metric(const struct rw_window_sum *w, enum rw_sort sort)
+{
+	switch (sort) {
+	case RW_SORT_BPS:
+		return w->bytes;
+	case RW_SORT_DROPS:
+		return w->drop_packets;
+	case RW_SORT_PPS:
+		break;
+	}
+	return w->packets;
+}
+
 bool rw_rank_before(const struct rw_rank_entry *a, const struct rw_rank_entry *b)
 {
 	if (a->metric != b->metric)

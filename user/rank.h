@@ -9,17 +9,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "config.h"
 #include "ratewall.h"
+#include "ratewall_window.h"
 
 struct rw_rank_entry {
 	struct rw_key key;
-	uint32_t cpus;
-	uint64_t packets;
-	uint64_t bytes;
-	uint64_t drop_packets;
-	uint64_t drop_bytes;
-	uint64_t metric; /* what the ranking orders by, larger first */
+	struct rw_window_sum sum;
+	uint64_t metric; /* rw_sort_metric(&sum, sort): what the ranking orders by */
 };
+
+/* The count a --sort order ranks by. */
+uint64_t rw_sort_metric(const struct rw_window_sum *w, enum rw_sort sort);
 
 /* Strict "a ranks above b": larger metric, then the smaller key. */
 bool rw_rank_before(const struct rw_rank_entry *a, const struct rw_rank_entry *b);

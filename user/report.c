@@ -7,18 +7,12 @@
 #include "key.h"
 #include "units.h"
 
+/* The source's part of all traffic in the window, by what the ranking sorts on. */
 static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
 {
-	uint64_t part = e->packets, whole = r->tick.packets;
+	uint64_t whole = rw_sort_metric(&r->tick.total, r->cfg->sort);
 
-	if (r->cfg->sort == RW_SORT_BPS) {
-		part = e->bytes;
-		whole = r->tick.bytes;
-	} else if (r->cfg->sort == RW_SORT_DROPS) {
-		part = e->drop_packets;
-		whole = r->tick.drop_packets;
-	}
-	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+	return whole ? 100.0 * (double)e->metric / (double)whole : 0.0;
 }
 
 void rw_report_table(FILE *out, const struct rw_report *r)
@@ -38,17 +32,17 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 		char key[RW_KEY_STRLEN];
 
 		rw_key_format(&e->key, key, sizeof(key));
-		rw_format_si(rw_rate(e->packets, r->span_ns), a, sizeof(a));
-		rw_format_si(rw_rate(e->bytes * 8, r->span_ns), b, sizeof(b));
-		rw_format_si(rw_rate(e->drop_packets, r->span_ns), c, sizeof(c));
+		rw_format_si(rw_rate(e->sum.packets, r->span_ns), a, sizeof(a));
+		rw_format_si(rw_rate(e->sum.bytes * 8, r->span_ns), b, sizeof(b));
+		rw_format_si(rw_rate(e->sum.drop_packets, r->span_ns), c, sizeof(c));
 		fprintf(out, "%4u  %-39s %9s %9s %9s %7.1f%%  %-7s %4u\n", i + 1, key, a, b, c,
-			share_of(r, e), e->drop_packets ? "yes" : "no", e->cpus);
+			share_of(r, e), e->sum.drop_packets ? "yes" : "no", e->sum.cpus);
 	}
 	if (r->ntop == 0)
 		fprintf(out, "      (no traffic in the window)\n");
-	rw_format_si(rw_rate(r->tick.packets, r->span_ns), a, sizeof(a));
-	rw_format_si(rw_rate(r->tick.bytes * 8, r->span_ns), b, sizeof(b));
-	rw_format_si(rw_rate(r->tick.drop_packets, r->span_ns), c, sizeof(c));
+	rw_format_si(rw_rate(r->tick.total.packets, r->span_ns), a, sizeof(a));
+	rw_format_si(rw_rate(r->tick.total.bytes * 8, r->span_ns), b, sizeof(b));
+	rw_format_si(rw_rate(r->tick.total.drop_packets, r->span_ns), c, sizeof(c));
 	fprintf(out, "total  window %s pps %s bps, dropping %s pps", a, b, c);
 	rw_format_si((double)r->stats.rx_packets, a, sizeof(a));
 	rw_format_si((double)rw_stats_passed(&r->stats), b, sizeof(b));
@@ -95,8 +89,8 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)rw_stats_passed(s),
 		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,
 		(uint64_t)s->malformed, (uint64_t)s->non_ip, (uint64_t)s->new_flows,
-		(uint64_t)s->failed_inserts, r->tick.packets,
-		r->tick.bytes, r->tick.drop_packets, r->tick.deleted);
+		(uint64_t)s->failed_inserts, (uint64_t)r->tick.total.packets,
+		(uint64_t)r->tick.total.bytes, (uint64_t)r->tick.total.drop_packets, r->tick.deleted);
 	for (uint32_t i = 0; i < r->ntop; i++) {
 		const struct rw_rank_entry *e = &r->top[i];
 		char key[RW_KEY_STRLEN];
@@ -107,10 +101,11 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
 			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
 			", \"cpus\": %u}",
-			i ? ", " : "", i + 1, key, e->packets, e->bytes, e->drop_packets,
-			rw_rate(e->packets, r->span_ns), rw_rate(e->bytes * 8, r->span_ns),
-			e->drop_packets ? "true" : "false", e->drop_bytes,
-			rw_rate(e->drop_packets, r->span_ns), share_of(r, e), e->cpus);
+			i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets, (uint64_t)e->sum.bytes,
+			(uint64_t)e->sum.drop_packets, rw_rate(e->sum.packets, r->span_ns),
+			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
+			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
+			share_of(r, e), e->sum.cpus);
 	}
 	fprintf(out, "]}\n");
 	fflush(out);

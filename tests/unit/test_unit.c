@@ -320,7 +320,7 @@ static void random_entry(struct rw_rank_entry *e, uint32_t i, uint64_t metric_ra
 	e->key.addr[1] = 18;
 	memcpy(&e->key.addr[12], &i, sizeof(i)); /* unique key per i */
 	e->metric = rng() % metric_range;       /* small ranges force many ties */
-	e->packets = e->metric;
+	e->sum.packets = e->metric;
 }
 
 static void test_ranking_matches_brute_force(void)

@@ -89,12 +89,11 @@ class Ratewall:
     """`ratewall run` in the receiver namespace, on the last CPU (the generator has CPU 0)."""
 
     def __init__(self, tb, *args):
-        self.out = open(f"/tmp/{TB}.rw.json", "w+")
         self.err = open(f"/tmp/{TB}.rw.err", "w+")
         cpu = str(NCPUS - 1)
         self.p = subprocess.Popen(tb.rcv_cmd("taskset", "-c", cpu, f"{BUILD}/ratewall", "run", tb.rx,
                                              *map(str, args), "--json"),
-                                  stdout=self.out, stderr=self.err)
+                                  stdout=subprocess.DEVNULL, stderr=self.err)
         for _ in range(1200):  # preallocating a million flows takes seconds
             self.err.seek(0)
             if "attached to" in self.err.read():
@@ -105,9 +104,6 @@ class Ratewall:
         self.stop()
         self.err.seek(0)
         raise RuntimeError("ratewall did not attach: " + self.err.read().strip()[:300])
-
-    def prog_stats(self):
-        return prog_stats("ratewall_xdp")
 
     def dropped(self):
         """Packets the program dropped, summed over CPUs from its stats map."""
@@ -123,10 +119,6 @@ class Ratewall:
                 return sum(int.from_bytes(bytes(int(b, 16) for b in v["value"][16:24]), "little")
                            for v in dump["values"])
         return None
-
-    def lines(self):
-        self.out.seek(0)
-        return [json.loads(l) for l in self.out if l.strip()]
 
     def stop(self):
         if self.p.poll() is None:
@@ -429,19 +421,18 @@ CASES = ("xdp_drop_all", "ratewall_drop", "ratewall_pass", "xdp_pass_all", "nft_
 
 
 def table(results):
+    """Renders a result (this run's or a saved one: the columns come from it)."""
     m = results["machine"]
+    by = {(r["case"], r["sources"]): r for r in results["throughput"]}
+    sources = sorted({r["sources"] for r in results["throughput"]})
     lines = [f"ratewall benchmark, {results['date']}: {m['cpu_model']}, {m['cores']} cores, "
              f"{m['memory_gib']} GiB, Linux {m['kernel']}" + (" (BENCH_QUICK)" if results["quick"] else ""),
              "",
              "Throughput, 64-byte frames, one core (generator + receiver), Mpps and ratio to the "
              "drop-all floor at the same source count:",
              "",
-             "| case | " + " | ".join(f"{s} src (IPv{family(s)})" for s in SOURCES) + " |",
-             "|---|" + "---|" * len(SOURCES)]
-    by = {(r["case"], r["sources"]): r for r in results["throughput"]}
-    sources = sorted({r["sources"] for r in results["throughput"]})
-    lines[4:6] = ["| case | " + " | ".join(f"{s} src (IPv{family(s)})" for s in sources) + " |",
-                  "|---|" + "---|" * len(sources)]
+             "| case | " + " | ".join(f"{s} src (IPv{family(s)})" for s in sources) + " |",
+             "|---|" + "---|" * len(sources)]
 
     def over_floor(r, floor):
         """ns a packet costs beyond the generator + veth floor: the case's own work."""
@@ -465,16 +456,15 @@ def table(results):
     lines += ["", "(ratio to the drop-all floor; +ns: cost per packet beyond the floor, i.e. the "
               "case's own work: 1/Mpps - 1/floor Mpps. Measured with kernel.bpf_stats_enabled "
               "off, after a stats-on run that checked every frame arrived.)", ""]
-    SOURCES_SEEN = sources
     for other in ("nft_meter", "iptables_hashlimit"):
         parts = []
-        for s in SOURCES_SEEN:
+        for s in sources:
             rw, ot, fl = by.get(("ratewall_drop", s), {}), by.get((other, s), {}), by.get(("xdp_drop_all", s), {})
             if "mpps" in rw and "mpps" in ot and "mpps" in fl:
                 parts.append(f"{rw['mpps'] / ot['mpps']:.1f}x the packets, "
                              f"{over_floor(ot, fl) / over_floor(rw, fl):.1f}x less own cost at {s} src")
         lines.append(f"ratewall drop path vs {other}: " + "; ".join(parts))
-    insitu = [f"{by[('ratewall_drop', s)]['prog_ns_in_situ']} ns at {s} src" for s in SOURCES_SEEN
+    insitu = [f"{by[('ratewall_drop', s)]['prog_ns_in_situ']} ns at {s} src" for s in sources
               if "prog_ns_in_situ" in by.get(("ratewall_drop", s), {})]
     if insitu:
         lines.append("ratewall program in situ (kernel.bpf_stats_enabled, drop path): " + ", ".join(insitu))

@@ -140,8 +140,7 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 			out->total.bytes += w->bytes;
 			out->total.drop_packets += w->drop_packets;
 			out->total.drop_bytes += w->drop_bytes;
-			if (w->packets == 0)
-				continue;
+			/* Not idle means traffic in the window: every flow left is ranked. */
 			e.metric = rw_sort_metric(w, sort);
 			rw_ranker_offer(ranker, &e);
 		}

@@ -71,9 +71,26 @@ static const struct option run_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+#define ARRAY_LEN(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* Index of arg in names (the enum's order), or -1. */
+static int choice(const char *arg, const char *const names[], int n)
+{
+	for (int i = 0; i < n; i++) {
+		if (strcmp(arg, names[i]) == 0)
+			return i;
+	}
+	return -1;
+}
+
+static const char *const sort_names[] = { "pps", "bps", "drops" };          /* enum rw_sort */
+static const char *const mode_names[] = { "auto", "native", "generic" };    /* enum rw_xdp_mode */
+static const char *const clock_names[] = { "auto", "precise", "coarse" };   /* enum rw_clock */
+
 static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err, size_t errlen)
 {
 	uint64_t v;
+	int i;
 
 	switch (opt) {
 	case OPT_PPS:
@@ -119,37 +136,25 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 			return fail(err, errlen, "--duration: '%s' is not a duration (e.g. 30s, 5m)", arg);
 		return 0;
 	case OPT_SORT:
-		if (strcmp(arg, "pps") == 0)
-			cfg->sort = RW_SORT_PPS;
-		else if (strcmp(arg, "bps") == 0)
-			cfg->sort = RW_SORT_BPS;
-		else if (strcmp(arg, "drops") == 0)
-			cfg->sort = RW_SORT_DROPS;
-		else
+		i = choice(arg, sort_names, ARRAY_LEN(sort_names));
+		if (i < 0)
 			return fail(err, errlen, "--sort: '%s' is not one of pps, bps, drops", arg);
+		cfg->sort = (enum rw_sort)i;
 		return 0;
 	case OPT_XDP_MODE:
-		if (strcmp(arg, "auto") == 0)
-			cfg->xdp_mode = RW_XDP_AUTO;
-		else if (strcmp(arg, "native") == 0)
-			cfg->xdp_mode = RW_XDP_NATIVE;
-		else if (strcmp(arg, "generic") == 0)
-			cfg->xdp_mode = RW_XDP_GENERIC;
-		else
+		i = choice(arg, mode_names, ARRAY_LEN(mode_names));
+		if (i < 0)
 			return fail(err, errlen, "--xdp-mode: '%s' is not one of native, generic, auto", arg);
+		cfg->xdp_mode = (enum rw_xdp_mode)i;
 		return 0;
 	case OPT_JSON:
 		cfg->json = true;
 		return 0;
 	case OPT_CLOCK:
-		if (strcmp(arg, "auto") == 0)
-			cfg->clock = RW_CLOCK_AUTO;
-		else if (strcmp(arg, "precise") == 0)
-			cfg->clock = RW_CLOCK_PRECISE;
-		else if (strcmp(arg, "coarse") == 0)
-			cfg->clock = RW_CLOCK_COARSE;
-		else
+		i = choice(arg, clock_names, ARRAY_LEN(clock_names));
+		if (i < 0)
 			return fail(err, errlen, "--clock: '%s' is not one of auto, precise, coarse", arg);
+		cfg->clock = (enum rw_clock)i;
 		return 0;
 	case 'v':
 		cfg->verbose = true;

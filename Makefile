@@ -12,13 +12,15 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)
 LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm
-BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
+BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
 USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
-		 user/flowtab.c user/report.c user/loader.c user/run.c
+		 user/memplan.c user/thresholds.c \
+		 user/flowtab.c user/report.c user/loader.c user/run.c user/memcmd.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
-PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c
+PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
+	     user/memplan.c user/thresholds.c
 HDRS := $(wildcard user/*.h include/*.h tests/*.h)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \

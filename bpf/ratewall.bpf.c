@@ -1,13 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ratewall XDP data path: count every IP packet into a per-CPU sliding window
- * keyed by source address, and drop what is over the per-source limit.
+ * ratewall XDP data path, in two tiers so that its cost does not grow with the
+ * number of sources:
  *
- * Limit decisions are exact across CPUs without touching other CPUs on every
- * packet: a CPU admits from a local lease; when the lease runs dry it sums all
- * CPUs' admitted counts plus the leases they still hold, and takes 1/nr_cpus
- * of what is left. Once nothing is left the flow is saturated on this CPU until
- * the next slot begins, so the drop path costs one comparison.
+ *  1. Every keyed packet of an untracked source bumps a per-CPU, slot-bucketed
+ *     count-min sketch (two buckets, each one cache line and a half). A source
+ *     whose estimate on this CPU crosses the promotion threshold becomes
+ *     tracked. With a limit, the threshold is limit / possible CPUs, so a
+ *     source that stays below it everywhere admits less than its limit.
+ *  2. A tracked source has a 64-byte per-CPU hot record and a shared history.
+ *     Limits are exact across CPUs: a CPU admits from a local lease that lasts
+ *     a window; when it runs dry it sums all CPUs' admitted counts and
+ *     outstanding leases and takes 1/nr_cpus of what is left. Without budget
+ *     the flow is saturated until budget can free up, so dropping costs one
+ *     compare.
+ *
+ * A promoted flow inherits what every CPU's sketch counted for it, slot by
+ * slot, so nothing admitted before promotion is forgotten (collisions can only
+ * inflate that, which makes it admit less, never more).
  */
 #include <stdbool.h>
 #include "parse.h"
@@ -20,27 +30,69 @@ const volatile __u64 cfg_slot_ns = 100000000ULL;
 const volatile __u32 cfg_slots = 10;
 const volatile __u64 cfg_limit_packets; /* per window, 0 = no packet limit */
 const volatile __u64 cfg_limit_bytes;   /* per window, 0 = no byte limit */
+const volatile __u64 cfg_cap_packets;   /* promotion threshold the limit needs, 0 = none */
+const volatile __u64 cfg_cap_bytes;
 const volatile __u32 cfg_nr_cpus = 1;
+const volatile __u64 cfg_hash_seed;     /* random per load: sketch collisions cannot be aimed */
 const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
 const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE: about half the cost */
 
 __u64 test_clock_ns;
 
+#define RW_LIMITED (cfg_limit_packets || cfg_limit_bytes)
+#define RW_U32_MAX 0xffffffffU
+
+/* Tracked sources: one hot record per CPU (an insert zeroes 64 B per CPU, no more). */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_PERCPU_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__type(key, struct rw_key);
-	/* Real size (header + cfg_slots slots) is set by the loader. */
-	__uint(value_size, sizeof(struct rw_flow_hdr) + 10 * sizeof(struct rw_slot));
-	__uint(max_entries, 65536);
+	__type(value, struct rw_flow);
+	__uint(max_entries, 32768);
 } flows SEC(".maps");
 
-/* One zeroed value to insert new flows from (too big for the BPF stack). */
+/* Their shared history: slots x RW_HIST_WORDS packed words (size set by the loader). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(key_size, sizeof(struct rw_key));
+	__uint(value_size, 10 * RW_HIST_WORDS * sizeof(__u64));
+	__uint(max_entries, 32768);
+} hist SEC(".maps");
+
+/* A zeroed history to insert from (too big for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__uint(value_size, sizeof(struct rw_flow_hdr) + 10 * sizeof(struct rw_slot));
+	__uint(value_size, 10 * RW_HIST_WORDS * sizeof(__u64));
 	__uint(max_entries, 1);
-} zero_flow SEC(".maps");
+} zero_hist SEC(".maps");
+
+/* Count-min sketch: RW_SKETCH_ROWS x RW_SKETCH_COLS buckets per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__uint(value_size, 16 + 10 * 8);
+	__uint(max_entries, RW_SKETCH_ROWS * RW_SKETCH_COLS);
+} sketch SEC(".maps");
+
+/* Per-slot sums gathered from every CPU's sketch when a source is promoted. */
+struct rw_inherit {
+	__u64 packets[RW_MAX_SLOTS];
+	__u64 bytes[RW_MAX_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_inherit);
+	__uint(max_entries, 1);
+} inherit_scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_thresholds);
+	__uint(max_entries, 1);
+} thresholds SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -48,6 +100,14 @@ struct {
 	__type(value, struct rw_stats);
 	__uint(max_entries, 1);
 } stats SEC(".maps");
+
+/* Window totals of every keyed packet, per CPU and slot (index epoch % slots). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_wslot);
+	__uint(max_entries, RW_MAX_SLOTS);
+} window SEC(".maps");
 
 static __always_inline __u64 rw_now(void)
 {
@@ -58,33 +118,223 @@ static __always_inline __u64 rw_now(void)
 	return bpf_ktime_get_ns();
 }
 
-/* The slot for `epoch`, reset if it still holds an older round. */
-static __always_inline struct rw_slot *rw_slot_for(struct rw_flow *f, __u64 epoch)
+/* epoch % cfg_slots, in a form the verifier can bound. */
+static __always_inline __u32 rw_slot_index(__u64 epoch)
 {
 	__u64 idx = epoch % cfg_slots;
-	struct rw_slot *s;
 
 	/* Keep the clamp: the verifier cannot bound a modulo by itself. */
 	asm volatile("" : "+r"(idx));
-	if (idx >= cfg_slots)
-		return NULL;
-	s = &f->slot[idx];
-	if (s->epoch != epoch) {
-		s->epoch = epoch;
-		s->packets = 0;
-		s->bytes = 0;
-		s->drop_packets = 0;
-		s->drop_bytes = 0;
-	}
-	return s;
+	if (idx >= RW_MAX_SLOTS || idx >= cfg_slots)
+		return 0;
+	return (__u32)idx;
 }
+
+/* --- Sketch --------------------------------------------------------------------- */
+
+static __always_inline __u64 rw_hash(const struct rw_key *key)
+{
+	__u32 w[5];
+	__u64 h = cfg_hash_seed;
+
+	__builtin_memcpy(w, key, sizeof(w));
+#pragma unroll
+	for (int i = 0; i < 5; i++) {
+		h ^= w[i];
+		h *= 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+	}
+	/* murmur3's finaliser: every key bit reaches both halves. */
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+static __always_inline void rw_sketch_index(const struct rw_key *key, __u32 idx[RW_SKETCH_ROWS])
+{
+	__u64 h = rw_hash(key);
+
+	idx[0] = (__u32)h & (RW_SKETCH_COLS - 1);
+	idx[1] = RW_SKETCH_COLS + ((__u32)(h >> 32) & (RW_SKETCH_COLS - 1));
+}
+
+/*
+ * Moves a bucket to `epoch`: the slots it skipped hold rounds that left the
+ * window, so they are cleared, and the running sums are recounted.
+ */
+static __always_inline void rw_bucket_advance(struct rw_bucket *b, __u64 epoch)
+{
+	__u32 gap = (__u32)epoch - b->epoch, first;
+	__u64 packets = 0, bytes = 0;
+
+	if (gap == 0)
+		return;
+	/* The slots of rounds newest+1 .. epoch start at `first`, gap of them in a row. */
+	first = rw_slot_index(epoch - gap + 1);
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		struct rw_bucket_slot *s = &b->slot[i];
+
+		if (i >= cfg_slots)
+			break;
+		if (gap >= cfg_slots || (i + cfg_slots - first) % cfg_slots < gap) {
+			s->packets = 0;
+			s->bytes = 0;
+			continue;
+		}
+		packets += s->packets;
+		bytes += s->bytes;
+	}
+	b->win_packets = packets > RW_U32_MAX ? RW_U32_MAX : (__u32)packets;
+	b->win_bytes = bytes;
+	b->epoch = (__u32)epoch;
+}
+
+struct rw_est {
+	__u64 packets;
+	__u64 bytes;
+};
+
+/*
+ * Counts a packet in one bucket and returns its window estimates (0 if the
+ * bucket cannot be had). A global function: verified once, not per row.
+ */
+__noinline int rw_bucket_add(__u32 idx, __u64 epoch, __u64 len, struct rw_est *est)
+{
+	struct rw_bucket *b = bpf_map_lookup_elem(&sketch, &idx);
+	struct rw_bucket_slot *s;
+
+	if (!b || !est)
+		return 0;
+	rw_bucket_advance(b, epoch);
+	s = &b->slot[rw_slot_index(epoch)];
+	if (s->packets != RW_U32_MAX) {
+		s->packets++;
+		if (b->win_packets != RW_U32_MAX)
+			b->win_packets++;
+	}
+	s->bytes = s->bytes + len > RW_U32_MAX ? RW_U32_MAX : s->bytes + (__u32)len;
+	b->win_bytes += len;
+	est->packets = b->win_packets;
+	est->bytes = b->win_bytes;
+	return 1;
+}
+
+/* The count a bucket holds for `epoch`, 0 if it holds another round there. */
+static __always_inline void rw_bucket_count(const struct rw_bucket *b, __u64 epoch, __u64 *packets,
+					    __u64 *bytes)
+{
+	const struct rw_bucket_slot *s;
+
+	if ((__u32)(b->epoch - (__u32)epoch) >= cfg_slots) {
+		*packets = 0;
+		*bytes = 0;
+		return;
+	}
+	s = &b->slot[rw_slot_index(epoch)];
+	*packets = s->packets;
+	*bytes = s->bytes;
+}
+
+/* --- Shared history --------------------------------------------------------- */
+
+/*
+ * Adds v to a packed word for `epoch`: a word of an older round is restarted,
+ * one of a newer round is left alone (our count has left the window). Lock-free;
+ * a CPU retries only when another one changed the word in between, so eight
+ * tries are many more than two CPUs flushing the same flow at once need.
+ * A global function: the verifier checks its loop once, not at every call.
+ */
+__noinline int rw_hist_add(__u64 *w, __u64 epoch, __u64 v)
+{
+	__u64 tag = epoch & RW_HIST_TAG_MASK;
+
+	if (!w)
+		return 0;
+	for (int i = 0; i < 8; i++) {
+		__u64 old = *(volatile __u64 *)w, next, d = (tag - (old >> RW_HIST_VALUE_BITS)) &
+								RW_HIST_TAG_MASK;
+
+		if (old == 0 || (d != 0 && d < (RW_HIST_TAG_MASK >> 1)))
+			next = rw_hist_pack(epoch, v);
+		else if (d == 0)
+			next = rw_hist_pack(epoch, rw_hist_value(old) + v);
+		else
+			return 0;
+		if (__sync_val_compare_and_swap(w, old, next) == old)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The words of the slot that holds `epoch` in a history record. The bound is
+ * checked here, where the pointer is formed: a clamp made earlier can be lost
+ * to the verifier when the compiler keeps the index in another register.
+ */
+static __always_inline __u64 *rw_hist_slot(__u64 *h, __u64 epoch)
+{
+	__u64 idx = epoch % cfg_slots;
+
+	asm volatile("" : "+r"(idx));
+	if (idx >= cfg_slots || idx >= RW_MAX_SLOTS)
+		return NULL;
+	return &h[idx * RW_HIST_WORDS];
+}
+
+static __always_inline __u64 *rw_hist_get(const struct rw_key *key)
+{
+	__u64 *h = bpf_map_lookup_elem(&hist, key);
+	__u32 zero = 0;
+	void *init;
+
+	if (h)
+		return h;
+	init = bpf_map_lookup_elem(&zero_hist, &zero);
+	if (!init)
+		return NULL;
+	/* Another CPU may win the race to create it: either way it exists now. */
+	bpf_map_update_elem(&hist, key, init, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&hist, key);
+}
+
+/* Moves this CPU's counts of an earlier slot into the history, and starts `epoch`. */
+static __always_inline void rw_flush(struct rw_flow *f, const struct rw_key *key, __u64 epoch,
+				     struct rw_stats *st)
+{
+	if (f->packets && rw_slot_live(f->epoch, epoch, cfg_slots)) {
+		__u64 *h = rw_hist_get(key);
+		__u64 *w = h ? rw_hist_slot(h, f->epoch) : NULL;
+
+		if (w) {
+			rw_hist_add(&w[RW_H_PACKETS], f->epoch, f->packets);
+			rw_hist_add(&w[RW_H_BYTES], f->epoch, f->bytes);
+			if (f->drop_packets) {
+				rw_hist_add(&w[RW_H_DROP_PACKETS], f->epoch, f->drop_packets);
+				rw_hist_add(&w[RW_H_DROP_BYTES], f->epoch, f->drop_bytes);
+			}
+			st->hist_flushes++;
+		}
+	}
+	f->epoch = epoch;
+	f->packets = 0;
+	f->bytes = 0;
+	f->drop_packets = 0;
+	f->drop_bytes = 0;
+}
+
+/* --- Exact limit across CPUs -------------------------------------------------- */
 
 struct rw_sum_ctx {
 	struct rw_key key;
-	__u64 epoch;
-	__u64 packets; /* admitted in the window plus others' outstanding leases */
-	__u64 bytes;
 	__u32 self;
+	__u64 epoch;
+	__u64 packets;   /* admitted in the window plus others' outstanding leases */
+	__u64 bytes;
+	__u64 oldest;    /* oldest slot with admitted traffic */
+	__u64 lease_end; /* first epoch at which another CPU's lease lapses */
 };
 
 static long rw_sum_cpu(__u32 cpu, void *data)
@@ -95,53 +345,100 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 	f = bpf_map_lookup_percpu_elem(&flows, &sum->key, cpu);
 	if (!f)
 		return 0;
+	if (f->packets > f->drop_packets && rw_slot_live(f->epoch, sum->epoch, cfg_slots)) {
+		sum->packets += f->packets - f->drop_packets;
+		sum->bytes += f->bytes - f->drop_bytes;
+		if (f->epoch < sum->oldest)
+			sum->oldest = f->epoch;
+	}
+	if (cpu != sum->self && f->lease_until > sum->epoch) {
+		sum->packets += f->lease_packets;
+		sum->bytes += f->lease_bytes;
+		if (f->lease_until < sum->lease_end)
+			sum->lease_end = f->lease_until;
+	}
+	return 0;
+}
+
+/*
+ * Adds the shared history to a refill's sums. A global function: the verifier
+ * checks it once with *sum unknown, where a loop inlined into the refill (or a
+ * bpf_loop callback) would be walked again for every value the sums can take.
+ */
+__noinline int rw_sum_hist(struct rw_sum_ctx *sum)
+{
+	__u64 *h;
+
+	if (!sum)
+		return 0;
+	h = bpf_map_lookup_elem(&hist, &sum->key);
+	if (!h)
+		return 0;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
-		struct rw_slot *s;
+		__u64 *w, p, dp, y, dy;
 
 		if (i >= cfg_slots)
 			break;
-		s = &f->slot[i];
-		if (!rw_slot_live(s->epoch, sum->epoch, cfg_slots))
+		w = rw_hist_slot(h, i);
+		if (!w)
+			break;
+		p = rw_hist_live(w[RW_H_PACKETS], sum->epoch, cfg_slots);
+		dp = rw_hist_live(w[RW_H_DROP_PACKETS], sum->epoch, cfg_slots);
+		if (p <= dp)
 			continue;
-		sum->packets += s->packets - s->drop_packets;
-		sum->bytes += s->bytes - s->drop_bytes;
-	}
-	if (cpu != sum->self && f->hdr.lease_epoch == sum->epoch) {
-		sum->packets += f->hdr.lease_packets;
-		sum->bytes += f->hdr.lease_bytes;
+		/* A word may be caught mid-flush in another round: never subtract past zero. */
+		y = rw_hist_live(w[RW_H_BYTES], sum->epoch, cfg_slots);
+		dy = rw_hist_live(w[RW_H_DROP_BYTES], sum->epoch, cfg_slots);
+		sum->packets += p - dp;
+		sum->bytes += y > dy ? y - dy : 0;
+		p = rw_hist_epoch(w[RW_H_PACKETS], sum->epoch);
+		if (p < sum->oldest)
+			sum->oldest = p;
 	}
 	return 0;
 }
 
 /* Refill this CPU's lease from what all CPUs left of the window's budget. */
-static __always_inline bool rw_refill(struct rw_flow_hdr *h, const struct rw_key *key,
-				      __u64 epoch, __u64 len, struct rw_stats *st)
+static __always_inline bool rw_refill(struct rw_flow *f, const struct rw_key *key, __u64 epoch,
+				      __u64 len, struct rw_stats *st)
 {
 	struct rw_sum_ctx sum = {
 		.key = *key,
-		.epoch = epoch,
 		.self = bpf_get_smp_processor_id(),
+		.epoch = epoch,
+		.oldest = ~0ULL,
+		.lease_end = ~0ULL,
 	};
-	__u64 left_packets = 0, left_bytes = 0, share;
+	__u64 left_packets = 0, left_bytes = 0, share, until;
 
 	st->cross_cpu_checks++;
 	bpf_loop(cfg_nr_cpus, rw_sum_cpu, &sum, 0);
+	rw_sum_hist(&sum);
 
 	if (cfg_limit_packets > sum.packets)
 		left_packets = cfg_limit_packets - sum.packets;
 	if (cfg_limit_bytes > sum.bytes)
 		left_bytes = cfg_limit_bytes - sum.bytes;
+	f->lease_packets = 0;
+	f->lease_bytes = 0;
 	if ((cfg_limit_packets && left_packets < 1) || (cfg_limit_bytes && left_bytes < len)) {
-		h->saturated = 1;
-		h->lease_packets = 0;
-		h->lease_bytes = 0;
+		/* Budget frees up when the oldest admitted slot leaves, or a lease lapses. */
+		until = sum.oldest != ~0ULL ? sum.oldest + cfg_slots : ~0ULL;
+		if (sum.lease_end < until)
+			until = sum.lease_end;
+		f->sat_until = until != ~0ULL && until > epoch ? until : epoch + 1;
+		f->sat_room = cfg_limit_packets && left_packets < 1 ? 0 :
+			      (left_bytes > RW_U32_MAX ? RW_U32_MAX : (__u32)left_bytes);
 		return false;
 	}
 	/* A 1/nr_cpus share keeps concurrent refills inside what is left. */
 	share = left_packets / cfg_nr_cpus;
-	h->lease_packets = share > 0xffffffffULL ? 0xffffffffU : (share ? share : 1);
+	f->lease_packets = share > RW_U32_MAX ? RW_U32_MAX : (share ? share : 1);
 	share = left_bytes / cfg_nr_cpus;
-	h->lease_bytes = share > len ? share : len;
+	f->lease_bytes = share > len ? share : len;
+	/* What is left holds for the whole window: budget only frees up as it slides. */
+	f->lease_until = epoch + cfg_slots;
+	f->sat_until = 0;
 	return true;
 }
 
@@ -149,46 +446,192 @@ static __always_inline bool rw_refill(struct rw_flow_hdr *h, const struct rw_key
 static __always_inline bool rw_admit(struct rw_flow *f, const struct rw_key *key, __u64 epoch,
 				     __u64 len, struct rw_stats *st)
 {
-	struct rw_flow_hdr *h = &f->hdr;
-
-	if (h->lease_epoch != epoch) {
-		h->lease_epoch = epoch;
-		h->lease_packets = 0;
-		h->lease_bytes = 0;
-		h->saturated = 0;
-	}
-	if (h->saturated)
+	if (epoch < f->sat_until && len > f->sat_room)
 		return false;
-	if ((cfg_limit_packets && h->lease_packets < 1) || (cfg_limit_bytes && h->lease_bytes < len)) {
-		if (!rw_refill(h, key, epoch, len, st))
+	if (epoch >= f->lease_until) {
+		f->lease_packets = 0;
+		f->lease_bytes = 0;
+	}
+	if ((cfg_limit_packets && f->lease_packets < 1) || (cfg_limit_bytes && f->lease_bytes < len)) {
+		if (!rw_refill(f, key, epoch, len, st))
 			return false;
 	}
 	if (cfg_limit_packets)
-		h->lease_packets--;
+		f->lease_packets--;
 	if (cfg_limit_bytes)
-		h->lease_bytes -= len;
+		f->lease_bytes -= len;
 	return true;
 }
 
-static __always_inline struct rw_flow *rw_flow_get(const struct rw_key *key, struct rw_stats *st)
-{
-	struct rw_flow *f;
-	__u32 zero = 0;
-	void *init;
+/* --- Promotion ------------------------------------------------------------------ */
 
-	f = bpf_map_lookup_elem(&flows, key);
-	if (f)
-		return f;
-	init = bpf_map_lookup_elem(&zero_flow, &zero);
-	if (!init)
-		return NULL;
-	/* Another CPU may win the insert race: that is fine, look it up again. */
-	if (bpf_map_update_elem(&flows, key, init, BPF_NOEXIST) == 0)
+struct rw_inherit_ctx {
+	__u32 idx[RW_SKETCH_ROWS];
+	__u64 epoch;
+};
+
+/* Adds one CPU's count-min estimate of the source, per live slot. */
+static long rw_inherit_cpu(__u32 cpu, void *data)
+{
+	struct rw_inherit_ctx *ctx = data;
+	struct rw_bucket *b0, *b1;
+	struct rw_inherit *acc;
+	__u32 zero = 0;
+
+	acc = bpf_map_lookup_elem(&inherit_scratch, &zero);
+	b0 = bpf_map_lookup_percpu_elem(&sketch, &ctx->idx[0], cpu);
+	b1 = bpf_map_lookup_percpu_elem(&sketch, &ctx->idx[1], cpu);
+	if (!acc || !b0 || !b1)
+		return 0;
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		__u64 e = ctx->epoch - i, p0, p1, y0, y1;
+		__u32 s;
+
+		if (i >= cfg_slots || i > ctx->epoch)
+			break;
+		rw_bucket_count(b0, e, &p0, &y0);
+		rw_bucket_count(b1, e, &p1, &y1);
+		s = rw_slot_index(e);
+		acc->packets[s] += p0 < p1 ? p0 : p1;
+		acc->bytes[s] += y0 < y1 ? y0 : y1;
+	}
+	return 0;
+}
+
+/*
+ * Writes into the source's history what every CPU's sketch counted for it,
+ * slot by slot, less the packet being processed (the tracked path counts that
+ * one). Global: verified once.
+ */
+__noinline int rw_inherit(const struct rw_inherit_ctx *in, const struct rw_key *key, __u64 len)
+{
+	struct rw_inherit_ctx ctx;
+	struct rw_inherit *acc;
+	__u32 zero = 0, now;
+	__u64 *h;
+
+	if (!in || !key)
+		return 0;
+	ctx = *in;
+	acc = bpf_map_lookup_elem(&inherit_scratch, &zero);
+	if (!acc)
+		return 0;
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		acc->packets[i] = 0;
+		acc->bytes[i] = 0;
+	}
+	bpf_loop(cfg_nr_cpus, rw_inherit_cpu, &ctx, 0);
+	now = rw_slot_index(ctx.epoch);
+	acc->packets[now] -= acc->packets[now] ? 1 : 0;
+	acc->bytes[now] -= acc->bytes[now] > len ? len : acc->bytes[now];
+
+	h = rw_hist_get(key);
+	if (!h)
+		return 0;
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		__u64 e = ctx.epoch - i, *w;
+		__u32 s;
+
+		if (i >= cfg_slots || i > ctx.epoch)
+			break;
+		s = rw_slot_index(e);
+		w = rw_hist_slot(h, e);
+		if (!acc->packets[s] || !w)
+			continue;
+		rw_hist_add(&w[RW_H_PACKETS], e, acc->packets[s]);
+		rw_hist_add(&w[RW_H_BYTES], e, acc->bytes[s]);
+	}
+	return 1;
+}
+
+/*
+ * Gives the source a tracked record that inherits the sketch's counts. The
+ * hot record is inserted first, so a full table costs one failed insert and no
+ * inheritance work. NULL when the table has no room.
+ */
+static __always_inline struct rw_flow *rw_promote(const struct rw_key *key, const __u32 idx[2],
+						  __u64 epoch, __u64 len, struct rw_stats *st)
+{
+	struct rw_inherit_ctx ctx = { .idx = { idx[0], idx[1] }, .epoch = epoch };
+	struct rw_flow fresh = { .epoch = epoch };
+	struct rw_flow *f;
+
+	if (bpf_map_update_elem(&flows, key, &fresh, BPF_NOEXIST) == 0)
 		st->new_flows++;
 	f = bpf_map_lookup_elem(&flows, key);
-	if (!f)
+	if (!f) {
 		st->failed_inserts++;
+		return NULL;
+	}
+	rw_inherit(&ctx, key, len);
 	return f;
+}
+
+enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
+
+/*
+ * An untracked source's packet: count it in the sketch, and promote the source
+ * when this CPU's estimate reaches a threshold. With no room to track it, a
+ * source at the limit's threshold is dropped: it can never exceed its limit.
+ */
+static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, __u64 len,
+					struct rw_stats *st, struct rw_wslot *ws, struct rw_flow **fp)
+{
+	struct rw_est r0 = {}, r1 = {};
+	__u64 est_p, est_b;
+	struct rw_thresholds *th;
+	__u32 idx[2], zero = 0;
+	bool over_cap, promote;
+
+	rw_sketch_index(key, idx);
+	if (!rw_bucket_add(idx[0], epoch, len, &r0) || !rw_bucket_add(idx[1], epoch, len, &r1))
+		return RW_PASS;
+	est_p = r0.packets < r1.packets ? r0.packets : r1.packets;
+	est_b = r0.bytes < r1.bytes ? r0.bytes : r1.bytes;
+
+	over_cap = (cfg_cap_packets && est_p >= cfg_cap_packets) ||
+		   (cfg_cap_bytes && est_b >= cfg_cap_bytes);
+	promote = over_cap;
+	th = bpf_map_lookup_elem(&thresholds, &zero);
+	if (!promote && th) {
+		promote = (th->promote_packets && est_p >= th->promote_packets) ||
+			  (th->promote_bytes && est_b >= th->promote_bytes) ||
+			  (th->free_promotions > 0 &&
+			   __sync_fetch_and_add(&th->free_promotions, -1) > 0);
+	}
+	/* After a refused insert, wait for the next slot before trying again. */
+	if (promote && ws->refused_epoch != epoch) {
+		*fp = rw_promote(key, idx, epoch, len, st);
+		if (*fp)
+			return RW_TRACK;
+		ws->refused_epoch = epoch;
+	}
+	st->sketch_packets++;
+	ws->sketch_packets++;
+	ws->sketch_bytes += len;
+	if (over_cap) {
+		st->capped_drops++;
+		return RW_DROP;
+	}
+	return RW_PASS;
+}
+
+static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch)
+{
+	__u32 idx = rw_slot_index(epoch);
+	struct rw_wslot *ws = bpf_map_lookup_elem(&window, &idx);
+
+	if (ws && ws->epoch != epoch) {
+		ws->epoch = epoch;
+		ws->packets = 0;
+		ws->bytes = 0;
+		ws->drop_packets = 0;
+		ws->drop_bytes = 0;
+		ws->sketch_packets = 0;
+		ws->sketch_bytes = 0;
+		ws->refused_epoch = ~0ULL;
+	}
+	return ws;
 }
 
 SEC("xdp.frags")
@@ -196,9 +639,9 @@ int ratewall_xdp(struct xdp_md *ctx)
 {
 	__u64 len = bpf_xdp_get_buff_len(ctx);
 	struct rw_key key = {};
+	struct rw_wslot *ws;
 	struct rw_stats *st;
 	struct rw_flow *f;
-	struct rw_slot *s;
 	__u32 zero = 0;
 	__u64 epoch;
 	bool admit;
@@ -220,20 +663,35 @@ int ratewall_xdp(struct xdp_md *ctx)
 	}
 
 	epoch = rw_now() / cfg_slot_ns;
-	f = rw_flow_get(&key, st);
-	if (!f)
-		return XDP_PASS; /* fail open: an unkeyed packet is never dropped */
-	s = rw_slot_for(f, epoch);
-	if (!s)
+	ws = rw_window_slot(epoch);
+	if (!ws)
 		return XDP_PASS;
+	ws->packets++;
+	ws->bytes += len;
+
+	f = bpf_map_lookup_elem(&flows, &key);
+	if (!f) {
+		ret = rw_untracked(&key, epoch, len, st, ws, &f);
+		if (ret == RW_PASS)
+			return XDP_PASS;
+		if (ret == RW_DROP)
+			goto drop;
+		if (!f)
+			return XDP_PASS;
+	}
+	if (f->epoch != epoch)
+		rw_flush(f, &key, epoch, st);
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
-	admit = !(cfg_limit_packets || cfg_limit_bytes) || rw_admit(f, &key, epoch, len, st);
-	s->packets++;
-	s->bytes += len;
+	admit = !RW_LIMITED || rw_admit(f, &key, epoch, len, st);
+	f->packets++;
+	f->bytes += len;
 	if (admit)
 		return XDP_PASS;
-	s->drop_packets++;
-	s->drop_bytes += len;
+	f->drop_packets++;
+	f->drop_bytes += len;
+drop:
+	ws->drop_packets++;
+	ws->drop_bytes += len;
 	st->dropped++;
 	st->dropped_bytes += len;
 	return XDP_DROP;

@@ -3,6 +3,11 @@
  * Every struct and constant that crosses the kernel/userspace boundary.
  * Fixed-width types, explicit padding, sizes pinned by _Static_assert, so the
  * BPF object and the loader can never disagree about a layout.
+ *
+ * The data path has two tiers (see README "How it works"):
+ *   - a per-CPU count-min sketch that every untracked keyed packet bumps, and
+ *   - tracked flows: sources promoted out of the sketch, each with a 64-byte
+ *     per-CPU hot record (rw_flow) and one shared history record (rw_hist).
  */
 #ifndef RATEWALL_H
 #define RATEWALL_H
@@ -24,56 +29,113 @@ struct rw_key {
 	__u8 pad[3];
 };
 
-/*
- * One slot of a sliding window, on one CPU. `epoch` is the slot's round
- * (monotonic ns / slot length); a slot whose epoch is not the current round is
- * reset by the first packet that lands in it, and readers skip slots whose
- * epoch is outside the window, so nothing is counted twice.
- * Packet counts are 32-bit: the loader caps the slot length (RW_MAX_SLOT_NS)
- * so one CPU cannot overflow them within a slot.
- */
-struct rw_slot {
-	__u64 epoch;
-	__u64 bytes;      /* offered */
-	__u64 drop_bytes;
-	__u32 packets;    /* offered */
-	__u32 drop_packets;
+/* --- Sketch ------------------------------------------------------------------ */
+
+/* Count-min geometry: rows x columns buckets per CPU. Columns: a power of two. */
+#define RW_SKETCH_ROWS 2
+#define RW_SKETCH_COLS 4096
+
+/* One slot of one sketch bucket. Counts saturate instead of wrapping. */
+struct rw_bucket_slot {
+	__u32 packets;
+	__u32 bytes;
 };
 
 /*
- * Per-CPU limiter state for one source. A CPU may admit up to its lease without
- * looking at other CPUs; when the lease runs out it sums every CPU's admitted
- * counts and outstanding leases, and takes a share of what is left. Leases and
- * the saturated flag only hold for lease_epoch.
+ * One sketch bucket on one CPU: `slots` slots indexed by epoch % slots, and
+ * running sums over the live ones. `epoch` (low 32 bits) is the newest slot
+ * written; a packet of a later slot first clears every slot the bucket skipped,
+ * so a slot that nobody wiped is recognised by its bucket, never counted twice.
+ * Map value size: rw_bucket_size(slots).
  */
-struct rw_flow_hdr {
-	__u64 lease_epoch;
+struct rw_bucket {
+	__u32 epoch;
+	__u32 win_packets;
+	__u64 win_bytes;
+	struct rw_bucket_slot slot[];
+};
+
+static inline __u32 rw_bucket_size(__u32 slots)
+{
+	return (__u32)(sizeof(struct rw_bucket) + slots * sizeof(struct rw_bucket_slot));
+}
+
+/*
+ * Sketch counts saturate at 2^32 - 1, so a threshold above 2^31 could be
+ * unreachable: promotion happens at 2^31 at the latest (always safe: promoting
+ * early only means tracking exactly).
+ */
+#define RW_MAX_THRESHOLD (1ULL << 31)
+
+/*
+ * Promotion threshold that enforces a per-window limit: a source below it on
+ * every CPU admitted at most ncpus x (threshold - 1) < limit in the window.
+ * 0 = no limit.
+ */
+static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
+{
+	__u64 t;
+
+	if (!limit)
+		return 0;
+	t = limit / (ncpus ? ncpus : 1);
+	if (t < 1)
+		t = 1;
+	return cap && t > cap ? cap : t;
+}
+
+/* --- Tracked flows -------------------------------------------------------------- */
+
+/*
+ * Per-CPU hot record of a tracked source: everything one packet touches, in one
+ * cache line. Counters belong to slot `epoch`; the first packet of a later slot
+ * flushes them into the shared history. A CPU admits from its lease without
+ * looking at other CPUs; the lease holds until lease_until. A refill that finds
+ * no budget saturates the flow until sat_until, the slot in which budget can
+ * first free up, so the drop path is one compare across slot edges.
+ */
+struct rw_flow {
+	__u64 epoch;
+	__u64 bytes;        /* offered in `epoch` on this CPU */
+	__u64 drop_bytes;
+	__u32 packets;      /* offered */
+	__u32 drop_packets;
 	__u64 lease_bytes;
 	__u32 lease_packets;
-	__u32 saturated;
+	__u32 sat_room;     /* while saturated, bytes a packet may still take (byte limits) */
+	__u64 lease_until;  /* lease valid while epoch < lease_until */
+	__u64 sat_until;    /* saturated while epoch < sat_until */
 };
 
-/* Map value: header followed by `slots` slots (value size set at load). */
-struct rw_flow {
-	struct rw_flow_hdr hdr;
-	struct rw_slot slot[];
+/*
+ * Shared history of a tracked source: per slot, four packed words (offered
+ * packets, offered bytes, dropped packets, dropped bytes). Each word holds the
+ * low RW_HIST_TAG_BITS of its slot's epoch above a RW_HIST_VALUE_BITS count, so
+ * CPUs flushing into it with compare-and-swap never need a lock and a reader
+ * knows which round every count belongs to. Value size: rw_hist_size(slots).
+ */
+#define RW_HIST_TAG_BITS 24
+#define RW_HIST_VALUE_BITS 40
+#define RW_HIST_WORDS 4 /* per slot */
+enum rw_hist_word { RW_H_PACKETS, RW_H_BYTES, RW_H_DROP_PACKETS, RW_H_DROP_BYTES };
+
+static inline __u32 rw_hist_size(__u32 slots)
+{
+	return slots * RW_HIST_WORDS * (__u32)sizeof(__u64);
+}
+
+/* What the loader sets at runtime (one-element array), read by untracked packets. */
+struct rw_thresholds {
+	__u64 promote_packets; /* promote at this per-CPU window estimate, 0 = off */
+	__u64 promote_bytes;
+	__s64 free_promotions; /* promotions allowed below the thresholds, taken atomically */
+	__u64 pad;
 };
-
-static inline __u32 rw_flow_value_size(__u32 slots)
-{
-	return (__u32)(sizeof(struct rw_flow_hdr) + slots * sizeof(struct rw_slot));
-}
-
-/* Bytes between two CPUs' values of one flow in what a per-CPU lookup returns. */
-static inline __u32 rw_flow_stride(__u32 slots)
-{
-	return (rw_flow_value_size(slots) + 7) & ~7u;
-}
 
 /*
  * Global counters, one copy per CPU; cumulative since load. Every counted
- * packet is either dropped by the limit or passed, so passed is not stored:
- * rw_stats_passed() derives it.
+ * packet is either dropped or passed, so passed is not stored:
+ * rw_stats_passed() derives it. Field order is fixed (tools read `dropped`).
  */
 struct rw_stats {
 	__u64 rx_packets;
@@ -82,9 +144,27 @@ struct rw_stats {
 	__u64 dropped_bytes;
 	__u64 malformed;     /* passed, not keyed */
 	__u64 non_ip;        /* passed, not keyed */
-	__u64 new_flows;
-	__u64 failed_inserts; /* flow map refused the insert: passed, not limited */
+	__u64 new_flows;     /* promotions out of the sketch */
+	__u64 failed_inserts; /* promotion refused (table full): capped at the threshold */
 	__u64 cross_cpu_checks; /* exact cross-CPU limit decisions taken */
+	__u64 sketch_packets; /* keyed packets counted in the sketch only */
+	__u64 capped_drops;  /* untracked packets dropped at the threshold (no room to track) */
+	__u64 hist_flushes;  /* slot counts moved from a hot record into the history */
+};
+
+/*
+ * Window totals per CPU and slot, for every keyed packet: what the report's
+ * window figures are made of, without reading any per-source state.
+ */
+struct rw_wslot {
+	__u64 epoch;
+	__u64 packets;
+	__u64 bytes;
+	__u64 drop_packets;
+	__u64 drop_bytes;
+	__u64 sketch_packets; /* of which counted in the sketch only */
+	__u64 sketch_bytes;
+	__u64 refused_epoch;  /* a promotion was refused (table full) in this slot */
 };
 
 /* Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70 Mpps). */
@@ -92,9 +172,14 @@ struct rw_stats {
 #define RW_MIN_SLOT_NS (1000000ULL)
 
 _Static_assert(sizeof(struct rw_key) == 20, "rw_key layout");
-_Static_assert(sizeof(struct rw_slot) == 32, "rw_slot layout");
-_Static_assert(sizeof(struct rw_flow_hdr) == 24, "rw_flow_hdr layout");
-_Static_assert(sizeof(struct rw_stats) == 72, "rw_stats layout");
+_Static_assert(sizeof(struct rw_bucket) == 16, "rw_bucket layout");
+_Static_assert(sizeof(struct rw_bucket_slot) == 8, "rw_bucket_slot layout");
+_Static_assert(sizeof(struct rw_flow) == 64, "rw_flow layout: one cache line");
+_Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
+_Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
+_Static_assert(sizeof(struct rw_wslot) == 64, "rw_wslot layout");
+_Static_assert((RW_SKETCH_COLS & (RW_SKETCH_COLS - 1)) == 0, "sketch columns: power of two");
+_Static_assert(RW_HIST_TAG_BITS + RW_HIST_VALUE_BITS == 64, "history word");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)
 {

@@ -64,14 +64,25 @@ static const char *verdict_name(unsigned int v)
 struct scenario {
 	const char *name;
 	uint64_t limit_packets;
+	bool tracked; /* promoted at its first packet, as `ratewall run` does while there is room */
 };
+
+/* Lets the next new source be promoted at its first packet. */
+static int allow_one_promotion(struct ratewall_bpf *skel)
+{
+	struct rw_thresholds t = { .free_promotions = 1 };
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(bpf_map__fd(skel->maps.thresholds), &zero, &t, BPF_ANY);
+}
 
 int main(int argc, char **argv)
 {
 	static const struct scenario scen[] = {
-		{ "ratewall_count_only", 0 },                     /* no limit configured */
-		{ "ratewall_under_limit", 1000000000000ULL },     /* pass path, leases */
-		{ "ratewall_over_limit", 1 },                     /* drop path, saturated */
+		{ "ratewall_sketch_only", 0, false },               /* untracked: the sketch path */
+		{ "ratewall_count_only", 0, true },                 /* tracked, no limit configured */
+		{ "ratewall_under_limit", 1000000000000ULL, true }, /* tracked pass path, leases */
+		{ "ratewall_over_limit", 1, true },                 /* tracked drop path, saturated */
 	};
 	unsigned int repeat = 1000000, verdict;
 	uint32_t slots = 10, fill = 0;
@@ -128,7 +139,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "progcost: cannot load ratewall: %s\n", strerror(-err));
 			return 1;
 		}
-		err = rw_fill_flows(bpf_map__fd(skel->maps.flows), fill, rw_possible_cpus(), slots, 0);
+		err = rw_fill_flows(bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.hist), fill,
+				    rw_possible_cpus(), slots, 0);
+		if (!err && scen[i].tracked)
+			err = allow_one_promotion(skel);
 		if (err) {
 			fprintf(stderr, "progcost: cannot prefill %u keys: %s\n", fill, strerror(-err));
 			return 1;

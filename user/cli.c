@@ -20,8 +20,10 @@ void rw_cli_usage(FILE *out)
 		"  --bps RATE          bits per second per source (k, M, G suffixes)\n"
 		"  --window DURATION   sliding window length (default 1s)\n"
 		"  --slots N           slots per window, %d..%d (default 10)\n"
-		"  --max-flows N       flow table size (default %d)\n"
-		"  --max-memory SIZE   size the flow table to a memory budget instead (K, M, G)\n"
+		"  --max-flows N       most sources tracked exactly at once (default %d);\n"
+		"                      every other source is counted in the sketch\n"
+		"  --max-memory SIZE   size the tracked-flow tables to a kernel memory budget\n"
+		"                      instead (K, M, G; see: ratewall memory)\n"
 		"  --top N             sources shown each interval (default 10)\n"
 		"  --interval DURATION time between reports (default 1s)\n"
 		"  --duration DURATION exit after this long (default: until Ctrl-C)\n"
@@ -33,7 +35,12 @@ void rw_cli_usage(FILE *out)
 		"  -v, --verbose       libbpf and loader diagnostics on stderr\n"
 		"\n"
 		"Durations: 250us, 500ms, 2s, 1m, 1h. Exit status: 0 done, 1 runtime\n"
-		"failure, 2 bad usage.\n",
+		"failure, 2 bad usage.\n"
+		"\n"
+		"usage: ratewall memory [--cpus N] [run options]\n"
+		"\n"
+		"Print the kernel memory each map takes for N possible CPUs (default: this\n"
+		"machine) with those options, ending with a line 'total SIZE'.\n",
 		RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS);
 }
 
@@ -49,7 +56,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 
 enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
-	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK,
+	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 };
 
 static const struct option run_options[] = {
@@ -66,6 +73,7 @@ static const struct option run_options[] = {
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -176,9 +184,12 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen)
+/* Both commands' parser; cpus is NULL for `run`, which takes no --cpus. */
+static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cpus, char *err,
+		      size_t errlen)
 {
 	int opt, ret;
+	uint64_t v;
 
 	*cfg = (struct rw_config){
 		.window_ns = 1000000000ULL,
@@ -197,11 +208,23 @@ int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, si
 			return 1;
 		if (opt == ':')
 			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-		if (opt == '?')
+		if (opt == '?' || (opt == OPT_CPUS && !cpus))
 			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		if (opt == OPT_CPUS) {
+			if (rw_parse_uint(optarg, 1, RW_MAX_CPUS, &v))
+				return fail(err, errlen, "--cpus: '%s' must be a whole number from 1 to %d",
+					    optarg, RW_MAX_CPUS);
+			*cpus = (uint32_t)v;
+			continue;
+		}
 		ret = parse_one(opt, optarg, cfg, err, errlen);
 		if (ret)
 			return ret;
+	}
+	if (cpus) {
+		if (optind < argc)
+			return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return validate(cfg, err, errlen);
 	}
 	if (optind >= argc)
 		return fail(err, errlen, "missing IFACE: ratewall run IFACE [options]");
@@ -211,4 +234,15 @@ int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, si
 		return fail(err, errlen, "'%s' is not a valid interface name", argv[optind]);
 	strcpy(cfg->ifname, argv[optind]);
 	return validate(cfg, err, errlen);
+}
+
+int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen)
+{
+	return parse_args(argc, argv, cfg, NULL, err, errlen);
+}
+
+int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *cpus, char *err,
+			size_t errlen)
+{
+	return parse_args(argc, argv, cfg, cpus, err, errlen);
 }

@@ -3,6 +3,7 @@
 #define RW_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include "config.h"
 
@@ -12,6 +13,12 @@
  * system: whether the interface exists is the loader's business.
  */
 int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen);
+/*
+ * Parses `ratewall memory` arguments (argv[0] is "memory"): the run options
+ * without IFACE, plus --cpus N (left untouched when not given).
+ */
+int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *cpus, char *err,
+			size_t errlen);
 void rw_cli_usage(FILE *out);
 
 #endif

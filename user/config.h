@@ -15,7 +15,8 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 /* auto takes the coarse clock when a slot lasts at least this many of its ticks. */
 #define RW_COARSE_MIN_TICKS_PER_SLOT 20
 
-#define RW_DEFAULT_MAX_FLOWS 65536
+/* Tracked (promoted) sources; the sketch counts all the others. */
+#define RW_DEFAULT_MAX_FLOWS 32768
 #define RW_MAX_MAX_FLOWS (1u << 26)
 #define RW_MAX_TOP 10000
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * One tick over the kernel's flow map: batch-read every flow, sum its live
- * slots across CPUs, delete flows idle for a whole window, and feed the rest
- * to the ranker.
+ * One tick over the kernel's state: batch-read the tracked flows (per-CPU hot
+ * records, then their shared history), sum each one's live slots, delete flows
+ * idle for a whole window, feed the rest to the ranker, take the window's
+ * totals from the per-slot totals (sources never promoted cost the tick
+ * nothing), and set the next promotion thresholds.
  */
 #ifndef RW_FLOWTAB_H
 #define RW_FLOWTAB_H
@@ -10,30 +12,50 @@
 #include <stdint.h>
 #include "config.h"
 #include "rank.h"
+#include "thresholds.h"
+
+struct rw_join_entry;
 
 struct rw_flowtab {
-	int map_fd;
+	int flows_fd, hist_fd, window_fd, thresholds_fd;
 	uint32_t ncpus;
 	uint32_t slots;
-	uint32_t stride;  /* bytes between two CPUs' values of one key */
+	uint32_t max_flows;
 	uint32_t batch;   /* keys per lookup_batch call */
 	void *keys;
 	void *values;
+	struct rw_join_entry *join; /* open addressing, key -> partial window sum */
+	uint32_t join_cap;
+	uint32_t join_used;
 	struct rw_key *idle;
 	uint32_t idle_cap;
+	uint32_t nidle;
+	struct rw_wslot *wslots; /* one lookup's worth: ncpus values */
 };
 
 struct rw_tick {
-	uint64_t flows;              /* live flows left in the map */
+	uint64_t flows;              /* tracked flows live after this tick */
 	uint64_t deleted;            /* idle flows removed this tick */
-	struct rw_window_sum total;  /* counters summed over all flows (cpus, epoch unused) */
+	struct rw_window_sum total;  /* every keyed packet in the window (cpus, epoch unused) */
+	uint64_t sketch_packets;     /* of which counted in the sketch only */
+	uint64_t sketch_bytes;
+	uint64_t sketch_peak_cpu;    /* most sketch-only packets one CPU has in the window */
+	uint64_t sketch_peak_cpu_bytes;
+	struct rw_thresholds next;   /* thresholds set for the next interval */
 };
 
-int rw_flowtab_init(struct rw_flowtab *ft, int map_fd, uint32_t ncpus, uint32_t slots);
+struct rw_flowtab_fds {
+	int flows, hist, window, thresholds;
+};
+
+int rw_flowtab_init(struct rw_flowtab *ft, const struct rw_flowtab_fds *fds, uint32_t ncpus,
+		    uint32_t slots, uint32_t max_flows);
 void rw_flowtab_free(struct rw_flowtab *ft);
 /* Returns 0 or a negative errno from the map operations. */
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
 		    struct rw_ranker *ranker, struct rw_tick *out);
+
+int rw_thresholds_write(int map_fd, const struct rw_thresholds *t);
 
 /* Sums the per-CPU global counters. */
 int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum);

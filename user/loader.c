@@ -8,13 +8,12 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ratewall.h"
 #include "ratewall.skel.h"
-
-/* Hash element header, key and per-CPU pointer the kernel keeps beside each value. */
-#define RW_HTAB_ELEM_OVERHEAD 80
 
 uint32_t rw_possible_cpus(void)
 {
@@ -23,11 +22,14 @@ uint32_t rw_possible_cpus(void)
 	return n > 0 ? (uint32_t)n : 1;
 }
 
-uint64_t rw_flow_table_bytes(uint32_t max_flows, uint32_t ncpus, uint32_t slots)
+static uint64_t random_seed(void)
 {
-	uint64_t value = rw_flow_stride(slots);
+	uint64_t seed = 0;
 
-	return (uint64_t)max_flows * (ncpus * value + RW_HTAB_ELEM_OVERHEAD);
+	/* Without entropy, the clock still keeps seeds apart across loads. */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed))
+		seed = (uint64_t)time(NULL) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)getpid();
+	return seed | 1;
 }
 
 static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -38,7 +40,6 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 {
-	uint32_t vsize = rw_flow_value_size(p->slots);
 	uint32_t ncpus = rw_possible_cpus();
 	struct ratewall_bpf *skel;
 	int err;
@@ -53,15 +54,22 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_slots = p->slots;
 	skel->rodata->cfg_limit_packets = p->limit_packets;
 	skel->rodata->cfg_limit_bytes = p->limit_bytes;
+	skel->rodata->cfg_cap_packets = rw_limit_threshold(p->limit_packets, ncpus, RW_MAX_THRESHOLD);
+	skel->rodata->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus, RW_MAX_THRESHOLD);
 	skel->rodata->cfg_nr_cpus = ncpus;
+	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	skel->rodata->cfg_test_clock = p->test_clock;
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;
 
-	err = bpf_map__set_value_size(skel->maps.flows, vsize);
+	err = bpf_map__set_value_size(skel->maps.hist, rw_hist_size(p->slots));
 	if (!err)
-		err = bpf_map__set_value_size(skel->maps.zero_flow, vsize);
+		err = bpf_map__set_value_size(skel->maps.zero_hist, rw_hist_size(p->slots));
+	if (!err)
+		err = bpf_map__set_value_size(skel->maps.sketch, rw_bucket_size(p->slots));
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.flows, p->max_flows);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.hist, p->max_flows);
 	if (!err)
 		err = ratewall_bpf__load(skel);
 	if (err) {

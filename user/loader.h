@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "config.h"
+#include "memplan.h"
 
 struct ratewall_bpf;
 
@@ -16,7 +17,8 @@ struct rw_load_params {
 	uint32_t slots;
 	uint64_t limit_packets; /* per window, 0 = none */
 	uint64_t limit_bytes;   /* per window, 0 = none */
-	uint32_t max_flows;
+	uint32_t max_flows;     /* tracked (promoted) sources */
+	uint64_t hash_seed;     /* 0: a random one */
 	bool test_clock;
 	bool coarse_clock;
 	bool verbose;
@@ -25,8 +27,6 @@ struct rw_load_params {
 /* Opens, configures and loads the skeleton. Negative errno on failure. */
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 
-/* Bytes the flow table takes: entries x possible CPUs x value, plus per-entry overhead. */
-uint64_t rw_flow_table_bytes(uint32_t max_flows, uint32_t ncpus, uint32_t slots);
 uint32_t rw_possible_cpus(void);
 
 struct rw_attachment {

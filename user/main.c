@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "memcmd.h"
 #include "run.h"
 
 #ifndef RATEWALL_VERSION
@@ -15,6 +16,7 @@ static void usage(FILE *out)
 	fprintf(out, "ratewall %s: XDP per-source rate limiter and top-talkers monitor\n\n"
 		     "commands:\n"
 		     "  run IFACE [options]   attach, enforce and report (ratewall run --help)\n"
+		     "  memory [--cpus N] [options]  kernel memory of every map, planned\n"
 		     "  version               print the version\n",
 		RATEWALL_VERSION);
 }
@@ -38,6 +40,8 @@ int main(int argc, char **argv)
 		printf("ratewall %s\n", RATEWALL_VERSION);
 		return 0;
 	}
+	if (strcmp(argv[1], "memory") == 0)
+		return rw_memory_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0) {
 		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
 		return 2;

@@ -23,8 +23,9 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	fprintf(out, "\n%s  %s  window %.3gs/%u slots  flows %" PRIu64 "\n", when, r->cfg->ifname,
-		r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows);
+	rw_format_si(rw_rate(r->tick.sketch_packets, r->span_ns), a, sizeof(a));
+	fprintf(out, "\n%s  %s  window %.3gs/%u slots  tracked %" PRIu64 "  sketch-only %s pps\n",
+		when, r->cfg->ifname, r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows, a);
 	fprintf(out, "%4s  %-39s %9s %9s %9s %8s  %-7s %4s\n", "RANK", "SOURCE", "PPS", "BPS",
 		"DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
 	for (uint32_t i = 0; i < r->ntop; i++) {
@@ -84,13 +85,22 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"dropped_bytes\": %" PRIu64 ", \"malformed\": %" PRIu64 ", \"non_ip\": %" PRIu64
 		", \"new_flows\": %" PRIu64 ", \"failed_inserts\": %" PRIu64
 		", \"window_packets\": %" PRIu64 ", \"window_bytes\": %" PRIu64
-		", \"window_dropped\": %" PRIu64 ", \"idle_deleted\": %" PRIu64 "}, \"top\": [",
+		", \"window_dropped\": %" PRIu64 ", \"idle_deleted\": %" PRIu64
+		", \"tracked_flows\": %" PRIu64 ", \"window_sketch_packets\": %" PRIu64
+		", \"window_sketch_bytes\": %" PRIu64 ", \"capped_drops\": %" PRIu64
+		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64 "}"
+		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
+		", \"free\": %" PRId64 "}, \"top\": [",
 		r->cfg->window_ns / 1e6, r->cfg->slots, r->cfg->pps, r->cfg->bps,
 		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)rw_stats_passed(s),
 		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,
 		(uint64_t)s->malformed, (uint64_t)s->non_ip, (uint64_t)s->new_flows,
 		(uint64_t)s->failed_inserts, (uint64_t)r->tick.total.packets,
-		(uint64_t)r->tick.total.bytes, (uint64_t)r->tick.total.drop_packets, r->tick.deleted);
+		(uint64_t)r->tick.total.bytes, (uint64_t)r->tick.total.drop_packets, r->tick.deleted,
+		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
+		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks,
+		(uint64_t)r->tick.next.promote_packets, (uint64_t)r->tick.next.promote_bytes,
+		(int64_t)r->tick.next.free_promotions);
 	for (uint32_t i = 0; i < r->ntop; i++) {
 		const struct rw_rank_entry *e = &r->top[i];
 		char key[RW_KEY_STRLEN];

@@ -16,6 +16,7 @@
 #include "flowtab.h"
 #include "loader.h"
 #include "meminfo.h"
+#include "memplan.h"
 #include "rank.h"
 #include "ratewall.skel.h"
 #include "report.h"
@@ -81,35 +82,42 @@ static void sleep_until(uint64_t deadline_ns)
 
 static uint32_t resolve_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 {
-	uint64_t per_flow, flows;
+	struct rw_memplan fixed;
+	uint64_t flows;
 
 	if (cfg->max_flows)
 		return cfg->max_flows;
 	if (!cfg->max_memory)
 		return RW_DEFAULT_MAX_FLOWS;
-	per_flow = rw_flow_table_bytes(1, ncpus, cfg->slots);
-	flows = cfg->max_memory / per_flow;
+	/* What the sketch and the small maps take comes first; flows get the rest. */
+	rw_memplan(ncpus, 0, cfg->slots, &fixed);
+	if (cfg->max_memory <= fixed.total)
+		return 0;
+	flows = (cfg->max_memory - fixed.total) / rw_memplan_per_flow(ncpus, cfg->slots);
 	return flows > RW_MAX_MAX_FLOWS ? RW_MAX_MAX_FLOWS : (uint32_t)flows;
 }
 
-/* Refuses a flow table that would take more than its share of free memory. */
+/* Refuses maps that would take more than their share of free memory. */
 static bool table_fits(const struct rw_config *cfg, uint32_t max_flows, uint32_t ncpus)
 {
-	uint64_t need = rw_flow_table_bytes(max_flows, ncpus, cfg->slots), avail = 0;
+	struct rw_memplan plan;
+	uint64_t avail = 0;
 	FILE *f = fopen("/proc/meminfo", "r");
 	char a[32], b[32];
 
+	rw_memplan(ncpus, max_flows, cfg->slots, &plan);
 	if (f) {
 		avail = rw_meminfo_available(f);
 		fclose(f);
 	}
-	if (!avail || need <= avail / 100 * RW_MAX_TABLE_SHARE_PERCENT)
+	if (!avail || plan.total <= avail / 100 * RW_MAX_TABLE_SHARE_PERCENT)
 		return true;
-	rw_format_bytes((double)need, a, sizeof(a));
+	rw_format_bytes((double)plan.total, a, sizeof(a));
 	rw_format_bytes((double)avail, b, sizeof(b));
-	fprintf(stderr, "ratewall: a flow table of %u flows takes %s, more than %d%% of the %s "
-		"available; lower --max-flows or set --max-memory\n",
-		max_flows, a, RW_MAX_TABLE_SHARE_PERCENT, b);
+	fprintf(stderr, "ratewall: %u tracked flows on %u CPUs take %s of kernel memory, more than "
+		"%d%% of the %s available; lower --max-flows or set --max-memory "
+		"(see: ratewall memory)\n",
+		max_flows, ncpus, a, RW_MAX_TABLE_SHARE_PERCENT, b);
 	return false;
 }
 
@@ -117,20 +125,21 @@ static void describe_start(const struct rw_config *cfg, const struct rw_attachme
 			   uint32_t max_flows, uint32_t ncpus, enum rw_clock clock)
 {
 	char pps[32] = "none", bps[32] = "none", mem[32];
+	struct rw_memplan plan;
 
 	if (cfg->pps)
 		rw_format_si((double)cfg->pps, pps, sizeof(pps));
 	if (cfg->bps)
 		rw_format_si((double)cfg->bps, bps, sizeof(bps));
-	rw_format_bytes((double)rw_flow_table_bytes(max_flows, ncpus, cfg->slots), mem, sizeof(mem));
+	rw_memplan(ncpus, max_flows, cfg->slots, &plan);
+	rw_format_bytes((double)plan.total, mem, sizeof(mem));
 	fprintf(stderr,
 		"ratewall: attached to %s (%s XDP); limit per source: %s pps, %s bps; "
 		"window %.3gs in %u slots; %s clock\n"
-		"ratewall: flow table %u flows x %u CPUs x %u B = %s\n",
+		"ratewall: up to %u tracked sources, sketch %ux%u per CPU, %u CPUs: %s of kernel memory\n",
 		cfg->ifname, at->mode == RW_XDP_NATIVE ? "native" : "generic", pps, bps,
 		cfg->window_ns / 1e9, cfg->slots, clock == RW_CLOCK_COARSE ? "coarse" : "precise",
-		max_flows, ncpus,
-		rw_flow_stride(cfg->slots), mem);
+		max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, ncpus, mem);
 }
 
 struct rw_session {
@@ -141,12 +150,13 @@ struct rw_session {
 	struct rw_ranker ranker;
 	struct rw_rank_entry *top;
 	uint32_t ncpus;
+	uint32_t max_flows;
 	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
 	uint64_t start_ns; /* attach time on that clock */
 	uint64_t tick0_ns; /* attach time on CLOCK_MONOTONIC, which schedules ticks */
 };
 
-/* One interval: read, wipe, rank, print. Returns 0, or negative errno. */
+/* One interval: read, wipe, rank, set thresholds, print. Returns 0, or negative errno. */
 static int tick(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
@@ -158,7 +168,12 @@ static int tick(struct rw_session *s)
 	if (err)
 		return err;
 	rep.ntop = rw_ranker_merge(&s->ranker, s->top);
-	err = rw_stats_read(bpf_map__fd(s->skel->maps.stats), s->ncpus, &rep.stats);
+	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
+					   rep.tick.flows, s->max_flows, rep.tick.sketch_peak_cpu,
+					   rep.tick.sketch_peak_cpu_bytes);
+	err = rw_thresholds_write(bpf_map__fd(s->skel->maps.thresholds), &rep.tick.next);
+	if (!err)
+		err = rw_stats_read(bpf_map__fd(s->skel->maps.stats), s->ncpus, &rep.stats);
 	if (err)
 		return err;
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
@@ -211,6 +226,8 @@ int rw_run(const struct rw_config *cfg)
 {
 	struct rw_session s = { .cfg = cfg, .at = { .link_fd = -1 } };
 	struct rw_load_params lp;
+	struct rw_flowtab_fds fds;
+	struct rw_thresholds first;
 	char err[256];
 	int ifindex, ret = RW_EXIT_RUNTIME, e;
 	enum rw_clock clock;
@@ -229,8 +246,8 @@ int rw_run(const struct rw_config *cfg)
 	s.ncpus = rw_possible_cpus();
 	max_flows = resolve_max_flows(cfg, s.ncpus);
 	if (max_flows == 0) {
-		fprintf(stderr, "ratewall: --max-memory is too small for even one flow (%llu B each)\n",
-			(unsigned long long)rw_flow_table_bytes(1, s.ncpus, cfg->slots));
+		fprintf(stderr, "ratewall: --max-memory is too small for the sketch and one tracked "
+			"flow on %u CPUs (see: ratewall memory)\n", s.ncpus);
 		return RW_EXIT_USAGE;
 	}
 	if (!table_fits(cfg, max_flows, s.ncpus))
@@ -253,11 +270,12 @@ int rw_run(const struct rw_config *cfg)
 	};
 	e = rw_bpf_load(&lp, &s.skel);
 	if (e == -ENOMEM || e == -E2BIG) {
+		struct rw_memplan plan;
 		char mem[32];
 
-		rw_format_bytes((double)rw_flow_table_bytes(max_flows, s.ncpus, cfg->slots), mem,
-				sizeof(mem));
-		fprintf(stderr, "ratewall: cannot allocate the flow table (%u flows, %s): %s; "
+		rw_memplan(s.ncpus, max_flows, cfg->slots, &plan);
+		rw_format_bytes((double)plan.total, mem, sizeof(mem));
+		fprintf(stderr, "ratewall: cannot allocate the maps (%u tracked flows, %s): %s; "
 			"lower --max-flows or --max-memory\n", max_flows, mem, strerror(-e));
 		return RW_EXIT_RUNTIME;
 	}
@@ -266,7 +284,20 @@ int rw_run(const struct rw_config *cfg)
 			cfg->verbose ? "" : " (run with -v for the kernel's log)");
 		return RW_EXIT_RUNTIME;
 	}
-	if (rw_flowtab_init(&s.flowtab, bpf_map__fd(s.skel->maps.flows), s.ncpus, cfg->slots) ||
+	s.max_flows = max_flows;
+	fds = (struct rw_flowtab_fds){
+		.flows = bpf_map__fd(s.skel->maps.flows),
+		.hist = bpf_map__fd(s.skel->maps.hist),
+		.window = bpf_map__fd(s.skel->maps.window),
+		.thresholds = bpf_map__fd(s.skel->maps.thresholds),
+	};
+	/* Until the first tick, sources are tracked from their first packet, within the budget. */
+	first = rw_next_thresholds(NULL, 0, cfg->top, cfg->sort, s.ncpus, 0, max_flows, 0, 0);
+	if (rw_thresholds_write(fds.thresholds, &first)) {
+		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(errno));
+		goto out;
+	}
+	if (rw_flowtab_init(&s.flowtab, &fds, s.ncpus, cfg->slots, max_flows) ||
 	    rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
 	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
 		fprintf(stderr, "ratewall: out of memory\n");

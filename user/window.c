@@ -3,13 +3,14 @@
 
 #include <string.h>
 
-void rw_window_sum(const void *values, uint32_t ncpus, uint32_t stride, uint32_t slots,
-		   uint64_t now_epoch, struct rw_window_sum *out)
+void rw_flow_window(const struct rw_flow *hot, uint32_t ncpus, const uint64_t *hist, uint32_t slots,
+		    uint64_t now_epoch, struct rw_window_sum *out)
 {
 	memset(out, 0, sizeof(*out));
 	for (uint32_t cpu = 0; cpu < ncpus; cpu++)
-		rw_window_add_cpu((const void *)((const char *)values + (size_t)cpu * stride), slots,
-				  now_epoch, out);
+		rw_window_add_hot(&hot[cpu], slots, now_epoch, out);
+	if (hist)
+		rw_window_add_hist((const __u64 *)hist, slots, now_epoch, out);
 }
 
 uint64_t rw_window_span_ns(uint64_t now_ns, uint64_t start_ns, uint64_t slot_ns, uint32_t slots)

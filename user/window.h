@@ -9,11 +9,11 @@
 #include "ratewall_window.h"
 
 /*
- * Sums one flow's per-CPU values. `values` holds ncpus values, `stride` bytes
- * apart (what a per-CPU map lookup returns).
+ * Sums one tracked flow: its ncpus hot records (what a per-CPU map lookup
+ * returns) and its shared history (NULL if it has none yet).
  */
-void rw_window_sum(const void *values, uint32_t ncpus, uint32_t stride, uint32_t slots,
-		   uint64_t now_epoch, struct rw_window_sum *out);
+void rw_flow_window(const struct rw_flow *hot, uint32_t ncpus, const uint64_t *hist, uint32_t slots,
+		    uint64_t now_epoch, struct rw_window_sum *out);
 
 /*
  * Time the window covers at now_ns: the full slots plus the part of the

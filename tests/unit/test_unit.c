@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "key.h"
 #include "meminfo.h"
+#include "memplan.h"
+#include "thresholds.h"
 #include "rank.h"
 #include "testlib.h"
 #include "units.h"
@@ -231,57 +233,140 @@ static void test_limit_per_window(void)
 	CHECK_EQ(rw_limit_per_window(UINT64_MAX, 3600000000000ULL, 1), UINT64_MAX);
 }
 
-/* Builds ncpus per-CPU flow values of `slots` slots in one buffer, as the kernel hands them out. */
-static void *make_values(uint32_t ncpus, uint32_t slots, uint32_t *stride)
+static void set_hist(uint64_t *h, uint64_t epoch, uint32_t slots, uint64_t pk, uint64_t drop)
 {
-	*stride = rw_flow_stride(slots);
-	return calloc(ncpus, *stride);
-}
+	uint64_t *w = &h[(epoch % slots) * RW_HIST_WORDS];
 
-static struct rw_slot *slot_at(void *values, uint32_t stride, uint32_t cpu, uint32_t i)
-{
-	struct rw_flow *f = (void *)((char *)values + (size_t)cpu * stride);
-
-	return &f->slot[i];
-}
-
-static void set_slot(void *v, uint32_t stride, uint32_t cpu, uint64_t epoch, uint32_t slots,
-		     uint32_t pk, uint32_t drop)
-{
-	struct rw_slot *s = slot_at(v, stride, cpu, (uint32_t)(epoch % slots));
-
-	*s = (struct rw_slot){ .epoch = epoch, .packets = pk, .bytes = pk * 100ULL,
-			       .drop_packets = drop, .drop_bytes = drop * 100ULL };
+	w[RW_H_PACKETS] = rw_hist_pack(epoch, pk);
+	w[RW_H_BYTES] = rw_hist_pack(epoch, pk * 100);
+	w[RW_H_DROP_PACKETS] = drop ? rw_hist_pack(epoch, drop) : 0;
+	w[RW_H_DROP_BYTES] = drop ? rw_hist_pack(epoch, drop * 100) : 0;
 }
 
 static void test_window_sum_skips_stale_slots(void)
 {
-	uint32_t stride, slots = 4;
-	void *v = make_values(3, slots, &stride);
+	uint32_t slots = 4;
+	uint64_t hist[4 * RW_HIST_WORDS] = { 0 };
+	struct rw_flow hot[3] = {
+		/* now = epoch 100: live epochs are 97..100 (and 101, a CPU a slot ahead). */
+		{ .epoch = 100, .packets = 10, .bytes = 1000, .drop_packets = 1, .drop_bytes = 100 },
+		{ .epoch = 96, .packets = 700, .bytes = 70000 }, /* just out of the window */
+		{ .epoch = 101, .packets = 3, .bytes = 300 },    /* ahead of the reader */
+	};
 	struct rw_window_sum w;
 
-	/* now = epoch 100: live epochs are 97..100 (and 101, a CPU a tick ahead). */
-	set_slot(v, stride, 0, 100, slots, 10, 1);
-	set_slot(v, stride, 0, 99, slots, 20, 0);
-	set_slot(v, stride, 0, 94, slots, 1000, 0); /* slot 2: stale by a whole round */
-	set_slot(v, stride, 1, 97, slots, 5, 5);    /* oldest live slot */
-	set_slot(v, stride, 1, 96, slots, 700, 0);  /* just out of the window */
-	set_slot(v, stride, 2, 101, slots, 3, 0);   /* ahead of the reader */
-	rw_window_sum(v, 3, stride, slots, 100, &w);
+	set_hist(hist, 99, slots, 20, 0);
+	set_hist(hist, 97, slots, 5, 5);    /* oldest live slot */
+	set_hist(hist, 94, slots, 1000, 0); /* slot 2: stale by a whole round */
+	rw_flow_window(hot, 3, hist, slots, 100, &w);
 	CHECK_EQ(w.packets, 10 + 20 + 5 + 3);
 	CHECK_EQ(w.bytes, (10 + 20 + 5 + 3) * 100ULL);
 	CHECK_EQ(w.drop_packets, 6);
 	CHECK_EQ(w.drop_bytes, 600);
-	CHECK_EQ(w.cpus, 3);
+	CHECK_EQ(w.cpus, 2); /* CPUs with live hot counts */
 	CHECK_EQ(w.newest_epoch, 101);
 	CHECK(!rw_window_idle(&w, 100, slots));
 
 	/* Four slots later, nothing is live: idle, to be wiped. */
-	rw_window_sum(v, 3, stride, slots, 105, &w);
+	rw_flow_window(hot, 3, hist, slots, 105, &w);
 	CHECK_EQ(w.packets, 0);
 	CHECK_EQ(w.cpus, 0);
 	CHECK(rw_window_idle(&w, 105, slots));
-	free(v);
+	/* A flow with no history yet is summed from its hot records alone. */
+	rw_flow_window(hot, 1, NULL, slots, 100, &w);
+	CHECK_EQ(w.packets, 10);
+}
+
+/* History words carry 24 bits of their epoch: decoding must survive the wrap. */
+static void test_hist_words(void)
+{
+	uint64_t base[] = { 0, 5, (1ULL << 24) - 2, (1ULL << 24) + 3, 123456789012ULL };
+
+	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
+		uint64_t e = base[i], w = rw_hist_pack(e, 777);
+
+		CHECK_EQ(rw_hist_value(w), 777);
+		CHECK_EQ(rw_hist_epoch(w, e), e);
+		CHECK_EQ(rw_hist_epoch(w, e + 9), e);     /* read later */
+		CHECK_EQ(rw_hist_epoch(w, e + 1000000), e);
+		if (e >= 2)
+			CHECK_EQ(rw_hist_epoch(w, e - 2), e); /* a writer slightly ahead */
+		CHECK_EQ(rw_hist_live(w, e + 9, 10), 777);
+		CHECK_EQ(rw_hist_live(w, e + 10, 10), 0); /* left the window */
+	}
+	CHECK_EQ(rw_hist_live(0, 50, 10), 0);
+	/* Counts saturate rather than wrap into the tag. */
+	CHECK_EQ(rw_hist_value(rw_hist_pack(3, 1ULL << 45)), RW_HIST_VALUE_MAX);
+	CHECK_EQ(rw_hist_epoch(rw_hist_pack(3, 1ULL << 45), 3), 3);
+}
+
+/* The promotion threshold a limit needs: ncpus x (threshold - 1) never reaches the limit. */
+static void test_limit_threshold_bound(void)
+{
+	static const uint64_t limits[] = { 1, 2, 3, 7, 100, 999, 1000, 10000, 123456789, 1ULL << 40 };
+	static const uint32_t cpus[] = { 1, 2, 3, 16, 64, 192, 1024 };
+
+	CHECK_EQ(rw_limit_threshold(0, 4, 0), 0);
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		for (size_t j = 0; j < sizeof(cpus) / sizeof(cpus[0]); j++) {
+			uint64_t t = rw_limit_threshold(limits[i], cpus[j], RW_MAX_THRESHOLD);
+
+			CHECK(t >= 1 && t <= RW_MAX_THRESHOLD);
+			CHECK((t - 1) * cpus[j] < limits[i]);
+		}
+	}
+}
+
+static void test_next_thresholds(void)
+{
+	struct rw_rank_entry top[3] = { 0 };
+	struct rw_thresholds t;
+
+	/* Few flows tracked: the rest of the free budget, and the sketch's noise floor. */
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, 0, 0);
+	CHECK_EQ(t.free_promotions, RW_FREE_TRACKED - 100);
+	CHECK_EQ(t.promote_packets, 2);
+	CHECK_EQ(t.promote_bytes, 0);
+	/* A small table keeps a quarter of itself for free promotions. */
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 10, 64, 0, 0);
+	CHECK_EQ(t.free_promotions, 16 - 10);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
+	CHECK_EQ(t.free_promotions, 0);
+	/* A full top-3 whose third has 9000 packets: 4500 on some CPU of two. */
+	top[2].sum.packets = 9000;
+	top[2].sum.bytes = 900000;
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
+	CHECK_EQ(t.promote_packets, 4500);
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_BPS, 2, 5000, 32768, 0, 0);
+	CHECK_EQ(t.promote_packets, 0);
+	CHECK_EQ(t.promote_bytes, 450000);
+	/* A spoofed flood of 40 M packets on one CPU: never below its count-min noise. */
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 40000000, 0);
+	CHECK_EQ(t.promote_packets, 2 * 40000000 / RW_SKETCH_COLS + 2);
+}
+
+static void test_memplan(void)
+{
+	struct rw_memplan a, b;
+	uint64_t sum = 0;
+
+	rw_memplan(2, 32768, 10, &a);
+	for (uint32_t i = 0; i < a.n; i++)
+		sum += a.map[i].bytes;
+	CHECK_EQ(sum, a.total);
+	CHECK_EQ(strcmp(a.map[0].name, "flows"), 0);
+	/* The per-CPU hot record is 64 B: the flow table grows by that per CPU, no more. */
+	rw_memplan(64, 32768, 10, &b);
+	CHECK_EQ(b.map[0].bytes - a.map[0].bytes, 62ULL * 64 * 32768 + 62ULL * 4 * 8 /* lock ints */);
+	/* History does not depend on the CPU count beyond a spare element per CPU. */
+	CHECK(b.map[1].bytes - a.map[1].bytes < 64ULL * 1024);
+	/* Defaults on 64 CPUs stay within 256 MiB. */
+	CHECK(b.total <= 256ULL << 20);
+	/* One more flow costs what rw_memplan_per_flow says (same bucket array size). */
+	rw_memplan(64, 30000, 10, &a);
+	rw_memplan(64, 30001, 10, &b);
+	CHECK(b.total - a.total <= rw_memplan_per_flow(64, 10));
+	CHECK(b.total - a.total >= rw_memplan_per_flow(64, 10) - 4 * 16);
 }
 
 static void test_window_span(void)
@@ -418,6 +503,10 @@ int main(void)
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);
 	RUN(test_window_span);
+	RUN(test_hist_words);
+	RUN(test_limit_threshold_bound);
+	RUN(test_next_thresholds);
+	RUN(test_memplan);
 	RUN(test_ranking_matches_brute_force);
 	RUN(test_ranking_ties_break_by_key);
 	RUN(test_key_format);

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "memcmd.h"
+
+#include <stdio.h>
+
+#include "cli.h"
+#include "loader.h"
+#include "memplan.h"
+#include "ratewall.h"
+#include "units.h"
+
+int rw_memory_command(int argc, char **argv)
+{
+	uint32_t cpus = rw_possible_cpus(), max_flows;
+	struct rw_memplan plan;
+	struct rw_config cfg;
+	char err[256], size[32];
+	int ret;
+
+	ret = rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err));
+	if (ret == 1) {
+		rw_cli_usage(stdout);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		return 2;
+	}
+	max_flows = cfg.max_flows ? cfg.max_flows : RW_DEFAULT_MAX_FLOWS;
+	if (cfg.max_memory) {
+		rw_memplan(cpus, 0, cfg.slots, &plan);
+		if (cfg.max_memory <= plan.total) {
+			rw_format_bytes((double)plan.total, size, sizeof(size));
+			fprintf(stderr, "ratewall: --max-memory is below the %s the sketch alone takes "
+				"on %u CPUs\n", size, cpus);
+			return 2;
+		}
+		max_flows = (uint32_t)((cfg.max_memory - plan.total) / rw_memplan_per_flow(cpus, cfg.slots));
+	}
+	rw_memplan(cpus, max_flows, cfg.slots, &plan);
+	printf("kernel memory for %u possible CPUs, %u tracked flows, %u slots, sketch %ux%u:\n",
+	       cpus, max_flows, cfg.slots, RW_SKETCH_ROWS, RW_SKETCH_COLS);
+	for (uint32_t i = 0; i < plan.n; i++) {
+		rw_format_bytes((double)plan.map[i].bytes, size, sizeof(size));
+		printf("  %-16s %12s  %s\n", plan.map[i].name, size, plan.map[i].what);
+	}
+	rw_format_bytes((double)plan.total, size, sizeof(size));
+	printf("total %s\n", size);
+	return 0;
+}

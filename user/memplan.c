@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "memplan.h"
+
+#include "ratewall.h"
+
+/* Sizes of the kernel's own structs behind a map (x86_64, Linux 6.x). */
+#define K_HTAB 320          /* struct bpf_htab, rounded */
+#define K_ARRAY 320         /* struct bpf_array header */
+#define K_BUCKET 16         /* struct bucket: list head + raw spinlock */
+#define K_HTAB_ELEM 48      /* struct htab_elem before the key */
+#define K_LOCK_COUNT 8      /* HASHTAB_MAP_LOCK_COUNT ints per CPU */
+
+static uint64_t round8(uint64_t v)
+{
+	return (v + 7) & ~7ULL;
+}
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* A preallocated hash map: buckets, elements, and per-CPU values when per-CPU. */
+static uint64_t htab_bytes(uint32_t ncpus, uint64_t entries, uint32_t key, uint32_t value, int percpu)
+{
+	uint64_t elem = K_HTAB_ELEM + round8(key) + (percpu ? 8 : round8(value));
+	uint64_t n = percpu ? entries : entries + ncpus; /* plain hashes keep a spare per CPU */
+	uint64_t b = K_HTAB + K_BUCKET * pow2_at_least(entries) + 4ULL * ncpus * K_LOCK_COUNT;
+
+	b += elem * n;
+	if (percpu)
+		b += round8(value) * ncpus * n;
+	else
+		b += 8ULL * ncpus;
+	return b;
+}
+
+static uint64_t array_bytes(uint32_t ncpus, uint64_t entries, uint32_t value, int percpu)
+{
+	if (percpu)
+		return K_ARRAY + entries * 8 + entries * round8(value) * ncpus;
+	return K_ARRAY + entries * round8(value);
+}
+
+uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots)
+{
+	uint64_t hot = K_HTAB_ELEM + round8(sizeof(struct rw_key)) + 8 + sizeof(struct rw_flow) * ncpus;
+	uint64_t hist = K_HTAB_ELEM + round8(sizeof(struct rw_key)) + rw_hist_size(slots);
+
+	/* Bucket arrays round up to a power of two: up to two buckets a flow, per map. */
+	return hot + hist + 4 * K_BUCKET;
+}
+
+static void add(struct rw_memplan *p, const char *name, const char *what, uint64_t bytes)
+{
+	p->map[p->n++] = (struct rw_map_plan){ .name = name, .what = what, .bytes = bytes };
+	p->total += bytes;
+}
+
+void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_memplan *out)
+{
+	out->n = 0;
+	out->total = 0;
+	add(out, "flows", "tracked sources, 64 B hot record per CPU",
+	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), sizeof(struct rw_flow), 1));
+	add(out, "hist", "tracked sources, shared slot history",
+	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), rw_hist_size(slots), 0));
+	add(out, "sketch", "count-min sketch, per CPU",
+	    array_bytes(ncpus, RW_SKETCH_ROWS * RW_SKETCH_COLS, rw_bucket_size(slots), 1));
+	add(out, "window", "window totals per CPU and slot",
+	    array_bytes(ncpus, RW_MAX_SLOTS, sizeof(struct rw_wslot), 1));
+	add(out, "inherit_scratch", "promotion scratch, per CPU",
+	    array_bytes(ncpus, 1, 2 * RW_MAX_SLOTS * sizeof(uint64_t), 1));
+	add(out, "stats", "counters, per CPU", array_bytes(ncpus, 1, sizeof(struct rw_stats), 1));
+	add(out, "zero_hist", "template", array_bytes(ncpus, 1, rw_hist_size(slots), 0));
+	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Kernel memory of every map ratewall loads, for a given number of possible
+ * CPUs: the same arithmetic as the kernel's map_mem_usage (what bpftool shows
+ * as memlock), so `ratewall memory` can plan a server it does not run on.
+ */
+#ifndef RW_MEMPLAN_H
+#define RW_MEMPLAN_H
+
+#include <stdint.h>
+
+#define RW_MEMPLAN_MAPS 8
+
+struct rw_map_plan {
+	const char *name;  /* the map's name in the BPF object */
+	const char *what;  /* one line for the operator */
+	uint64_t bytes;
+};
+
+struct rw_memplan {
+	uint32_t n;
+	struct rw_map_plan map[RW_MEMPLAN_MAPS];
+	uint64_t total;
+};
+
+void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_memplan *out);
+
+/* Bytes one more tracked flow adds (for --max-memory). */
+uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots);
+
+#endif

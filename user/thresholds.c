@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "thresholds.h"
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_t ntop, uint32_t k,
+					enum rw_sort sort, uint32_t ncpus, uint64_t tracked,
+					uint32_t max_flows, uint64_t sketch_peak_cpu,
+					uint64_t sketch_peak_cpu_bytes)
+{
+	struct rw_thresholds t = { 0 };
+	uint64_t free_cap = max_flows / 4 < RW_FREE_TRACKED ? max_flows / 4 : RW_FREE_TRACKED;
+	/*
+	 * A source's count-min estimate is its own count plus what shares its
+	 * buckets: about peak / columns per bucket. Twice that, plus one, keeps
+	 * sources of one or two packets in a spoofed flood from all being promoted.
+	 */
+	uint64_t noise = 2 * sketch_peak_cpu / RW_SKETCH_COLS + 2;
+	uint64_t noise_bytes = 2 * sketch_peak_cpu_bytes / RW_SKETCH_COLS + 2 * 1500;
+	bool bytes = sort == RW_SORT_BPS;
+
+	if (ncpus == 0)
+		ncpus = 1;
+	t.free_promotions = tracked < free_cap ? (int64_t)(free_cap - tracked) : 0;
+	if (ntop >= k && k > 0) {
+		const struct rw_window_sum *kth = &top[k - 1].sum;
+
+		if (bytes)
+			t.promote_bytes = max_u64(kth->bytes / ncpus, noise_bytes);
+		else
+			t.promote_packets = max_u64(kth->packets / ncpus, noise);
+	} else if (bytes) {
+		t.promote_bytes = noise_bytes;
+	} else {
+		t.promote_packets = noise;
+	}
+	return t;
+}
+

@@ -600,11 +600,11 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 			   __sync_fetch_and_add(&th->free_promotions, -1) > 0);
 	}
 	/* After a refused insert, wait for the next slot before trying again. */
-	if (promote && ws->refused_epoch != epoch) {
+	if (promote && ws->refused_epoch != epoch + 1) {
 		*fp = rw_promote(key, idx, epoch, len, st);
 		if (*fp)
 			return RW_TRACK;
-		ws->refused_epoch = epoch;
+		ws->refused_epoch = epoch + 1;
 	}
 	st->sketch_packets++;
 	ws->sketch_packets++;
@@ -629,7 +629,7 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch)
 		ws->drop_bytes = 0;
 		ws->sketch_packets = 0;
 		ws->sketch_bytes = 0;
-		ws->refused_epoch = ~0ULL;
+		ws->refused_epoch = 0;
 	}
 	return ws;
 }

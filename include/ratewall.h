@@ -164,7 +164,7 @@ struct rw_wslot {
 	__u64 drop_bytes;
 	__u64 sketch_packets; /* of which counted in the sketch only */
 	__u64 sketch_bytes;
-	__u64 refused_epoch;  /* a promotion was refused (table full) in this slot */
+	__u64 refused_epoch;  /* epoch + 1 of a refused promotion (table full), 0 = none */
 };
 
 /* Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70 Mpps). */

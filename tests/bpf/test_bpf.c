@@ -25,17 +25,30 @@
 
 struct env {
 	struct ratewall_bpf *skel;
-	int prog, flows, stats;
-	uint32_t ncpus, slots, stride;
+	int prog, flows, hist, stats, thresholds;
+	uint32_t ncpus, slots;
 	uint64_t slot_ns;
 };
 
-static bool env_open(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
-		     uint64_t limit_bytes)
+static void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions)
+{
+	struct rw_thresholds t = { .promote_packets = promote_packets,
+				   .free_promotions = free_promotions };
+
+	CHECK_EQ(rw_thresholds_write(e->thresholds, &t), 0);
+}
+
+/*
+ * Loads the program as `ratewall run` does. Like `ratewall run` while its
+ * table has room, every new source is tracked from its first packet, unless
+ * a test sets other thresholds.
+ */
+static bool env_open_sized(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
+			   uint64_t limit_bytes, uint32_t max_flows)
 {
 	struct rw_load_params p = {
 		.slot_ns = slot_ns, .slots = slots, .limit_packets = limit_packets,
-		.limit_bytes = limit_bytes, .max_flows = 1024, .test_clock = true,
+		.limit_bytes = limit_bytes, .max_flows = max_flows, .test_clock = true,
 	};
 	int err;
 
@@ -48,12 +61,20 @@ static bool env_open(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t l
 	}
 	e->prog = bpf_program__fd(e->skel->progs.ratewall_xdp);
 	e->flows = bpf_map__fd(e->skel->maps.flows);
+	e->hist = bpf_map__fd(e->skel->maps.hist);
 	e->stats = bpf_map__fd(e->skel->maps.stats);
+	e->thresholds = bpf_map__fd(e->skel->maps.thresholds);
 	e->ncpus = rw_possible_cpus();
 	e->slots = slots;
 	e->slot_ns = slot_ns;
-	e->stride = rw_flow_stride(slots);
+	set_thresholds(e, 0, 1000000);
 	return true;
+}
+
+static bool env_open(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
+		     uint64_t limit_bytes)
+{
+	return env_open_sized(e, slots, slot_ns, limit_packets, limit_bytes, 1024);
 }
 
 static void env_close(struct env *e)
@@ -82,16 +103,19 @@ static void read_stats(struct env *e, struct rw_stats *s)
 	CHECK_EQ(rw_stats_read(e->stats, e->ncpus, s), 0);
 }
 
-/* Sums one flow's window at now_epoch; false if the flow is not in the map. */
+/* Sums one tracked flow's window at now_epoch; false if the source is not tracked. */
 static bool flow_window(struct env *e, const struct rw_key *k, uint64_t now_epoch,
 			struct rw_window_sum *w)
 {
-	void *vals = calloc(e->ncpus, e->stride);
-	bool found = bpf_map_lookup_elem(e->flows, k, vals) == 0;
+	struct rw_flow *hot = calloc(e->ncpus, sizeof(*hot));
+	uint64_t *hist = calloc(1, rw_hist_size(e->slots));
+	bool found = bpf_map_lookup_elem(e->flows, k, hot) == 0;
+	bool has_hist = bpf_map_lookup_elem(e->hist, k, hist) == 0;
 
 	if (found)
-		rw_window_sum(vals, e->ncpus, e->stride, e->slots, now_epoch, w);
-	free(vals);
+		rw_flow_window(hot, e->ncpus, has_hist ? hist : NULL, e->slots, now_epoch, w);
+	free(hot);
+	free(hist);
 	return found;
 }
 
@@ -308,19 +332,21 @@ static void test_slot_rotation_and_stale_reset(void)
 	CHECK_EQ(p, 6);
 	CHECK_EQ(d, 0);
 	{
-		void *vals = calloc(e.ncpus, e.stride);
-		uint64_t sum = 0, epoch0 = 0;
+		/* Slot 0 of the history holds round 4 now, never round 0's 3 packets. */
+		uint64_t *hist = calloc(1, rw_hist_size(e.slots));
+		struct rw_flow *hot = calloc(e.ncpus, sizeof(*hot));
+		uint64_t in_slot0 = 0;
 
-		CHECK_EQ(bpf_map_lookup_elem(e.flows, &k, vals), 0);
-		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++) {
-			struct rw_flow *fl = (void *)((char *)vals + cpu * e.stride);
-
-			sum += fl->slot[0].packets;
-			epoch0 |= fl->slot[0].packets ? fl->slot[0].epoch : 0;
-		}
-		CHECK_EQ(sum, 1);
-		CHECK_EQ(epoch0, 4);
-		free(vals);
+		CHECK_EQ(bpf_map_lookup_elem(e.flows, &k, hot), 0);
+		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++)
+			in_slot0 += hot[cpu].epoch == 4 ? hot[cpu].packets : 0;
+		if (bpf_map_lookup_elem(e.hist, &k, hist) == 0)
+			in_slot0 += rw_hist_live(hist[RW_H_PACKETS], 4, e.slots);
+		CHECK_EQ(in_slot0, 1);
+		/* The history may still hold round 0 there, but never as live at round 4. */
+		CHECK_EQ(rw_hist_live(hist[RW_H_PACKETS], 4, e.slots), 0);
+		free(hist);
+		free(hot);
 	}
 	/* Reading later than a whole window: nothing is live, the flow counts as idle. */
 	CHECK(flow_window(&e, &k, 8, &w));
@@ -483,6 +509,226 @@ static void test_no_limit_never_drops(void)
 	env_close(&e);
 }
 
+/* --- Two tiers: the sketch, promotion and its exactness rules ------------------ */
+
+static uint64_t new_flows(struct env *e)
+{
+	struct rw_stats st;
+
+	read_stats(e, &st);
+	return st.new_flows;
+}
+
+/*
+ * Threshold bound: a source below limit / CPUs on every CPU stays in the sketch,
+ * and once promoted it inherits every CPU's count, so across all CPUs it is
+ * admitted exactly its limit, never more.
+ */
+static void test_unpromoted_sources_stay_below_limit(void)
+{
+	const uint64_t limit = 100;
+	uint32_t p = 0, d = 0, cpus = 0;
+	uint64_t t;
+	cpu_set_t orig;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	if (!env_open(&e, 10, 100 * MS, limit, 0))
+		return;
+	set_thresholds(&e, 0, 0); /* only the limit's own threshold promotes */
+	set_time(&e, 5 * MS);
+	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
+	CHECK((t - 1) * e.ncpus < limit);
+	for (uint32_t cpu = 0; cpu < e.ncpus; cpu++) {
+		if (!pin_cpu((int)cpu))
+			continue;
+		cpus++;
+		send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+	}
+	CHECK_EQ(p, cpus * (t - 1));
+	CHECK_EQ(d, 0);
+	CHECK_EQ(new_flows(&e), 0); /* all of it counted in the sketch only */
+	/* Now over the threshold on some CPU: promoted, and held to the limit in total. */
+	for (int round = 0; round < 50; round++) {
+		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++) {
+			if (pin_cpu((int)cpu))
+				send4(&e, SRC4, 2, 30, &p, &d);
+		}
+	}
+	if (cpus == e.ncpus)
+		CHECK_EQ(p, limit);
+	else
+		CHECK(p <= limit);
+	CHECK_EQ(new_flows(&e), 1);
+	printf("     threshold %llu on %u CPUs: %u admitted for a limit of %llu\n",
+	       (unsigned long long)t, e.ncpus, p, (unsigned long long)limit);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
+/*
+ * Inheritance is per slot: counts from before the promotion leave the window
+ * in the slot they were made in, so budget frees up exactly then.
+ */
+static void test_promotion_inherits_per_slot(void)
+{
+	const uint64_t limit = 100;
+	uint32_t p = 0, d = 0;
+	uint64_t t;
+	cpu_set_t orig;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	pin_cpu(0);
+	if (!env_open(&e, 4, 100 * MS, limit, 0))
+		return;
+	set_thresholds(&e, 0, 0);
+	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
+	set_time(&e, 10 * MS); /* epoch 0: below the threshold, sketch only */
+	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+	CHECK_EQ(new_flows(&e), 0);
+	set_time(&e, 110 * MS); /* epoch 1: promoted; the window holds t - 1 already */
+	p = d = 0;
+	send4(&e, SRC4, 300, 30, &p, &d);
+	CHECK_EQ(p, limit - (t - 1));
+	CHECK_EQ(new_flows(&e), 1);
+	set_time(&e, 310 * MS); /* epoch 3: epoch 0 still in the window: nothing */
+	p = d = 0;
+	send4(&e, SRC4, 50, 30, &p, &d);
+	CHECK_EQ(p, 0);
+	set_time(&e, 410 * MS); /* epoch 4: epoch 0's inherited t - 1 leave, exactly that frees */
+	p = d = 0;
+	send4(&e, SRC4, 300, 30, &p, &d);
+	CHECK_EQ(p, t - 1);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
+/* A saturated flow stays saturated across slot edges until its oldest admitted slot leaves. */
+static void test_saturation_holds_across_slot_edges(void)
+{
+	struct rw_stats before, after;
+	uint32_t p = 0, d = 0;
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 10, 0))
+		return;
+	set_time(&e, 5 * MS);
+	send4(&e, SRC4, 15, 30, &p, &d);
+	CHECK_EQ(p, 10);
+	read_stats(&e, &before);
+	p = d = 0;
+	for (int ep = 1; ep <= 9; ep++) {
+		set_time(&e, (uint64_t)ep * 100 * MS + 5 * MS);
+		send4(&e, SRC4, 5, 30, &p, &d);
+	}
+	read_stats(&e, &after);
+	CHECK_EQ(p, 0);
+	CHECK_EQ(d, 45);
+	/* The drop path took no cross-CPU sum at any of the nine slot edges. */
+	CHECK_EQ(after.cross_cpu_checks - before.cross_cpu_checks, 0);
+	set_time(&e, 1005 * MS); /* epoch 10: epoch 0 left: its 10 are free again */
+	p = d = 0;
+	send4(&e, SRC4, 15, 30, &p, &d);
+	CHECK_EQ(p, 10);
+	env_close(&e);
+}
+
+/* Monitor mode: promotion at the loader's threshold, with the count before it kept. */
+static void test_monitor_promotion_keeps_counts(void)
+{
+	struct rw_key k = key4(SRC4);
+	struct rw_window_sum w;
+	struct rw_stats st;
+	uint32_t p = 0, d = 0;
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 0, 0))
+		return;
+	set_thresholds(&e, 5, 0);
+	set_time(&e, 5 * MS);
+	send4(&e, SRC4, 4, 30, &p, &d);
+	CHECK(!flow_window(&e, &k, 0, &w));
+	read_stats(&e, &st);
+	CHECK_EQ(st.sketch_packets, 4);
+	send4(&e, SRC4, 1, 30, &p, &d); /* the fifth reaches the threshold */
+	CHECK(flow_window(&e, &k, 0, &w));
+	CHECK_EQ(w.packets, 5);
+	CHECK_EQ(w.bytes, 5 * (14 + 20 + 30));
+	set_time(&e, 105 * MS);
+	send4(&e, SRC4, 10, 30, &p, &d);
+	CHECK(flow_window(&e, &k, 1, &w));
+	CHECK_EQ(w.packets, 15);
+	CHECK_EQ(p, 15);
+	env_close(&e);
+}
+
+/* No room to track a source: it is capped at its threshold, so still below its limit. */
+static void test_full_table_caps_at_threshold(void)
+{
+	const uint64_t limit = 100;
+	struct rw_stats st;
+	uint32_t p = 0, d = 0;
+	uint64_t t;
+	cpu_set_t orig;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	pin_cpu(0);
+	if (!env_open_sized(&e, 10, 100 * MS, limit, 0, 2))
+		return;
+	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
+	set_time(&e, 5 * MS);
+	send4(&e, SRC4 + 1, 1, 30, &p, &d); /* two sources fill the table */
+	send4(&e, SRC4 + 2, 1, 30, &p, &d);
+	CHECK_EQ(new_flows(&e), 2);
+	set_thresholds(&e, 0, 0);
+	p = d = 0;
+	send4(&e, SRC4, 300, 30, &p, &d);
+	read_stats(&e, &st);
+	CHECK_EQ(p, t - 1);
+	CHECK_EQ(st.capped_drops, 300 - (t - 1));
+	/* One refused insert per slot, not one per packet. */
+	CHECK_EQ(st.failed_inserts, 1);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
+/*
+ * Nobody wiped the sketch (no loader): a bucket slot holding an older round is
+ * recognised and restarted, never added to.
+ */
+static void test_sketch_stale_slot_not_counted(void)
+{
+	const uint64_t limit = 100;
+	uint32_t p = 0, d = 0;
+	uint64_t t;
+	cpu_set_t orig;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	pin_cpu(0);
+	if (!env_open(&e, 4, 100 * MS, limit, 0))
+		return;
+	set_thresholds(&e, 0, 0);
+	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
+	set_time(&e, 10 * MS); /* epoch 0, slot 0 */
+	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+	set_time(&e, 410 * MS); /* epoch 4, slot 0 again: round 0 left the window */
+	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+	set_time(&e, 100000 * MS + 10 * MS); /* a jump of many rounds, same slot */
+	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+	CHECK_EQ(p, 3 * (t - 1));
+	CHECK_EQ(new_flows(&e), 0);
+	/* Two live rounds do add up: epochs 1000 and 1001 hold 2t - 2 >= t. */
+	set_time(&e, 100100 * MS + 10 * MS);
+	p = d = 0;
+	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+	CHECK_EQ(new_flows(&e), t > 1 ? 1 : 0);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -497,5 +743,11 @@ int main(void)
 	RUN(test_lease_refills_are_logarithmic);
 	RUN(test_limit_shared_across_cpus);
 	RUN(test_no_limit_never_drops);
+	RUN(test_unpromoted_sources_stay_below_limit);
+	RUN(test_promotion_inherits_per_slot);
+	RUN(test_saturation_holds_across_slot_edges);
+	RUN(test_monitor_promotion_keeps_counts);
+	RUN(test_full_table_caps_at_threshold);
+	RUN(test_sketch_stale_slot_not_counted);
 	return tl_finish();
 }

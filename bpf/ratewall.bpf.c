@@ -567,6 +567,33 @@ static __always_inline struct rw_flow *rw_promote(const struct rw_key *key, cons
 	return f;
 }
 
+/*
+ * Whether an estimate clears twice the count-min noise of this CPU's window:
+ * what the sketch counted on this CPU over the live slots, spread over a row.
+ * The loader's thresholds follow the last tick; this follows a flood that
+ * began since. Only asked once an estimate passes those thresholds, which is
+ * rare outside such a flood. Global: its loop is verified once.
+ */
+__noinline int rw_above_noise(__u64 epoch, __u64 est_packets, __u64 est_bytes)
+{
+	__u64 packets = 0, bytes = 0;
+
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		__u32 idx = i;
+		struct rw_wslot *w;
+
+		if (i >= cfg_slots)
+			break;
+		w = bpf_map_lookup_elem(&window, &idx);
+		if (w && rw_slot_live(w->epoch, epoch, cfg_slots)) {
+			packets += w->sketch_packets;
+			bytes += w->sketch_bytes;
+		}
+	}
+	return est_packets >= (packets >> (RW_SKETCH_COLS_LOG2 - 1)) + 2 &&
+	       est_bytes >= (bytes >> (RW_SKETCH_COLS_LOG2 - 1));
+}
+
 enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
 
 /*
@@ -588,16 +615,24 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 		return RW_PASS;
 	est_p = r0.packets < r1.packets ? r0.packets : r1.packets;
 	est_b = r0.bytes < r1.bytes ? r0.bytes : r1.bytes;
+	/*
+	 * Every packet in the buckets is in the window's sketch load, the one that
+	 * promotes its source included: the noise floor must see all of it, or
+	 * each promotion would lower the bar for the next.
+	 */
+	ws->sketch_packets++;
+	ws->sketch_bytes += len;
 
 	over_cap = (cfg_cap_packets && est_p >= cfg_cap_packets) ||
 		   (cfg_cap_bytes && est_b >= cfg_cap_bytes);
 	promote = over_cap;
 	th = bpf_map_lookup_elem(&thresholds, &zero);
 	if (!promote && th) {
-		promote = (th->promote_packets && est_p >= th->promote_packets) ||
-			  (th->promote_bytes && est_b >= th->promote_bytes) ||
-			  (th->free_promotions > 0 &&
-			   __sync_fetch_and_add(&th->free_promotions, -1) > 0);
+		promote = ((th->promote_packets && est_p >= th->promote_packets) ||
+			   (th->promote_bytes && est_b >= th->promote_bytes)) &&
+			  rw_above_noise(epoch, est_p, est_b);
+		if (!promote && th->free_promotions > 0)
+			promote = __sync_fetch_and_add(&th->free_promotions, -1) > 0;
 	}
 	/* After a refused insert, wait for the next slot before trying again. */
 	if (promote && ws->refused_epoch != epoch + 1) {
@@ -607,8 +642,6 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 		ws->refused_epoch = epoch + 1;
 	}
 	st->sketch_packets++;
-	ws->sketch_packets++;
-	ws->sketch_bytes += len;
 	if (over_cap) {
 		st->capped_drops++;
 		return RW_DROP;

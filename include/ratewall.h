@@ -33,7 +33,8 @@ struct rw_key {
 
 /* Count-min geometry: rows x columns buckets per CPU. Columns: a power of two. */
 #define RW_SKETCH_ROWS 2
-#define RW_SKETCH_COLS 4096
+#define RW_SKETCH_COLS_LOG2 12
+#define RW_SKETCH_COLS (1 << RW_SKETCH_COLS_LOG2)
 
 /* One slot of one sketch bucket. Counts saturate instead of wrapping. */
 struct rw_bucket_slot {
@@ -162,7 +163,7 @@ struct rw_wslot {
 	__u64 bytes;
 	__u64 drop_packets;
 	__u64 drop_bytes;
-	__u64 sketch_packets; /* of which counted in the sketch only */
+	__u64 sketch_packets; /* of which went into the sketch (a promoting packet too) */
 	__u64 sketch_bytes;
 	__u64 refused_epoch;  /* epoch + 1 of a refused promotion (table full), 0 = none */
 };
@@ -178,7 +179,6 @@ _Static_assert(sizeof(struct rw_flow) == 64, "rw_flow layout: one cache line");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
 _Static_assert(sizeof(struct rw_wslot) == 64, "rw_wslot layout");
-_Static_assert((RW_SKETCH_COLS & (RW_SKETCH_COLS - 1)) == 0, "sketch columns: power of two");
 _Static_assert(RW_HIST_TAG_BITS + RW_HIST_VALUE_BITS == 64, "history word");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)

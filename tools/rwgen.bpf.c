@@ -8,6 +8,7 @@
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
+#include <stdbool.h>
 #include "rwgen.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -15,6 +16,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 const volatile __u32 gen_ifindex;
 const volatile __u32 gen_nsrc = 1;
 const volatile __u32 gen_sched_len; /* 0: sources in round-robin order */
+const volatile bool gen_random;     /* a pseudo-random source every packet (spoofed flood) */
+const volatile __u64 gen_seed;
 const volatile struct rwgen_layout gen_layout;
 
 /* Per-CPU position in the source sequence; the driver seeds each CPU's start. */
@@ -56,7 +59,15 @@ int rwgen_xdp(struct xdp_md *ctx)
 	pos = bpf_map_lookup_elem(&seq, &zero);
 	if (!pos)
 		return XDP_ABORTED;
-	if (gen_sched_len) {
+	if (gen_random) {
+		/* splitmix64 of the position: no two nearby packets share a source. */
+		__u64 x = *pos + gen_seed;
+
+		x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+		x ^= x >> 31;
+		idx = (__u32)(x % gen_nsrc);
+	} else if (gen_sched_len) {
 		__u32 slot = (__u32)(*pos % gen_sched_len);
 		__u32 *s = bpf_map_lookup_elem(&schedule, &slot);
 

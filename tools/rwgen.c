@@ -66,7 +66,11 @@ static void usage(void)
 	       "  --sources N          distinct source addresses (default 1)\n"
 	       "  --src ADDR           first source (default 198.18.0.1, or 2001:db8::1 with --ipv6)\n"
 	       "  --ipv6               IPv6/UDP frames instead of IPv4/UDP\n"
-	       "  --dist D             uniform | zipf:S | counts:FILE (one count per line, per source)\n"
+	       "  --dist D             uniform (round-robin) | shuffled (each source once per cycle,\n"
+	       "                       random order) | random (a pseudo-random source of the\n"
+	       "                       --sources range every packet: a spoofed flood) | zipf:S |\n"
+	       "                       counts:FILE (one count per line, per source)\n"
+	       "  --seed N             seed for shuffled and random (default 1)\n"
 	       "  --size BYTES         frame size without FCS (default 64)\n"
 	       "  --rate PPS           total paced rate (default: as fast as possible)\n"
 	       "  --count N            total packets (default: counts file sum, else until --duration)\n"
@@ -118,19 +122,21 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "batch", required_argument, NULL, 'b' },
 		{ "per-source", no_argument, NULL, 'p' },
+		{ "seed", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct gen_opts){ .sources = 1, .dist = "uniform", .size = 64, .cpus = 1,
+	*o = (struct gen_opts){ .sources = 1, .dist = "uniform", .size = 64, .cpus = 1, .seed = 1,
 				.duration_ns = 10000000000ULL };
 	memset(o->dst_mac, 0xff, 6);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->dev = optarg; break;
 		case 'm': parse_mac(optarg, o->dst_mac); break;
-		case 'n': o->sources = (uint32_t)rwgen_parse_u64_or_die("--sources", optarg, 1, MAX_SOURCES); break;
+		case 'n': o->sources = (uint32_t)rwgen_parse_u64_or_die("--sources", optarg, 1, MAX_RANDOM_SOURCES); break;
+		case 'e': o->seed = rwgen_parse_u64_or_die("--seed", optarg, 0, UINT64_MAX / 2); break;
 		case 's': o->src = optarg; break;
 		case '6': o->ipv6 = true; break;
 		case 'D': o->dist = optarg; break;
@@ -153,6 +159,10 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 	}
 	if (!o->dev)
 		rwgen_die("--dev IFACE is required");
+	if (strcmp(o->dist, "random") != 0 && o->sources > MAX_SOURCES)
+		rwgen_die("--sources: at most %u, except with --dist random", MAX_SOURCES);
+	if (strcmp(o->dist, "random") == 0 && o->per_source)
+		rwgen_die("--per-source: random sources are not counted one by one");
 	if (optind < argc)
 		rwgen_die("unexpected argument '%s'", argv[optind]);
 }
@@ -230,7 +240,7 @@ int main(int argc, char **argv)
 	rwgen_resolve_sources(&o, addr, &base);
 	counts = rwgen_source_weights(&o, &total);
 	if (counts) {
-		sched = rwgen_build_schedule(counts, o.sources, total);
+		sched = rwgen_build_schedule(counts, o.sources, total, o.seed);
 		sched_len = total;
 		if (strncmp(o.dist, "counts:", 7) == 0 && !o.count)
 			o.count = total;
@@ -252,6 +262,8 @@ int main(int argc, char **argv)
 	skel->rodata->gen_ifindex = ifindex;
 	skel->rodata->gen_nsrc = o.sources;
 	skel->rodata->gen_sched_len = (uint32_t)sched_len;
+	skel->rodata->gen_random = strcmp(o.dist, "random") == 0;
+	skel->rodata->gen_seed = o.seed * 0x9e3779b97f4a7c15ULL;
 	memcpy((void *)&skel->rodata->gen_layout, &lay, sizeof(lay));
 	if (sched_len)
 		bpf_map__set_max_entries(skel->maps.schedule, (uint32_t)sched_len);

@@ -11,6 +11,8 @@
 
 #define MAX_THREADS 256
 #define MAX_SOURCES (1u << 24)
+/* --dist random draws from up to the whole last 32 bits of 2001:db8::/32. */
+#define MAX_RANDOM_SOURCES 0xffffffffu
 #define MAX_SCHEDULE (1u << 24)
 #define MAX_DURATION_NS (3600ULL * 1000000000ULL)
 
@@ -20,7 +22,8 @@ struct gen_opts {
 	bool ipv6;
 	uint32_t sources;
 	const char *src;
-	const char *dist;   /* uniform, zipf:S, counts:FILE */
+	const char *dist;   /* uniform, shuffled, random, zipf:S, counts:FILE */
+	uint64_t seed;      /* shuffled order and random sources */
 	uint32_t size;
 	uint64_t rate;      /* packets per second, 0 = as fast as possible */
 	uint64_t count;     /* 0 = until the duration ends */
@@ -45,7 +48,8 @@ unsigned char *rwgen_build_frame(const struct gen_opts *o, const unsigned char a
 
 /* rwgen_sched.c: per-source counts wanted (NULL: round-robin) and their shuffled schedule. */
 uint64_t *rwgen_source_weights(const struct gen_opts *o, uint64_t *total);
-uint32_t *rwgen_build_schedule(const uint64_t *counts, uint32_t sources, uint64_t total);
+uint32_t *rwgen_build_schedule(const uint64_t *counts, uint32_t sources, uint64_t total,
+				uint64_t seed);
 /* Adds packets per source for positions [pos, pos + n) of the source sequence. */
 void rwgen_count_range(uint64_t *out, uint32_t sources, const uint32_t *sched, uint64_t len,
 		       const uint64_t *per_cycle, uint64_t pos, uint64_t n);

@@ -14,11 +14,18 @@ uint64_t *rwgen_source_weights(const struct gen_opts *o, uint64_t *total)
 	uint64_t *counts = NULL;
 
 	*total = 0;
-	if (strcmp(o->dist, "uniform") == 0)
+	if (strcmp(o->dist, "uniform") == 0 || strcmp(o->dist, "random") == 0)
 		return NULL;
 	counts = calloc(o->sources, sizeof(*counts));
 	if (!counts)
 		rwgen_die("out of memory");
+	if (strcmp(o->dist, "shuffled") == 0) {
+		/* Every source once per cycle, in a random order: no prefetcher can follow it. */
+		for (uint32_t i = 0; i < o->sources; i++)
+			counts[i] = 1;
+		*total = o->sources;
+		return counts;
+	}
 	if (strncmp(o->dist, "counts:", 7) == 0) {
 		FILE *f = fopen(o->dist + 7, "r");
 		char line[64];
@@ -62,14 +69,15 @@ uint64_t *rwgen_source_weights(const struct gen_opts *o, uint64_t *total)
 		}
 		return counts;
 	}
-	rwgen_die("--dist: '%s' is not uniform, zipf:S or counts:FILE", o->dist);
+	rwgen_die("--dist: '%s' is not uniform, shuffled, random, zipf:S or counts:FILE", o->dist);
 }
 
 /* A shuffled multiset of source indices: each source appears counts[i] times. */
-uint32_t *rwgen_build_schedule(const uint64_t *counts, uint32_t sources, uint64_t total)
+uint32_t *rwgen_build_schedule(const uint64_t *counts, uint32_t sources, uint64_t total,
+				uint64_t seed)
 {
 	uint32_t *sched;
-	uint64_t n = 0, rng = 0x9e3779b97f4a7c15ULL;
+	uint64_t n = 0, rng = 0x9e3779b97f4a7c15ULL ^ (seed * 0xbf58476d1ce4e5b9ULL);
 
 	if (total > MAX_SCHEDULE)
 		rwgen_die("--dist: %llu packets is more than an exact schedule holds (%u)",

@@ -16,6 +16,7 @@ FAILED=0
 WORK=$(mktemp -d /tmp/rwtest.XXXXXX)
 
 cleanup() {
+	[ -n "${KEEP_WORK:-}" ] && cp -r "$WORK" /tmp/rwkeep
 	tb_down
 	rm -rf "$WORK"
 }

@@ -36,9 +36,9 @@ expect_fail 2 "missing IFACE" run
 expect_fail 2 "unknown command" explode
 expect_fail 2 "give one" run "$TB_RX" --max-flows 10 --max-memory 1M
 # A flow table beyond the machine's memory is refused before it is allocated
-# (LRU maps are preallocated: the kernel would otherwise OOM the host).
+# (hash maps are preallocated: the kernel would otherwise OOM the host).
 expect_fail 1 "more than 50% of the" run "$TB_RX" --max-flows 67108864
-expect_fail 2 "too small for even one flow" run "$TB_RX" --max-memory 100
+expect_fail 2 "too small for the sketch and one tracked flow" run "$TB_RX" --max-memory 100
 # Loopback has no native XDP: a refused attach, nothing left behind.
 expect_fail 1 "cannot attach native XDP to lo" run lo --xdp-mode native
 check "(f) lo is left without XDP after the refused attach" eval "! xdp_attached $TB_RCV lo"

@@ -422,11 +422,16 @@ static __always_inline bool rw_refill(struct rw_flow *f, const struct rw_key *ke
 	f->lease_packets = 0;
 	f->lease_bytes = 0;
 	if ((cfg_limit_packets && left_packets < 1) || (cfg_limit_bytes && left_bytes < len)) {
-		/* Budget frees up when the oldest admitted slot leaves, or a lease lapses. */
-		until = sum.oldest != ~0ULL ? sum.oldest + cfg_slots : ~0ULL;
+		/*
+		 * Budget frees up when the oldest admitted slot leaves, or a lease
+		 * lapses. With neither, the whole budget is free and this packet
+		 * alone is too big for it: nothing changes before a window passes
+		 * (a smaller packet still gets through sat_room).
+		 */
+		until = sum.oldest != ~0ULL ? sum.oldest + cfg_slots : epoch + cfg_slots;
 		if (sum.lease_end < until)
 			until = sum.lease_end;
-		f->sat_until = until != ~0ULL && until > epoch ? until : epoch + 1;
+		f->sat_until = until > epoch ? until : epoch + 1;
 		f->sat_room = cfg_limit_packets && left_packets < 1 ? 0 :
 			      (left_bytes > RW_U32_MAX ? RW_U32_MAX : (__u32)left_bytes);
 		return false;

@@ -78,4 +78,6 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	add(out, "stats", "counters, per CPU", array_bytes(ncpus, 1, sizeof(struct rw_stats), 1));
 	add(out, "zero_hist", "template", array_bytes(ncpus, 1, rw_hist_size(slots), 0));
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));
+	/* Load-time constants and the test clock: one mmapable page each. */
+	add(out, ".rodata .bss", "configuration fixed at load", 2 * 8192);
 }

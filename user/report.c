@@ -90,7 +90,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"window_sketch_bytes\": %" PRIu64 ", \"capped_drops\": %" PRIu64
 		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64 "}"
 		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
-		", \"free\": %" PRId64 "}, \"top\": [",
+		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
 		r->cfg->window_ns / 1e6, r->cfg->slots, r->cfg->pps, r->cfg->bps,
 		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)rw_stats_passed(s),
 		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,
@@ -100,7 +100,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks,
 		(uint64_t)r->tick.next.promote_packets, (uint64_t)r->tick.next.promote_bytes,
-		(int64_t)r->tick.next.free_promotions);
+		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);
 	for (uint32_t i = 0; i < r->ntop; i++) {
 		const struct rw_rank_entry *e = &r->top[i];
 		char key[RW_KEY_STRLEN];

@@ -12,6 +12,7 @@ struct rw_report {
 	const struct rw_config *cfg;
 	double ts;        /* wall clock, seconds since the epoch */
 	uint64_t span_ns; /* time the window covers, for rates */
+	uint64_t tick_ns; /* what reading, wiping and ranking took this interval */
 	struct rw_stats stats;
 	struct rw_tick tick;
 	const struct rw_rank_entry *top;

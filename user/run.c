@@ -160,7 +160,7 @@ struct rw_session {
 static int tick(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
-	uint64_t now = rw_clock_ns(s->clock), slot_ns = rw_slot_ns(cfg);
+	uint64_t now = rw_clock_ns(s->clock), slot_ns = rw_slot_ns(cfg), t0 = mono_ns();
 	struct rw_report rep = { .cfg = cfg, .top = s->top };
 	int err;
 
@@ -177,6 +177,7 @@ static int tick(struct rw_session *s)
 	if (err)
 		return err;
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
+	rep.tick_ns = mono_ns() - t0;
 	rep.ts = wall_seconds();
 	if (cfg->json)
 		rw_report_json(stdout, &rep);

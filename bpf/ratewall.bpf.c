@@ -8,7 +8,8 @@
  *     whose estimate on this CPU crosses the promotion threshold becomes
  *     tracked. With a limit, the threshold is limit / possible CPUs, so a
  *     source that stays below it everywhere admits less than its limit.
- *  2. A tracked source has a 64-byte per-CPU hot record and a shared history.
+ *  2. A tracked source is one hash element: a shared history, then a 64-byte
+ *     hot record per CPU (each on its own cache line).
  *     Limits are exact across CPUs: a CPU admits from a local lease that lasts
  *     a window; when it runs dry it sums all CPUs' admitted counts and
  *     outstanding leases and takes 1/nr_cpus of what is left. Without budget
@@ -33,6 +34,7 @@ const volatile __u64 cfg_limit_bytes;   /* per window, 0 = no byte limit */
 const volatile __u64 cfg_cap_packets;   /* promotion threshold the limit needs, 0 = none */
 const volatile __u64 cfg_cap_bytes;
 const volatile __u32 cfg_nr_cpus = 1;
+const volatile __u32 cfg_hot_off = 376; /* rw_flow_hot_offset(cfg_slots) */
 const volatile __u64 cfg_hash_seed;     /* random per load: sketch collisions cannot be aimed */
 const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
 const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE: about half the cost */
@@ -42,29 +44,24 @@ __u64 test_clock_ns;
 #define RW_LIMITED (cfg_limit_packets || cfg_limit_bytes)
 #define RW_U32_MAX 0xffffffffU
 
-/* Tracked sources: one hot record per CPU (an insert zeroes 64 B per CPU, no more). */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
-	__type(key, struct rw_key);
-	__type(value, struct rw_flow);
-	__uint(max_entries, 32768);
-} flows SEC(".maps");
-
-/* Their shared history: slots x RW_HIST_WORDS packed words (size set by the loader). */
+/*
+ * Tracked sources: history, then one hot record per CPU (rw_flow_value_size,
+ * set by the loader). An insert copies that much: O(CPUs x 64 B), once per source.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(key_size, sizeof(struct rw_key));
-	__uint(value_size, 10 * RW_HIST_WORDS * sizeof(__u64));
+	__uint(value_size, 376 + 64);
 	__uint(max_entries, 32768);
-} hist SEC(".maps");
+} flows SEC(".maps");
 
-/* A zeroed history to insert from (too big for the BPF stack). */
+/* A zeroed flow value to insert from (too big for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__uint(value_size, 10 * RW_HIST_WORDS * sizeof(__u64));
+	__uint(value_size, 376 + 64);
 	__uint(max_entries, 1);
-} zero_hist SEC(".maps");
+} zero_flow SEC(".maps");
 
 /* Count-min sketch: RW_SKETCH_ROWS x RW_SKETCH_COLS buckets per CPU. */
 struct {
@@ -284,29 +281,23 @@ static __always_inline __u64 *rw_hist_slot(__u64 *h, __u64 epoch)
 	return &h[idx * RW_HIST_WORDS];
 }
 
-static __always_inline __u64 *rw_hist_get(const struct rw_key *key)
+/* A CPU's hot record inside a flow's value. */
+static __always_inline struct rw_flow *rw_hot(void *v, __u32 cpu)
 {
-	__u64 *h = bpf_map_lookup_elem(&hist, key);
-	__u32 zero = 0;
-	void *init;
+	__u64 off;
 
-	if (h)
-		return h;
-	init = bpf_map_lookup_elem(&zero_hist, &zero);
-	if (!init)
+	if (cpu >= cfg_nr_cpus || cpu >= RW_MAX_CPUS)
 		return NULL;
-	/* Another CPU may win the race to create it: either way it exists now. */
-	bpf_map_update_elem(&hist, key, init, BPF_NOEXIST);
-	return bpf_map_lookup_elem(&hist, key);
+	off = cfg_hot_off + (__u64)cpu * sizeof(struct rw_flow);
+	return v + off;
 }
 
 /* Moves this CPU's counts of an earlier slot into the history, and starts `epoch`. */
-static __always_inline void rw_flush(struct rw_flow *f, const struct rw_key *key, __u64 epoch,
+static __always_inline void rw_flush(struct rw_flow *f, __u64 *hist, __u64 epoch,
 				     struct rw_stats *st)
 {
 	if (f->packets && rw_slot_live(f->epoch, epoch, cfg_slots)) {
-		__u64 *h = rw_hist_get(key);
-		__u64 *w = h ? rw_hist_slot(h, f->epoch) : NULL;
+		__u64 *w = rw_hist_slot(hist, f->epoch);
 
 		if (w) {
 			rw_hist_add(&w[RW_H_PACKETS], f->epoch, f->packets);
@@ -340,11 +331,11 @@ struct rw_sum_ctx {
 static long rw_sum_cpu(__u32 cpu, void *data)
 {
 	struct rw_sum_ctx *sum = data;
-	struct rw_flow *f;
+	void *v = bpf_map_lookup_elem(&flows, &sum->key);
+	struct rw_flow *f = v ? rw_hot(v, cpu) : NULL;
 
-	f = bpf_map_lookup_percpu_elem(&flows, &sum->key, cpu);
 	if (!f)
-		return 0;
+		return 1;
 	if (f->packets > f->drop_packets && rw_slot_live(f->epoch, sum->epoch, cfg_slots)) {
 		sum->packets += f->packets - f->drop_packets;
 		sum->bytes += f->bytes - f->drop_bytes;
@@ -371,7 +362,7 @@ __noinline int rw_sum_hist(struct rw_sum_ctx *sum)
 
 	if (!sum)
 		return 0;
-	h = bpf_map_lookup_elem(&hist, &sum->key);
+	h = bpf_map_lookup_elem(&flows, &sum->key);
 	if (!h)
 		return 0;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
@@ -530,7 +521,7 @@ __noinline int rw_inherit(const struct rw_inherit_ctx *in, const struct rw_key *
 	acc->packets[now] -= acc->packets[now] ? 1 : 0;
 	acc->bytes[now] -= acc->bytes[now] > len ? len : acc->bytes[now];
 
-	h = rw_hist_get(key);
+	h = bpf_map_lookup_elem(&flows, key);
 	if (!h)
 		return 0;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
@@ -554,22 +545,26 @@ __noinline int rw_inherit(const struct rw_inherit_ctx *in, const struct rw_key *
  * hot record is inserted first, so a full table costs one failed insert and no
  * inheritance work. NULL when the table has no room.
  */
-static __always_inline struct rw_flow *rw_promote(const struct rw_key *key, const __u32 idx[2],
-						  __u64 epoch, __u64 len, struct rw_stats *st)
+static __always_inline void *rw_promote(const struct rw_key *key, const __u32 idx[2], __u64 epoch,
+					__u64 len, struct rw_stats *st)
 {
 	struct rw_inherit_ctx ctx = { .idx = { idx[0], idx[1] }, .epoch = epoch };
-	struct rw_flow fresh = { .epoch = epoch };
-	struct rw_flow *f;
+	__u32 zero = 0;
+	void *init, *v;
 
-	if (bpf_map_update_elem(&flows, key, &fresh, BPF_NOEXIST) == 0)
+	init = bpf_map_lookup_elem(&zero_flow, &zero);
+	if (!init)
+		return NULL;
+	/* Another CPU may win the race to insert it: either way it exists now. */
+	if (bpf_map_update_elem(&flows, key, init, BPF_NOEXIST) == 0)
 		st->new_flows++;
-	f = bpf_map_lookup_elem(&flows, key);
-	if (!f) {
+	v = bpf_map_lookup_elem(&flows, key);
+	if (!v) {
 		st->failed_inserts++;
 		return NULL;
 	}
 	rw_inherit(&ctx, key, len);
-	return f;
+	return v;
 }
 
 /*
@@ -607,7 +602,7 @@ enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
  * source at the limit's threshold is dropped: it can never exceed its limit.
  */
 static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, __u64 len,
-					struct rw_stats *st, struct rw_wslot *ws, struct rw_flow **fp)
+					struct rw_stats *st, struct rw_wslot *ws, void **vp)
 {
 	struct rw_est r0 = {}, r1 = {};
 	__u64 est_p, est_b;
@@ -641,8 +636,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 	}
 	/* After a refused insert, wait for the next slot before trying again. */
 	if (promote && ws->refused_epoch != epoch + 1) {
-		*fp = rw_promote(key, idx, epoch, len, st);
-		if (*fp)
+		*vp = rw_promote(key, idx, epoch, len, st);
+		if (*vp)
 			return RW_TRACK;
 		ws->refused_epoch = epoch + 1;
 	}
@@ -683,6 +678,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	__u32 zero = 0;
 	__u64 epoch;
 	bool admit;
+	void *v;
 	int ret;
 
 	st = bpf_map_lookup_elem(&stats, &zero);
@@ -707,18 +703,21 @@ int ratewall_xdp(struct xdp_md *ctx)
 	ws->packets++;
 	ws->bytes += len;
 
-	f = bpf_map_lookup_elem(&flows, &key);
-	if (!f) {
-		ret = rw_untracked(&key, epoch, len, st, ws, &f);
+	v = bpf_map_lookup_elem(&flows, &key);
+	if (!v) {
+		ret = rw_untracked(&key, epoch, len, st, ws, &v);
 		if (ret == RW_PASS)
 			return XDP_PASS;
 		if (ret == RW_DROP)
 			goto drop;
-		if (!f)
+		if (!v)
 			return XDP_PASS;
 	}
+	f = rw_hot(v, bpf_get_smp_processor_id());
+	if (!f)
+		return XDP_PASS;
 	if (f->epoch != epoch)
-		rw_flush(f, &key, epoch, st);
+		rw_flush(f, v, epoch, st);
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
 	admit = !RW_LIMITED || rw_admit(f, &key, epoch, len, st);
 	f->packets++;

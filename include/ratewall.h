@@ -88,12 +88,19 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
 /* --- Tracked flows -------------------------------------------------------------- */
 
 /*
- * Per-CPU hot record of a tracked source: everything one packet touches, in one
- * cache line. Counters belong to slot `epoch`; the first packet of a later slot
- * flushes them into the shared history. A CPU admits from its lease without
- * looking at other CPUs; the lease holds until lease_until. A refill that finds
- * no budget saturates the flow until sat_until, the slot in which budget can
- * first free up, so the drop path is one compare across slot edges.
+ * A tracked source is one element of a hash map, value laid out as
+ *
+ *   [ history: slots x RW_HIST_WORDS words | hot record of CPU 0 | CPU 1 | ... ]
+ *
+ * so one lookup finds everything, each CPU writes only its own 64-byte line,
+ * and flushing a slot into the history touches the same element.
+ *
+ * Hot record: everything one packet touches. Counters belong to slot `epoch`;
+ * the first packet of a later slot flushes them into the history. A CPU admits
+ * from its lease without looking at other CPUs; the lease holds until
+ * lease_until. A refill that finds no budget saturates the flow until
+ * sat_until, the slot in which budget can first free up, so the drop path is
+ * one compare across slot edges.
  */
 struct rw_flow {
 	__u64 epoch;
@@ -109,11 +116,11 @@ struct rw_flow {
 };
 
 /*
- * Shared history of a tracked source: per slot, four packed words (offered
- * packets, offered bytes, dropped packets, dropped bytes). Each word holds the
- * low RW_HIST_TAG_BITS of its slot's epoch above a RW_HIST_VALUE_BITS count, so
- * CPUs flushing into it with compare-and-swap never need a lock and a reader
- * knows which round every count belongs to. Value size: rw_hist_size(slots).
+ * History: per slot, four packed words (offered packets, offered bytes, dropped
+ * packets, dropped bytes). Each word holds the low RW_HIST_TAG_BITS of its
+ * slot's epoch above a RW_HIST_VALUE_BITS count, so CPUs flushing into it with
+ * compare-and-swap never need a lock and a reader knows which round every count
+ * belongs to.
  */
 #define RW_HIST_TAG_BITS 24
 #define RW_HIST_VALUE_BITS 40
@@ -123,6 +130,27 @@ enum rw_hist_word { RW_H_PACKETS, RW_H_BYTES, RW_H_DROP_PACKETS, RW_H_DROP_BYTES
 static inline __u32 rw_hist_size(__u32 slots)
 {
 	return slots * RW_HIST_WORDS * (__u32)sizeof(__u64);
+}
+
+/* The kernel's hash element header and key before a value (struct htab_elem + key, x86_64). */
+#define RW_HTAB_VALUE_SKEW 72
+
+/*
+ * Where CPU 0's hot record starts: after the history, placed so that hot
+ * records fall on cache lines (the kernel lays elements out at multiples of
+ * their size, which rw_flow_value_size keeps a multiple of 64). A wrong guess
+ * costs speed (lines shared by two CPUs), never correctness.
+ */
+static inline __u32 rw_flow_hot_offset(__u32 slots)
+{
+	__u32 skew = RW_HTAB_VALUE_SKEW % 64;
+
+	return ((rw_hist_size(slots) + skew + 63) & ~63u) - skew;
+}
+
+static inline __u32 rw_flow_value_size(__u32 slots, __u32 ncpus)
+{
+	return rw_flow_hot_offset(slots) + ncpus * (__u32)sizeof(struct rw_flow);
 }
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */

@@ -139,8 +139,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "progcost: cannot load ratewall: %s\n", strerror(-err));
 			return 1;
 		}
-		err = rw_fill_flows(bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.hist), fill,
-				    rw_possible_cpus(), slots, 0);
+		err = rw_fill_flows(bpf_map__fd(skel->maps.flows), fill, rw_possible_cpus(), slots, 0);
 		if (!err && scen[i].tracked)
 			err = allow_one_promotion(skel);
 		if (err) {

@@ -39,7 +39,6 @@ int main(int argc, char **argv)
 	struct rw_rank_entry top[10];
 	struct ratewall_bpf *skel;
 	struct rw_flowtab ft;
-	struct rw_flowtab_fds fds;
 	struct rw_ranker rk;
 	struct rusage ru;
 	uint64_t epoch, before_rss;
@@ -68,17 +67,13 @@ int main(int argc, char **argv)
 	if (err)
 		return fprintf(stderr, "tickbench: load: %s\n", strerror(-err)), 1;
 	epoch = rw_clock_ns(CLOCK_MONOTONIC) / slot_ns + 1000000; /* far from now: nothing goes idle meanwhile */
-	err = rw_fill_flows(bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.hist),
-			    (uint32_t)flows, ncpus, slots, epoch);
+	err = rw_fill_flows(bpf_map__fd(skel->maps.flows), (uint32_t)flows, ncpus, slots, epoch);
 	if (err)
 		return fprintf(stderr, "tickbench: fill: %s\n", strerror(-err)), 1;
 	getrusage(RUSAGE_SELF, &ru);
 	before_rss = (uint64_t)ru.ru_maxrss;
-	fds = (struct rw_flowtab_fds){ .flows = bpf_map__fd(skel->maps.flows),
-				       .hist = bpf_map__fd(skel->maps.hist),
-				       .window = bpf_map__fd(skel->maps.window),
-				       .thresholds = bpf_map__fd(skel->maps.thresholds) };
-	if (rw_flowtab_init(&ft, &fds, ncpus, slots, p.max_flows) ||
+	if (rw_flowtab_init(&ft, bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.window), ncpus,
+			    slots) ||
 	    rw_ranker_init(&rk, ncpus, 10))
 		return fprintf(stderr, "tickbench: out of memory\n"), 1;
 	for (uint64_t r = 0; r < rounds; r++) {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * One tick over the kernel's state: batch-read the tracked flows (per-CPU hot
- * records, then their shared history), sum each one's live slots, delete flows
- * idle for a whole window, feed the rest to the ranker, take the window's
- * totals from the per-slot totals (sources never promoted cost the tick
- * nothing), and set the next promotion thresholds.
+ * One tick over the kernel's state: batch-read the tracked flows (each value
+ * holds a flow's history and every CPU's hot record), sum each one's live
+ * slots, delete flows idle for a whole window, feed the rest to the ranker,
+ * and take the window's totals from the per-slot totals: sources never
+ * promoted cost the tick nothing.
  */
 #ifndef RW_FLOWTAB_H
 #define RW_FLOWTAB_H
@@ -14,22 +14,16 @@
 #include "rank.h"
 #include "thresholds.h"
 
-struct rw_join_entry;
-
 struct rw_flowtab {
-	int flows_fd, hist_fd, window_fd, thresholds_fd;
+	int flows_fd, window_fd;
 	uint32_t ncpus;
 	uint32_t slots;
-	uint32_t max_flows;
+	uint32_t vsize;   /* bytes per flow value */
 	uint32_t batch;   /* keys per lookup_batch call */
 	void *keys;
 	void *values;
-	struct rw_join_entry *join; /* open addressing, key -> partial window sum */
-	uint32_t join_cap;
-	uint32_t join_used;
 	struct rw_key *idle;
 	uint32_t idle_cap;
-	uint32_t nidle;
 	struct rw_wslot *wslots; /* one lookup's worth: ncpus values */
 };
 
@@ -37,19 +31,15 @@ struct rw_tick {
 	uint64_t flows;              /* tracked flows live after this tick */
 	uint64_t deleted;            /* idle flows removed this tick */
 	struct rw_window_sum total;  /* every keyed packet in the window (cpus, epoch unused) */
-	uint64_t sketch_packets;     /* of which counted in the sketch only */
+	uint64_t sketch_packets;     /* of which went into the sketch */
 	uint64_t sketch_bytes;
-	uint64_t sketch_peak_cpu;    /* most sketch-only packets one CPU has in the window */
+	uint64_t sketch_peak_cpu;    /* most sketch packets one CPU has in the window */
 	uint64_t sketch_peak_cpu_bytes;
 	struct rw_thresholds next;   /* thresholds set for the next interval */
 };
 
-struct rw_flowtab_fds {
-	int flows, hist, window, thresholds;
-};
-
-int rw_flowtab_init(struct rw_flowtab *ft, const struct rw_flowtab_fds *fds, uint32_t ncpus,
-		    uint32_t slots, uint32_t max_flows);
+int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t ncpus,
+		    uint32_t slots);
 void rw_flowtab_free(struct rw_flowtab *ft);
 /* Returns 0 or a negative errno from the map operations. */
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,

@@ -57,19 +57,18 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_cap_packets = rw_limit_threshold(p->limit_packets, ncpus, RW_MAX_THRESHOLD);
 	skel->rodata->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus, RW_MAX_THRESHOLD);
 	skel->rodata->cfg_nr_cpus = ncpus;
+	skel->rodata->cfg_hot_off = rw_flow_hot_offset(p->slots);
 	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	skel->rodata->cfg_test_clock = p->test_clock;
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;
 
-	err = bpf_map__set_value_size(skel->maps.hist, rw_hist_size(p->slots));
+	err = bpf_map__set_value_size(skel->maps.flows, rw_flow_value_size(p->slots, ncpus));
 	if (!err)
-		err = bpf_map__set_value_size(skel->maps.zero_hist, rw_hist_size(p->slots));
+		err = bpf_map__set_value_size(skel->maps.zero_flow, rw_flow_value_size(p->slots, ncpus));
 	if (!err)
 		err = bpf_map__set_value_size(skel->maps.sketch, rw_bucket_size(p->slots));
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.flows, p->max_flows);
-	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.hist, p->max_flows);
 	if (!err)
 		err = ratewall_bpf__load(skel);
 	if (err) {

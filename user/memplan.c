@@ -24,19 +24,16 @@ static uint64_t pow2_at_least(uint64_t v)
 	return p;
 }
 
-/* A preallocated hash map: buckets, elements, and per-CPU values when per-CPU. */
-static uint64_t htab_bytes(uint32_t ncpus, uint64_t entries, uint32_t key, uint32_t value, int percpu)
+/*
+ * A preallocated hash map: buckets, lock ints per CPU, the elements (header,
+ * key, value) plus one spare element per CPU, and a pointer per CPU to it.
+ */
+static uint64_t htab_bytes(uint32_t ncpus, uint64_t entries, uint32_t key, uint32_t value)
 {
-	uint64_t elem = K_HTAB_ELEM + round8(key) + (percpu ? 8 : round8(value));
-	uint64_t n = percpu ? entries : entries + ncpus; /* plain hashes keep a spare per CPU */
-	uint64_t b = K_HTAB + K_BUCKET * pow2_at_least(entries) + 4ULL * ncpus * K_LOCK_COUNT;
+	uint64_t elem = K_HTAB_ELEM + round8(key) + round8(value);
 
-	b += elem * n;
-	if (percpu)
-		b += round8(value) * ncpus * n;
-	else
-		b += 8ULL * ncpus;
-	return b;
+	return K_HTAB + K_BUCKET * pow2_at_least(entries) + 4ULL * ncpus * K_LOCK_COUNT +
+	       elem * (entries + ncpus) + 8ULL * ncpus;
 }
 
 static uint64_t array_bytes(uint32_t ncpus, uint64_t entries, uint32_t value, int percpu)
@@ -48,11 +45,9 @@ static uint64_t array_bytes(uint32_t ncpus, uint64_t entries, uint32_t value, in
 
 uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots)
 {
-	uint64_t hot = K_HTAB_ELEM + round8(sizeof(struct rw_key)) + 8 + sizeof(struct rw_flow) * ncpus;
-	uint64_t hist = K_HTAB_ELEM + round8(sizeof(struct rw_key)) + rw_hist_size(slots);
-
-	/* Bucket arrays round up to a power of two: up to two buckets a flow, per map. */
-	return hot + hist + 4 * K_BUCKET;
+	/* The bucket array rounds up to a power of two: up to two buckets a flow. */
+	return K_HTAB_ELEM + round8(sizeof(struct rw_key)) + round8(rw_flow_value_size(slots, ncpus)) +
+	       2 * K_BUCKET;
 }
 
 static void add(struct rw_memplan *p, const char *name, const char *what, uint64_t bytes)
@@ -65,10 +60,8 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 {
 	out->n = 0;
 	out->total = 0;
-	add(out, "flows", "tracked sources, 64 B hot record per CPU",
-	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), sizeof(struct rw_flow), 1));
-	add(out, "hist", "tracked sources, shared slot history",
-	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), rw_hist_size(slots), 0));
+	add(out, "flows", "tracked sources: slot history + a 64 B hot record per CPU",
+	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), rw_flow_value_size(slots, ncpus)));
 	add(out, "sketch", "count-min sketch, per CPU",
 	    array_bytes(ncpus, RW_SKETCH_ROWS * RW_SKETCH_COLS, rw_bucket_size(slots), 1));
 	add(out, "window", "window totals per CPU and slot",
@@ -76,7 +69,8 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	add(out, "inherit_scratch", "promotion scratch, per CPU",
 	    array_bytes(ncpus, 1, 2 * RW_MAX_SLOTS * sizeof(uint64_t), 1));
 	add(out, "stats", "counters, per CPU", array_bytes(ncpus, 1, sizeof(struct rw_stats), 1));
-	add(out, "zero_hist", "template", array_bytes(ncpus, 1, rw_hist_size(slots), 0));
+	add(out, "zero_flow", "template for new flows",
+	    array_bytes(ncpus, 1, rw_flow_value_size(slots, ncpus), 0));
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));
 	/* Load-time constants and the test clock: one mmapable page each. */
 	add(out, ".rodata .bss", "configuration fixed at load", 2 * 8192);

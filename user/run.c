@@ -227,7 +227,6 @@ int rw_run(const struct rw_config *cfg)
 {
 	struct rw_session s = { .cfg = cfg, .at = { .link_fd = -1 } };
 	struct rw_load_params lp;
-	struct rw_flowtab_fds fds;
 	struct rw_thresholds first;
 	char err[256];
 	int ifindex, ret = RW_EXIT_RUNTIME, e;
@@ -286,19 +285,14 @@ int rw_run(const struct rw_config *cfg)
 		return RW_EXIT_RUNTIME;
 	}
 	s.max_flows = max_flows;
-	fds = (struct rw_flowtab_fds){
-		.flows = bpf_map__fd(s.skel->maps.flows),
-		.hist = bpf_map__fd(s.skel->maps.hist),
-		.window = bpf_map__fd(s.skel->maps.window),
-		.thresholds = bpf_map__fd(s.skel->maps.thresholds),
-	};
 	/* Until the first tick, sources are tracked from their first packet, within the budget. */
 	first = rw_next_thresholds(NULL, 0, cfg->top, cfg->sort, s.ncpus, 0, max_flows, 0, 0);
-	if (rw_thresholds_write(fds.thresholds, &first)) {
+	if (rw_thresholds_write(bpf_map__fd(s.skel->maps.thresholds), &first)) {
 		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(errno));
 		goto out;
 	}
-	if (rw_flowtab_init(&s.flowtab, &fds, s.ncpus, cfg->slots, max_flows) ||
+	if (rw_flowtab_init(&s.flowtab, bpf_map__fd(s.skel->maps.flows),
+			    bpf_map__fd(s.skel->maps.window), s.ncpus, cfg->slots) ||
 	    rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
 	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
 		fprintf(stderr, "ratewall: out of memory\n");

@@ -25,7 +25,7 @@
 
 struct env {
 	struct ratewall_bpf *skel;
-	int prog, flows, hist, stats, thresholds;
+	int prog, flows, stats, thresholds;
 	uint32_t ncpus, slots;
 	uint64_t slot_ns;
 };
@@ -61,7 +61,6 @@ static bool env_open_sized(struct env *e, uint32_t slots, uint64_t slot_ns, uint
 	}
 	e->prog = bpf_program__fd(e->skel->progs.ratewall_xdp);
 	e->flows = bpf_map__fd(e->skel->maps.flows);
-	e->hist = bpf_map__fd(e->skel->maps.hist);
 	e->stats = bpf_map__fd(e->skel->maps.stats);
 	e->thresholds = bpf_map__fd(e->skel->maps.thresholds);
 	e->ncpus = rw_possible_cpus();
@@ -107,15 +106,13 @@ static void read_stats(struct env *e, struct rw_stats *s)
 static bool flow_window(struct env *e, const struct rw_key *k, uint64_t now_epoch,
 			struct rw_window_sum *w)
 {
-	struct rw_flow *hot = calloc(e->ncpus, sizeof(*hot));
-	uint64_t *hist = calloc(1, rw_hist_size(e->slots));
-	bool found = bpf_map_lookup_elem(e->flows, k, hot) == 0;
-	bool has_hist = bpf_map_lookup_elem(e->hist, k, hist) == 0;
+	char *v = calloc(1, rw_flow_value_size(e->slots, e->ncpus) + 8);
+	bool found = bpf_map_lookup_elem(e->flows, k, v) == 0;
 
 	if (found)
-		rw_flow_window(hot, e->ncpus, has_hist ? hist : NULL, e->slots, now_epoch, w);
-	free(hot);
-	free(hist);
+		rw_flow_window((const struct rw_flow *)(v + rw_flow_hot_offset(e->slots)), e->ncpus,
+			       (const uint64_t *)v, e->slots, now_epoch, w);
+	free(v);
 	return found;
 }
 
@@ -333,20 +330,20 @@ static void test_slot_rotation_and_stale_reset(void)
 	CHECK_EQ(d, 0);
 	{
 		/* Slot 0 of the history holds round 4 now, never round 0's 3 packets. */
-		uint64_t *hist = calloc(1, rw_hist_size(e.slots));
-		struct rw_flow *hot = calloc(e.ncpus, sizeof(*hot));
+		char *v = calloc(1, rw_flow_value_size(e.slots, e.ncpus) + 8);
+		const uint64_t *hist = (const uint64_t *)v;
+		const struct rw_flow *hot;
 		uint64_t in_slot0 = 0;
 
-		CHECK_EQ(bpf_map_lookup_elem(e.flows, &k, hot), 0);
+		CHECK_EQ(bpf_map_lookup_elem(e.flows, &k, v), 0);
+		hot = (const struct rw_flow *)(v + rw_flow_hot_offset(e.slots));
 		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++)
 			in_slot0 += hot[cpu].epoch == 4 ? hot[cpu].packets : 0;
-		if (bpf_map_lookup_elem(e.hist, &k, hist) == 0)
-			in_slot0 += rw_hist_live(hist[RW_H_PACKETS], 4, e.slots);
+		in_slot0 += rw_hist_live(hist[RW_H_PACKETS], 4, e.slots);
 		CHECK_EQ(in_slot0, 1);
 		/* The history may still hold round 0 there, but never as live at round 4. */
 		CHECK_EQ(rw_hist_live(hist[RW_H_PACKETS], 4, e.slots), 0);
-		free(hist);
-		free(hot);
+		free(v);
 	}
 	/* Reading later than a whole window: nothing is live, the flow counts as idle. */
 	CHECK(flow_window(&e, &k, 8, &w));

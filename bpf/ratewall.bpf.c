@@ -198,15 +198,15 @@ struct rw_est {
  * Counts a packet in one bucket and returns its window estimates (0 if the
  * bucket cannot be had). A global function: verified once, not per row.
  */
-__noinline int rw_bucket_add(__u32 idx, __u64 epoch, __u64 len, struct rw_est *est)
+__noinline int rw_bucket_add(__u32 idx, __u64 epoch, __u32 slot, __u64 len, struct rw_est *est)
 {
 	struct rw_bucket *b = bpf_map_lookup_elem(&sketch, &idx);
 	struct rw_bucket_slot *s;
 
-	if (!b || !est)
+	if (!b || !est || slot >= cfg_slots || slot >= RW_MAX_SLOTS)
 		return 0;
 	rw_bucket_advance(b, epoch);
-	s = &b->slot[rw_slot_index(epoch)];
+	s = &b->slot[slot];
 	if (s->packets != RW_U32_MAX) {
 		s->packets++;
 		if (b->win_packets != RW_U32_MAX)
@@ -601,8 +601,8 @@ enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
  * when this CPU's estimate reaches a threshold. With no room to track it, a
  * source at the limit's threshold is dropped: it can never exceed its limit.
  */
-static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, __u64 len,
-					struct rw_stats *st, struct rw_wslot *ws, void **vp)
+static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, __u32 slot,
+					__u64 len, struct rw_stats *st, struct rw_wslot *ws, void **vp)
 {
 	struct rw_est r0 = {}, r1 = {};
 	__u64 est_p, est_b;
@@ -611,7 +611,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 	bool over_cap, promote;
 
 	rw_sketch_index(key, idx);
-	if (!rw_bucket_add(idx[0], epoch, len, &r0) || !rw_bucket_add(idx[1], epoch, len, &r1))
+	if (!rw_bucket_add(idx[0], epoch, slot, len, &r0) ||
+	    !rw_bucket_add(idx[1], epoch, slot, len, &r1))
 		return RW_PASS;
 	est_p = r0.packets < r1.packets ? r0.packets : r1.packets;
 	est_b = r0.bytes < r1.bytes ? r0.bytes : r1.bytes;
@@ -649,9 +650,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 	return RW_PASS;
 }
 
-static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch)
+static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 {
-	__u32 idx = rw_slot_index(epoch);
 	struct rw_wslot *ws = bpf_map_lookup_elem(&window, &idx);
 
 	if (ws && ws->epoch != epoch) {
@@ -675,7 +675,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_wslot *ws;
 	struct rw_stats *st;
 	struct rw_flow *f;
-	__u32 zero = 0;
+	__u32 zero = 0, slot;
 	__u64 epoch;
 	bool admit;
 	void *v;
@@ -697,7 +697,8 @@ int ratewall_xdp(struct xdp_md *ctx)
 	}
 
 	epoch = rw_now() / cfg_slot_ns;
-	ws = rw_window_slot(epoch);
+	slot = rw_slot_index(epoch); /* once a packet: every user takes it from here */
+	ws = rw_window_slot(epoch, slot);
 	if (!ws)
 		return XDP_PASS;
 	ws->packets++;
@@ -705,7 +706,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 
 	v = bpf_map_lookup_elem(&flows, &key);
 	if (!v) {
-		ret = rw_untracked(&key, epoch, len, st, ws, &v);
+		ret = rw_untracked(&key, epoch, slot, len, st, ws, &v);
 		if (ret == RW_PASS)
 			return XDP_PASS;
 		if (ret == RW_DROP)

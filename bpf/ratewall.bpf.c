@@ -22,6 +22,7 @@
  */
 #include <stdbool.h>
 #include "parse.h"
+#include "ratewall_hash.h"
 #include "ratewall_window.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -62,6 +63,15 @@ struct {
 	__uint(value_size, 376 + 64);
 	__uint(max_entries, 1);
 } zero_flow SEC(".maps");
+
+/* Tracked-source filter (struct rw_marks); the loader counts down through an mmap. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct rw_marks);
+	__uint(max_entries, 1);
+} marks SEC(".maps");
 
 /* Count-min sketch: RW_SKETCH_ROWS x RW_SKETCH_COLS buckets per CPU. */
 struct {
@@ -129,31 +139,8 @@ static __always_inline __u32 rw_slot_index(__u64 epoch)
 
 /* --- Sketch --------------------------------------------------------------------- */
 
-static __always_inline __u64 rw_hash(const struct rw_key *key)
+static __always_inline void rw_sketch_index(__u64 h, __u32 idx[RW_SKETCH_ROWS])
 {
-	__u32 w[5];
-	__u64 h = cfg_hash_seed;
-
-	__builtin_memcpy(w, key, sizeof(w));
-#pragma unroll
-	for (int i = 0; i < 5; i++) {
-		h ^= w[i];
-		h *= 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 32;
-	}
-	/* murmur3's finaliser: every key bit reaches both halves. */
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
-static __always_inline void rw_sketch_index(const struct rw_key *key, __u32 idx[RW_SKETCH_ROWS])
-{
-	__u64 h = rw_hash(key);
-
 	idx[0] = (__u32)h & (RW_SKETCH_COLS - 1);
 	idx[1] = RW_SKETCH_COLS + ((__u32)(h >> 32) & (RW_SKETCH_COLS - 1));
 }
@@ -546,7 +533,7 @@ __noinline int rw_inherit(const struct rw_inherit_ctx *in, const struct rw_key *
  * inheritance work. NULL when the table has no room.
  */
 static __always_inline void *rw_promote(const struct rw_key *key, const __u32 idx[2], __u64 epoch,
-					__u64 len, struct rw_stats *st)
+					__u64 len, __u32 *mark, struct rw_stats *st)
 {
 	struct rw_inherit_ctx ctx = { .idx = { idx[0], idx[1] }, .epoch = epoch };
 	__u32 zero = 0;
@@ -555,9 +542,12 @@ static __always_inline void *rw_promote(const struct rw_key *key, const __u32 id
 	init = bpf_map_lookup_elem(&zero_flow, &zero);
 	if (!init)
 		return NULL;
-	/* Another CPU may win the race to insert it: either way it exists now. */
+	/* Counted up first: no CPU may skip the lookup once the record exists. */
+	__sync_fetch_and_add(mark, 1);
 	if (bpf_map_update_elem(&flows, key, init, BPF_NOEXIST) == 0)
 		st->new_flows++;
+	else /* the table is full, or another CPU's insert (and count) won */
+		__sync_fetch_and_add(mark, -1);
 	v = bpf_map_lookup_elem(&flows, key);
 	if (!v) {
 		st->failed_inserts++;
@@ -601,8 +591,9 @@ enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
  * when this CPU's estimate reaches a threshold. With no room to track it, a
  * source at the limit's threshold is dropped: it can never exceed its limit.
  */
-static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, __u32 slot,
-					__u64 len, struct rw_stats *st, struct rw_wslot *ws, void **vp)
+static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32 *mark,
+					__u64 epoch, __u32 slot, __u64 len, struct rw_stats *st,
+					struct rw_wslot *ws, void **vp)
 {
 	struct rw_est r0 = {}, r1 = {};
 	__u64 est_p, est_b;
@@ -610,7 +601,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 	__u32 idx[2], zero = 0;
 	bool over_cap, promote;
 
-	rw_sketch_index(key, idx);
+	rw_sketch_index(h, idx);
 	if (!rw_bucket_add(idx[0], epoch, slot, len, &r0) ||
 	    !rw_bucket_add(idx[1], epoch, slot, len, &r1))
 		return RW_PASS;
@@ -637,7 +628,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 epoch, _
 	}
 	/* After a refused insert, wait for the next slot before trying again. */
 	if (promote && ws->refused_epoch != epoch + 1) {
-		*vp = rw_promote(key, idx, epoch, len, st);
+		*vp = rw_promote(key, idx, epoch, len, mark, st);
 		if (*vp)
 			return RW_TRACK;
 		ws->refused_epoch = epoch + 1;
@@ -675,8 +666,9 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_wslot *ws;
 	struct rw_stats *st;
 	struct rw_flow *f;
-	__u32 zero = 0, slot;
-	__u64 epoch;
+	__u32 zero = 0, slot, *mark;
+	struct rw_marks *mk;
+	__u64 epoch, h;
 	bool admit;
 	void *v;
 	int ret;
@@ -704,9 +696,15 @@ int ratewall_xdp(struct xdp_md *ctx)
 	ws->packets++;
 	ws->bytes += len;
 
-	v = bpf_map_lookup_elem(&flows, &key);
+	h = rw_hash(&key, cfg_hash_seed);
+	mk = bpf_map_lookup_elem(&marks, &zero);
+	if (!mk)
+		return XDP_PASS;
+	mark = &mk->count[rw_mark_index(h)];
+	/* Most untracked sources skip the flow table: their filter count is zero. */
+	v = *mark ? bpf_map_lookup_elem(&flows, &key) : NULL;
 	if (!v) {
-		ret = rw_untracked(&key, epoch, slot, len, st, ws, &v);
+		ret = rw_untracked(&key, h, mark, epoch, slot, len, st, ws, &v);
 		if (ret == RW_PASS)
 			return XDP_PASS;
 		if (ret == RW_DROP)

@@ -153,6 +153,18 @@ static inline __u32 rw_flow_value_size(__u32 slots, __u32 ncpus)
 	return rw_flow_hot_offset(slots) + ncpus * (__u32)sizeof(struct rw_flow);
 }
 
+/*
+ * Tracked-source filter: per index (bits of the source hash), how many tracked
+ * sources have it. Zero means no source with that index is tracked, so a
+ * packet skips the flow-table lookup. Promotion counts up before its insert,
+ * the loader counts down after its delete (through an mmap), so the count never
+ * falls below the tracked sources it stands for.
+ */
+#define RW_MARKS 65536
+struct rw_marks {
+	__u32 count[RW_MARKS];
+};
+
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
 struct rw_thresholds {
 	__u64 promote_packets; /* promote at this per-CPU window estimate, 0 = off */

@@ -72,8 +72,8 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "tickbench: fill: %s\n", strerror(-err)), 1;
 	getrusage(RUSAGE_SELF, &ru);
 	before_rss = (uint64_t)ru.ru_maxrss;
-	if (rw_flowtab_init(&ft, bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.window), ncpus,
-			    slots) ||
+	if (rw_flowtab_init(&ft, bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.window), NULL, 0,
+			    ncpus, slots) ||
 	    rw_ranker_init(&rk, ncpus, 10))
 		return fprintf(stderr, "tickbench: out of memory\n"), 1;
 	for (uint64_t r = 0; r < rounds; r++) {

@@ -246,3 +246,16 @@ int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *
 {
 	return parse_args(argc, argv, cfg, cpus, err, errlen);
 }
+
+int rw_cli_outcome(int ret, const char *err)
+{
+	if (ret == 1) {
+		rw_cli_usage(stdout);
+		return 0;
+	}
+	if (ret) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		return 2;
+	}
+	return -1;
+}

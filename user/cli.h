@@ -21,4 +21,10 @@ int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *
 			size_t errlen);
 void rw_cli_usage(FILE *out);
 
+/*
+ * What a parse's result means for the process: -1 to go on, else the exit
+ * status, after printing the usage (help) or the one-line error.
+ */
+int rw_cli_outcome(int ret, const char *err);
+
 #endif

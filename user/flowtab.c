@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ratewall_hash.h"
 #include "window.h"
 
 /* Keep one batch's values within a few MiB, whatever the CPU count. */
@@ -27,14 +28,16 @@ static int alloc_batch(struct rw_flowtab *ft, uint32_t batch)
 	return 0;
 }
 
-int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t ncpus,
-		    uint32_t slots)
+int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t *marks,
+		    uint64_t seed, uint32_t ncpus, uint32_t slots)
 {
 	uint32_t batch;
 
 	memset(ft, 0, sizeof(*ft));
 	ft->flows_fd = flows_fd;
 	ft->window_fd = window_fd;
+	ft->marks = marks;
+	ft->seed = seed;
 	ft->ncpus = ncpus;
 	ft->slots = slots;
 	/* The kernel hands values out rounded up to 8 bytes. */
@@ -74,26 +77,39 @@ static int remember_idle(struct rw_flowtab *ft, uint32_t n, const struct rw_key 
 	return 0;
 }
 
-/*
- * A batch delete stops at the first key that is already gone; fall back to one
- * at a time for the rest.
- */
-static uint64_t delete_keys(int map_fd, const struct rw_key *keys, uint32_t n)
+/* A deleted flow no longer holds its filter entry (the data path counted it up). */
+static void unmark(const struct rw_flowtab *ft, const struct rw_key *keys, uint32_t n)
 {
+	for (uint32_t i = 0; ft->marks && i < n; i++)
+		__atomic_fetch_sub(&ft->marks[rw_mark_index(rw_hash(&keys[i], ft->seed))], 1,
+				   __ATOMIC_RELAXED);
+}
+
+/*
+ * Deletes flows, then counts their filter entries down: never before, so no
+ * packet skips a record that still exists. A batch delete stops at the first
+ * key that is already gone; fall back to one at a time for the rest.
+ */
+static uint64_t delete_flows(struct rw_flowtab *ft, uint32_t n)
+{
+	const struct rw_key *keys = ft->idle;
 	uint64_t deleted = 0;
 	uint32_t done = 0;
 
 	while (done < n) {
 		uint32_t count = n - done;
-		int err = bpf_map_delete_batch(map_fd, &keys[done], &count, NULL);
+		int err = bpf_map_delete_batch(ft->flows_fd, &keys[done], &count, NULL);
 
+		unmark(ft, &keys[done], count);
 		deleted += count;
 		done += count;
 		if (!err)
 			break;
 		if (done < n) {
-			if (bpf_map_delete_elem(map_fd, &keys[done]) == 0)
+			if (bpf_map_delete_elem(ft->flows_fd, &keys[done]) == 0) {
+				unmark(ft, &keys[done], 1);
 				deleted++;
+			}
 			done++;
 		}
 	}
@@ -187,7 +203,7 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 			rw_ranker_offer(ranker, &e);
 		}
 	}
-	out->deleted = delete_keys(ft->flows_fd, ft->idle, nidle);
+	out->deleted = delete_flows(ft, nidle);
 	return 0;
 }
 

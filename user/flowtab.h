@@ -16,6 +16,8 @@
 
 struct rw_flowtab {
 	int flows_fd, window_fd;
+	uint32_t *marks;  /* the tracked-source filter, mmapped; NULL: none to keep */
+	uint64_t seed;    /* the program's hash seed, to find a key's filter entry */
 	uint32_t ncpus;
 	uint32_t slots;
 	uint32_t vsize;   /* bytes per flow value */
@@ -38,8 +40,8 @@ struct rw_tick {
 	struct rw_thresholds next;   /* thresholds set for the next interval */
 };
 
-int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t ncpus,
-		    uint32_t slots);
+int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t *marks,
+		    uint64_t seed, uint32_t ncpus, uint32_t slots);
 void rw_flowtab_free(struct rw_flowtab *ft);
 /* Returns 0 or a negative errno from the map operations. */
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -77,6 +78,20 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	}
 	*out = skel;
 	return 0;
+}
+
+uint32_t *rw_marks_map(struct ratewall_bpf *skel)
+{
+	void *m = mmap(NULL, sizeof(struct rw_marks), PROT_READ | PROT_WRITE, MAP_SHARED,
+		       bpf_map__fd(skel->maps.marks), 0);
+
+	return m == MAP_FAILED ? NULL : m;
+}
+
+void rw_marks_unmap(uint32_t *marks)
+{
+	if (marks)
+		munmap(marks, sizeof(struct rw_marks));
 }
 
 static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)

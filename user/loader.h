@@ -29,6 +29,10 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 
 uint32_t rw_possible_cpus(void);
 
+/* The tracked-source filter, mapped writable (the tick counts it down); NULL on failure. */
+uint32_t *rw_marks_map(struct ratewall_bpf *skel);
+void rw_marks_unmap(uint32_t *marks);
+
 struct rw_attachment {
 	int ifindex;
 	int link_fd;

@@ -46,14 +46,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
 		return 2;
 	}
-	ret = rw_cli_parse_run(argc - 1, argv + 1, &cfg, err, sizeof(err));
-	if (ret == 1) {
-		rw_cli_usage(stdout);
-		return 0;
-	}
-	if (ret) {
-		fprintf(stderr, "ratewall: %s\n", err);
-		return 2;
-	}
-	return rw_run(&cfg);
+	ret = rw_cli_outcome(rw_cli_parse_run(argc - 1, argv + 1, &cfg, err, sizeof(err)), err);
+	return ret >= 0 ? ret : rw_run(&cfg);
 }

@@ -17,15 +17,9 @@ int rw_memory_command(int argc, char **argv)
 	char err[256], size[32];
 	int ret;
 
-	ret = rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err));
-	if (ret == 1) {
-		rw_cli_usage(stdout);
-		return 0;
-	}
-	if (ret) {
-		fprintf(stderr, "ratewall: %s\n", err);
-		return 2;
-	}
+	ret = rw_cli_outcome(rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err)), err);
+	if (ret >= 0)
+		return ret;
 	max_flows = cfg.max_flows ? cfg.max_flows : RW_DEFAULT_MAX_FLOWS;
 	if (cfg.max_memory) {
 		rw_memplan(cpus, 0, cfg.slots, &plan);

@@ -64,6 +64,8 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), rw_flow_value_size(slots, ncpus)));
 	add(out, "sketch", "count-min sketch, per CPU",
 	    array_bytes(ncpus, RW_SKETCH_ROWS * RW_SKETCH_COLS, rw_bucket_size(slots), 1));
+	add(out, "marks", "tracked-source filter, shared",
+	    4096 + ((sizeof(struct rw_marks) + 4095) & ~4095ULL));
 	add(out, "window", "window totals per CPU and slot",
 	    array_bytes(ncpus, RW_MAX_SLOTS, sizeof(struct rw_wslot), 1));
 	add(out, "inherit_scratch", "promotion scratch, per CPU",

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define RW_MEMPLAN_MAPS 8
+#define RW_MEMPLAN_MAPS 9
 
 struct rw_map_plan {
 	const char *name;  /* the map's name in the BPF object */

@@ -151,6 +151,7 @@ struct rw_session {
 	struct rw_rank_entry *top;
 	uint32_t ncpus;
 	uint32_t max_flows;
+	uint32_t *marks;   /* the tracked-source filter, counted down when flows are deleted */
 	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
 	uint64_t start_ns; /* attach time on that clock */
 	uint64_t tick0_ns; /* attach time on CLOCK_MONOTONIC, which schedules ticks */
@@ -291,8 +292,14 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(errno));
 		goto out;
 	}
+	s.marks = rw_marks_map(s.skel);
+	if (!s.marks) {
+		fprintf(stderr, "ratewall: cannot map the tracked-source filter: %s\n", strerror(errno));
+		goto out;
+	}
 	if (rw_flowtab_init(&s.flowtab, bpf_map__fd(s.skel->maps.flows),
-			    bpf_map__fd(s.skel->maps.window), s.ncpus, cfg->slots) ||
+			    bpf_map__fd(s.skel->maps.window), s.marks, s.skel->rodata->cfg_hash_seed,
+			    s.ncpus, cfg->slots) ||
 	    rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
 	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
 		fprintf(stderr, "ratewall: out of memory\n");
@@ -313,6 +320,7 @@ out:
 	free(s.top);
 	rw_ranker_free(&s.ranker);
 	rw_flowtab_free(&s.flowtab);
+	rw_marks_unmap(s.marks);
 	ratewall_bpf__destroy(s.skel);
 	return ret;
 }

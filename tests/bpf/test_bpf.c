@@ -17,6 +17,7 @@
 #include "flowtab.h"
 #include "frames.h"
 #include "loader.h"
+#include "ratewall_hash.h"
 #include "ratewall.skel.h"
 #include "testlib.h"
 #include "window.h"
@@ -508,6 +509,48 @@ static void test_no_limit_never_drops(void)
 
 /* --- Two tiers: the sketch, promotion and its exactness rules ------------------ */
 
+/* Sum of the tracked-source filter's counts, and the count at one key's index. */
+static uint64_t marks_total(struct env *e, const struct rw_key *k, uint32_t *at_key)
+{
+	struct rw_marks *m = calloc(1, sizeof(*m));
+	uint64_t total = 0;
+	__u32 zero = 0;
+
+	CHECK_EQ(bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.marks), &zero, m), 0);
+	for (uint32_t i = 0; i < RW_MARKS; i++)
+		total += m->count[i];
+	if (k)
+		*at_key = m->count[rw_mark_index(rw_hash(k, e->skel->rodata->cfg_hash_seed))];
+	free(m);
+	return total;
+}
+
+/* A limited program where only the limit's own threshold promotes (no loader policy). */
+struct sketch_env {
+	struct env e;
+	cpu_set_t orig;
+	uint64_t t; /* rw_limit_threshold of the limit */
+};
+
+static bool sketch_open(struct sketch_env *c, uint32_t slots, uint64_t limit, uint32_t max_flows,
+			bool on_cpu0)
+{
+	sched_getaffinity(0, sizeof(c->orig), &c->orig);
+	if (on_cpu0)
+		pin_cpu(0);
+	if (!env_open_sized(&c->e, slots, 100 * MS, limit, 0, max_flows))
+		return false;
+	set_thresholds(&c->e, 0, 0);
+	c->t = rw_limit_threshold(limit, c->e.ncpus, RW_MAX_THRESHOLD);
+	return true;
+}
+
+static void sketch_close(struct sketch_env *c)
+{
+	sched_setaffinity(0, sizeof(c->orig), &c->orig);
+	env_close(&c->e);
+}
+
 static uint64_t new_flows(struct env *e)
 {
 	struct rw_stats st;
@@ -525,42 +568,37 @@ static void test_unpromoted_sources_stay_below_limit(void)
 {
 	const uint64_t limit = 100;
 	uint32_t p = 0, d = 0, cpus = 0;
-	uint64_t t;
-	cpu_set_t orig;
-	struct env e;
+	struct sketch_env c;
+	struct env *e = &c.e;
 
-	sched_getaffinity(0, sizeof(orig), &orig);
-	if (!env_open(&e, 10, 100 * MS, limit, 0))
+	if (!sketch_open(&c, 10, limit, 1024, false))
 		return;
-	set_thresholds(&e, 0, 0); /* only the limit's own threshold promotes */
-	set_time(&e, 5 * MS);
-	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
-	CHECK((t - 1) * e.ncpus < limit);
-	for (uint32_t cpu = 0; cpu < e.ncpus; cpu++) {
+	set_time(e, 5 * MS);
+	CHECK((c.t - 1) * e->ncpus < limit);
+	for (uint32_t cpu = 0; cpu < e->ncpus; cpu++) {
 		if (!pin_cpu((int)cpu))
 			continue;
 		cpus++;
-		send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
+		send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
 	}
-	CHECK_EQ(p, cpus * (t - 1));
+	CHECK_EQ(p, cpus * (c.t - 1));
 	CHECK_EQ(d, 0);
-	CHECK_EQ(new_flows(&e), 0); /* all of it counted in the sketch only */
+	CHECK_EQ(new_flows(e), 0); /* all of it counted in the sketch only */
 	/* Now over the threshold on some CPU: promoted, and held to the limit in total. */
 	for (int round = 0; round < 50; round++) {
-		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++) {
+		for (uint32_t cpu = 0; cpu < e->ncpus; cpu++) {
 			if (pin_cpu((int)cpu))
-				send4(&e, SRC4, 2, 30, &p, &d);
+				send4(e, SRC4, 2, 30, &p, &d);
 		}
 	}
-	if (cpus == e.ncpus)
+	if (cpus == e->ncpus)
 		CHECK_EQ(p, limit);
 	else
 		CHECK(p <= limit);
-	CHECK_EQ(new_flows(&e), 1);
+	CHECK_EQ(new_flows(e), 1);
 	printf("     threshold %llu on %u CPUs: %u admitted for a limit of %llu\n",
-	       (unsigned long long)t, e.ncpus, p, (unsigned long long)limit);
-	sched_setaffinity(0, sizeof(orig), &orig);
-	env_close(&e);
+	       (unsigned long long)c.t, e->ncpus, p, (unsigned long long)limit);
+	sketch_close(&c);
 }
 
 /*
@@ -571,34 +609,28 @@ static void test_promotion_inherits_per_slot(void)
 {
 	const uint64_t limit = 100;
 	uint32_t p = 0, d = 0;
-	uint64_t t;
-	cpu_set_t orig;
-	struct env e;
+	struct sketch_env c;
+	struct env *e = &c.e;
 
-	sched_getaffinity(0, sizeof(orig), &orig);
-	pin_cpu(0);
-	if (!env_open(&e, 4, 100 * MS, limit, 0))
+	if (!sketch_open(&c, 4, limit, 1024, true))
 		return;
-	set_thresholds(&e, 0, 0);
-	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
-	set_time(&e, 10 * MS); /* epoch 0: below the threshold, sketch only */
-	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
-	CHECK_EQ(new_flows(&e), 0);
-	set_time(&e, 110 * MS); /* epoch 1: promoted; the window holds t - 1 already */
+	set_time(e, 10 * MS); /* epoch 0: below the threshold, sketch only */
+	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
+	CHECK_EQ(new_flows(e), 0);
+	set_time(e, 110 * MS); /* epoch 1: promoted; the window holds t - 1 already */
 	p = d = 0;
-	send4(&e, SRC4, 300, 30, &p, &d);
-	CHECK_EQ(p, limit - (t - 1));
-	CHECK_EQ(new_flows(&e), 1);
-	set_time(&e, 310 * MS); /* epoch 3: epoch 0 still in the window: nothing */
+	send4(e, SRC4, 300, 30, &p, &d);
+	CHECK_EQ(p, limit - (c.t - 1));
+	CHECK_EQ(new_flows(e), 1);
+	set_time(e, 310 * MS); /* epoch 3: epoch 0 still in the window: nothing */
 	p = d = 0;
-	send4(&e, SRC4, 50, 30, &p, &d);
+	send4(e, SRC4, 50, 30, &p, &d);
 	CHECK_EQ(p, 0);
-	set_time(&e, 410 * MS); /* epoch 4: epoch 0's inherited t - 1 leave, exactly that frees */
+	set_time(e, 410 * MS); /* epoch 4: epoch 0's inherited t - 1 leave, exactly that frees */
 	p = d = 0;
-	send4(&e, SRC4, 300, 30, &p, &d);
-	CHECK_EQ(p, t - 1);
-	sched_setaffinity(0, sizeof(orig), &orig);
-	env_close(&e);
+	send4(e, SRC4, 300, 30, &p, &d);
+	CHECK_EQ(p, c.t - 1);
+	sketch_close(&c);
 }
 
 /* A saturated flow stays saturated across slot edges until its oldest admitted slot leaves. */
@@ -666,29 +698,25 @@ static void test_full_table_caps_at_threshold(void)
 	const uint64_t limit = 100;
 	struct rw_stats st;
 	uint32_t p = 0, d = 0;
-	uint64_t t;
-	cpu_set_t orig;
-	struct env e;
+	struct sketch_env c;
+	struct env *e = &c.e;
 
-	sched_getaffinity(0, sizeof(orig), &orig);
-	pin_cpu(0);
-	if (!env_open_sized(&e, 10, 100 * MS, limit, 0, 2))
+	if (!sketch_open(&c, 10, limit, 2, true))
 		return;
-	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
-	set_time(&e, 5 * MS);
-	send4(&e, SRC4 + 1, 1, 30, &p, &d); /* two sources fill the table */
-	send4(&e, SRC4 + 2, 1, 30, &p, &d);
-	CHECK_EQ(new_flows(&e), 2);
-	set_thresholds(&e, 0, 0);
+	set_thresholds(e, 0, 2);
+	set_time(e, 5 * MS);
+	send4(e, SRC4 + 1, 1, 30, &p, &d); /* two free promotions fill the table */
+	send4(e, SRC4 + 2, 1, 30, &p, &d);
+	CHECK_EQ(new_flows(e), 2);
 	p = d = 0;
-	send4(&e, SRC4, 300, 30, &p, &d);
-	read_stats(&e, &st);
-	CHECK_EQ(p, t - 1);
-	CHECK_EQ(st.capped_drops, 300 - (t - 1));
-	/* One refused insert per slot, not one per packet. */
+	send4(e, SRC4, 300, 30, &p, &d);
+	read_stats(e, &st);
+	CHECK_EQ(p, c.t - 1);
+	CHECK_EQ(st.capped_drops, 300 - (c.t - 1));
+	/* One refused insert per slot, not one per packet; it left no filter count. */
 	CHECK_EQ(st.failed_inserts, 1);
-	sched_setaffinity(0, sizeof(orig), &orig);
-	env_close(&e);
+	CHECK_EQ(marks_total(e, NULL, NULL), 2);
+	sketch_close(&c);
 }
 
 /*
@@ -697,32 +725,76 @@ static void test_full_table_caps_at_threshold(void)
  */
 static void test_sketch_stale_slot_not_counted(void)
 {
-	const uint64_t limit = 100;
 	uint32_t p = 0, d = 0;
-	uint64_t t;
-	cpu_set_t orig;
+	struct sketch_env c;
+	struct env *e = &c.e;
+
+	if (!sketch_open(&c, 4, 100, 1024, true))
+		return;
+	set_time(e, 10 * MS); /* epoch 0, slot 0 */
+	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
+	set_time(e, 410 * MS); /* epoch 4, slot 0 again: round 0 left the window */
+	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
+	set_time(e, 100000 * MS + 10 * MS); /* a jump of many rounds, same slot */
+	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
+	CHECK_EQ(p, 3 * (c.t - 1));
+	CHECK_EQ(new_flows(e), 0);
+	/* Two live rounds do add up: epochs 1000 and 1001 hold 2t - 2 >= t. */
+	set_time(e, 100100 * MS + 10 * MS);
+	p = d = 0;
+	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
+	CHECK_EQ(new_flows(e), c.t > 1 ? 1 : 0);
+	sketch_close(&c);
+}
+
+/*
+ * The filter that lets untracked packets skip the flow table: counted up when a
+ * source is promoted, so its packets keep finding their record, and down again
+ * by the loader's tick when it deletes the idle flow.
+ */
+static void test_filter_follows_tracked_flows(void)
+{
+	struct rw_key k = key4(SRC4);
+	struct rw_window_sum w;
+	struct rw_ranker rk;
+	struct rw_flowtab ft;
+	struct rw_tick tick;
+	uint32_t p = 0, d = 0, at = 0, *marks;
 	struct env e;
 
-	sched_getaffinity(0, sizeof(orig), &orig);
-	pin_cpu(0);
-	if (!env_open(&e, 4, 100 * MS, limit, 0))
+	if (!env_open(&e, 4, 100 * MS, 0, 0))
 		return;
+	CHECK_EQ(marks_total(&e, NULL, NULL), 0);
+	set_time(&e, 5 * MS);
+	send4(&e, SRC4, 1, 30, &p, &d); /* a free promotion */
+	CHECK_EQ(marks_total(&e, &k, &at), 1);
+	CHECK_EQ(at, 1);
+	send4(&e, SRC4, 9, 30, &p, &d);
+	CHECK(flow_window(&e, &k, 0, &w));
+	CHECK_EQ(w.packets, 10); /* every packet found its record */
+
+	marks = rw_marks_map(e.skel);
+	CHECK(marks != NULL);
+	CHECK_EQ(rw_flowtab_init(&ft, e.flows, bpf_map__fd(e.skel->maps.window), marks,
+				 e.skel->rodata->cfg_hash_seed, e.ncpus, e.slots), 0);
+	CHECK_EQ(rw_ranker_init(&rk, 1, 10), 0);
+	CHECK_EQ(rw_flowtab_scan(&ft, 2, RW_SORT_PPS, &rk, &tick), 0); /* still live */
+	CHECK_EQ(tick.flows, 1);
+	CHECK_EQ(marks_total(&e, NULL, NULL), 1);
+	CHECK_EQ(rw_flowtab_scan(&ft, 20, RW_SORT_PPS, &rk, &tick), 0); /* idle for a window */
+	CHECK_EQ(tick.deleted, 1);
+	CHECK(!flow_window(&e, &k, 20, &w));
+	CHECK_EQ(marks_total(&e, NULL, NULL), 0);
+
+	/* Untracked again: the sketch counts it, the filter stays at zero. */
 	set_thresholds(&e, 0, 0);
-	t = rw_limit_threshold(limit, e.ncpus, RW_MAX_THRESHOLD);
-	set_time(&e, 10 * MS); /* epoch 0, slot 0 */
-	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
-	set_time(&e, 410 * MS); /* epoch 4, slot 0 again: round 0 left the window */
-	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
-	set_time(&e, 100000 * MS + 10 * MS); /* a jump of many rounds, same slot */
-	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
-	CHECK_EQ(p, 3 * (t - 1));
-	CHECK_EQ(new_flows(&e), 0);
-	/* Two live rounds do add up: epochs 1000 and 1001 hold 2t - 2 >= t. */
-	set_time(&e, 100100 * MS + 10 * MS);
-	p = d = 0;
-	send4(&e, SRC4, (int)(t - 1), 30, &p, &d);
-	CHECK_EQ(new_flows(&e), t > 1 ? 1 : 0);
-	sched_setaffinity(0, sizeof(orig), &orig);
+	set_time(&e, 2005 * MS);
+	send4(&e, SRC4, 3, 30, &p, &d);
+	CHECK(!flow_window(&e, &k, 20, &w));
+	CHECK_EQ(marks_total(&e, NULL, NULL), 0);
+	rw_ranker_free(&rk);
+	rw_flowtab_free(&ft);
+	rw_marks_unmap(marks);
 	env_close(&e);
 }
 
@@ -746,5 +818,6 @@ int main(void)
 	RUN(test_monitor_promotion_keeps_counts);
 	RUN(test_full_table_caps_at_threshold);
 	RUN(test_sketch_stale_slot_not_counted);
+	RUN(test_filter_follows_tracked_flows);
 	return tl_finish();
 }

@@ -39,7 +39,7 @@ deps:
 $(BUILD) $(BUILD)/user $(BUILD)/asan:
 	@mkdir -p $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/parse.h include/ratewall.h include/ratewall_window.h | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/parse.h $(wildcard include/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/rwgen.bpf.o: tools/rwgen.bpf.c include/ratewall.h tools/rwgen.h | $(BUILD)

@@ -6,7 +6,10 @@
 
 #include "cli.h"
 #include "key.h"
+#include <arpa/inet.h>
+
 #include "meminfo.h"
+#include "ratewall_hash.h"
 #include "memplan.h"
 #include "thresholds.h"
 #include "rank.h"
@@ -345,6 +348,62 @@ static void test_next_thresholds(void)
 	CHECK_EQ(t.promote_packets, 2 * 40000000 / RW_SKETCH_COLS + 2);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Count-min needs its two rows to collide independently: over 65 536
+ * sequential sources (how real ranges look), pairs that share both buckets
+ * stay near what independent rows give (n^2 / 2 / 4096^2 = 128), and each
+ * row's load is as even as chance makes it.
+ */
+static void test_hash_rows_independent(void)
+{
+	const uint32_t n = 65536;
+	uint32_t *pairs = calloc(n, sizeof(*pairs)), *row0 = calloc(RW_SKETCH_COLS, sizeof(*row0));
+
+	for (int fam = RW_FAMILY_IPV4; fam <= RW_FAMILY_IPV6; fam += 2) {
+		uint64_t both = 0, run = 0;
+		double chi = 0, mean = (double)n / RW_SKETCH_COLS;
+
+		memset(row0, 0, RW_SKETCH_COLS * sizeof(*row0));
+		for (uint32_t i = 0; i < n; i++) {
+			struct rw_key k = { .family = (uint8_t)fam };
+			uint32_t v = htonl((fam == RW_FAMILY_IPV4 ? 0xc6120000u : 0) + i);
+			uint64_t h;
+
+			if (fam == RW_FAMILY_IPV6) {
+				k.addr[0] = 0x20, k.addr[1] = 0x01, k.addr[2] = 0x0d, k.addr[3] = 0xb8;
+				memcpy(k.addr + 12, &v, 4);
+			} else {
+				memcpy(k.addr, &v, 4);
+			}
+			h = rw_hash(&k, 0x243f6a8885a308d3ULL);
+			pairs[i] = (uint32_t)((h & (RW_SKETCH_COLS - 1)) << 12 | ((h >> 32) & (RW_SKETCH_COLS - 1)));
+			row0[h & (RW_SKETCH_COLS - 1)]++;
+		}
+		qsort(pairs, n, sizeof(*pairs), cmp_u32);
+		for (uint32_t i = 1; i < n; i++) {
+			run = pairs[i] == pairs[i - 1] ? run + 1 : 0;
+			both += run;
+		}
+		for (uint32_t i = 0; i < RW_SKETCH_COLS; i++)
+			chi += (row0[i] - mean) * (row0[i] - mean) / mean;
+		chi /= RW_SKETCH_COLS - 1;
+		if (both > 3 * 128 || chi < 0.5 || chi > 1.5)
+			fprintf(stderr, "  IPv%d: %llu pairs share both rows, row 0 chi2/df %.3f\n", fam,
+				(unsigned long long)both, chi);
+		CHECK(both <= 3 * 128);
+		CHECK(chi > 0.5 && chi < 1.5);
+	}
+	free(pairs);
+	free(row0);
+}
+
 static void test_memplan(void)
 {
 	struct rw_memplan a, b;
@@ -515,6 +574,7 @@ int main(void)
 	RUN(test_limit_threshold_bound);
 	RUN(test_next_thresholds);
 	RUN(test_memplan);
+	RUN(test_hash_rows_independent);
 	RUN(test_ranking_matches_brute_force);
 	RUN(test_ranking_ties_break_by_key);
 	RUN(test_key_format);

@@ -32,10 +32,14 @@ ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --s
 	--dist zipf:1.2 --rate 400k --cpus "$CPUS" --duration "${gen_for}s" >/tmp/rwdemo.gen.json &
 ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 \
 	--sources 4 --rate 60k --duration "${gen_for}s" >/tmp/rwdemo.gen6.json &
+# A spoofed flood beside them: a new random source every packet, counted in the sketch.
+ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 \
+	--src 2001:db8:1::1 --dist random --sources 4294967295 --rate 100k \
+	--duration "${gen_for}s" >/tmp/rwdemo.spoof.json &
 wait $RW_PID
 wait
 echo
 echo "demo: the generators sent:"
-cat /tmp/rwdemo.gen.json /tmp/rwdemo.gen6.json | cut -c1-160
-rm -f /tmp/rwdemo.gen.json /tmp/rwdemo.gen6.json
+cat /tmp/rwdemo.gen.json /tmp/rwdemo.gen6.json /tmp/rwdemo.spoof.json | cut -c1-160
+rm -f /tmp/rwdemo.gen.json /tmp/rwdemo.gen6.json /tmp/rwdemo.spoof.json
 echo "demo: done; namespaces removed, nothing left attached."

@@ -24,7 +24,13 @@ struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_
 
 	if (ncpus == 0)
 		ncpus = 1;
-	t.free_promotions = tracked < free_cap ? (int64_t)(free_cap - tracked) : 0;
+	/*
+	 * Free promotions keep small source sets exact. Once a CPU's sketch holds
+	 * more packets in a window than it has buckets, the sources are many (a
+	 * flood, often spoofed): tracking newcomers then only churns the table.
+	 */
+	if (tracked < free_cap && sketch_peak_cpu <= RW_SKETCH_COLS)
+		t.free_promotions = (int64_t)(free_cap - tracked);
 	if (ntop >= k && k > 0) {
 		const struct rw_window_sum *kth = &top[k - 1].sum;
 

@@ -14,8 +14,8 @@
  * Promotion thresholds for the next interval, from this tick's ranking: any
  * source that could reach the top-k has at least 1/ncpus of the k-th count on
  * some CPU, so that share (never below the sketch's noise) is the threshold;
- * while few flows are tracked, every new source is tracked from its first
- * packet (free promotions). Pure: unit-tested.
+ * while few flows are tracked and the sketch is quiet, every new source is
+ * tracked from its first packet (free promotions). Pure: unit-tested.
  */
 struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_t ntop, uint32_t k,
 					enum rw_sort sort, uint32_t ncpus, uint64_t tracked,

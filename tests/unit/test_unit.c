@@ -335,6 +335,11 @@ static void test_next_thresholds(void)
 	CHECK_EQ(t.free_promotions, 16 - 10);
 	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
 	CHECK_EQ(t.free_promotions, 0);
+	/* A busy sketch (more packets on a CPU than buckets): no free promotions. */
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS, 0);
+	CHECK_EQ(t.free_promotions, RW_FREE_TRACKED - 100);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS + 1, 0);
+	CHECK_EQ(t.free_promotions, 0);
 	/* A full top-3 whose third has 9000 packets: 4500 on some CPU of two. */
 	top[2].sum.packets = 9000;
 	top[2].sum.bytes = 900000;

@@ -15,6 +15,8 @@ PASSED=0
 FAILED=0
 WORK=$(mktemp -d /tmp/rwtest.XXXXXX)
 
+# KEEP_WORK=1 keeps a copy of the test's files (ratewall's JSON, generator
+# output) in /tmp/rwkeep for a look after a failure.
 cleanup() {
 	[ -n "${KEEP_WORK:-}" ] && cp -r "$WORK" /tmp/rwkeep
 	tb_down

@@ -558,16 +558,17 @@ static __always_inline void *rw_promote(const struct rw_key *key, const __u32 id
 }
 
 /*
- * Whether an estimate clears twice the count-min noise of this CPU's window:
- * what the sketch counted on this CPU over the live slots, spread over a row.
- * The loader's thresholds follow the last tick; this follows a flood that
- * began since. Only asked once an estimate passes those thresholds, which is
- * rare outside such a flood. Global: its loop is verified once.
+ * Sums the sketch traffic of this CPU's other live slots into the current
+ * slot's entry. They cannot change during the slot (this CPU writes only the
+ * current one), so this runs once per slot and CPU, not per packet. Global:
+ * its loop is verified once.
  */
-__noinline int rw_above_noise(__u64 epoch, __u64 est_packets, __u64 est_bytes)
+__noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
 {
 	__u64 packets = 0, bytes = 0;
 
+	if (!ws)
+		return 0;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
 		__u32 idx = i;
 		struct rw_wslot *w;
@@ -575,13 +576,31 @@ __noinline int rw_above_noise(__u64 epoch, __u64 est_packets, __u64 est_bytes)
 		if (i >= cfg_slots)
 			break;
 		w = bpf_map_lookup_elem(&window, &idx);
-		if (w && rw_slot_live(w->epoch, epoch, cfg_slots)) {
+		if (w && w->epoch != epoch && rw_slot_live(w->epoch, epoch, cfg_slots)) {
 			packets += w->sketch_packets;
 			bytes += w->sketch_bytes;
 		}
 	}
-	return est_packets >= (packets >> (RW_SKETCH_COLS_LOG2 - 1)) + 2 &&
-	       est_bytes >= (bytes >> (RW_SKETCH_COLS_LOG2 - 1));
+	ws->earlier_sketch_packets = packets;
+	ws->earlier_sketch_bytes = bytes;
+	ws->noise_epoch = epoch + 1;
+	return 0;
+}
+
+/*
+ * Whether an estimate clears twice the count-min noise of this CPU's window:
+ * what the sketch counted on this CPU over the live slots, spread over a row.
+ * The loader's thresholds follow the last tick; this follows a flood that
+ * began since, or a loader that is gone.
+ */
+static __always_inline bool rw_above_noise(struct rw_wslot *ws, __u64 epoch, __u64 est_packets,
+					   __u64 est_bytes)
+{
+	if (ws->noise_epoch != epoch + 1)
+		rw_take_noise(ws, epoch);
+	return est_packets >= ((ws->earlier_sketch_packets + ws->sketch_packets) >>
+			       (RW_SKETCH_COLS_LOG2 - 1)) + 2 &&
+	       est_bytes >= ((ws->earlier_sketch_bytes + ws->sketch_bytes) >> (RW_SKETCH_COLS_LOG2 - 1));
 }
 
 enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
@@ -622,7 +641,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	if (!promote && th) {
 		promote = ((th->promote_packets && est_p >= th->promote_packets) ||
 			   (th->promote_bytes && est_b >= th->promote_bytes)) &&
-			  rw_above_noise(epoch, est_p, est_b);
+			  rw_above_noise(ws, epoch, est_p, est_b);
 		if (!promote && th->free_promotions > 0)
 			promote = __sync_fetch_and_add(&th->free_promotions, -1) > 0;
 	}
@@ -654,6 +673,7 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 		ws->sketch_packets = 0;
 		ws->sketch_bytes = 0;
 		ws->refused_epoch = 0;
+		ws->noise_epoch = 0;
 	}
 	return ws;
 }

@@ -206,6 +206,10 @@ struct rw_wslot {
 	__u64 sketch_packets; /* of which went into the sketch (a promoting packet too) */
 	__u64 sketch_bytes;
 	__u64 refused_epoch;  /* epoch + 1 of a refused promotion (table full), 0 = none */
+	/* The other live slots' sketch sums, fixed during this slot: taken once, when first needed. */
+	__u64 noise_epoch;    /* epoch + 1 they were taken for, 0 = not yet */
+	__u64 earlier_sketch_packets;
+	__u64 earlier_sketch_bytes;
 };
 
 /* Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70 Mpps). */
@@ -218,7 +222,7 @@ _Static_assert(sizeof(struct rw_bucket_slot) == 8, "rw_bucket_slot layout");
 _Static_assert(sizeof(struct rw_flow) == 64, "rw_flow layout: one cache line");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
-_Static_assert(sizeof(struct rw_wslot) == 64, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_wslot) == 88, "rw_wslot layout");
 _Static_assert(RW_HIST_TAG_BITS + RW_HIST_VALUE_BITS == 64, "history word");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)

@@ -3,6 +3,7 @@
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -32,6 +33,8 @@ void rw_cli_usage(FILE *out)
 		"  --clock auto|precise|coarse  kernel clock for slots (default auto: coarse\n"
 		"                      when a slot lasts 20 of its ticks or more)\n"
 		"  --json              one JSON object per interval instead of a table\n"
+		"  --config FILE       options from FILE, one per line ('pps 10k' or\n"
+		"                      'pps = 10k', '#' comments); flags given here win\n"
 		"  -v, --verbose       libbpf and loader diagnostics on stderr\n"
 		"\n"
 		"Durations: 250us, 500ms, 2s, 1m, 1h. Exit status: 0 done, 1 runtime\n"
@@ -57,6 +60,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
+	OPT_CONFIG,
 };
 
 static const struct option run_options[] = {
@@ -74,6 +78,7 @@ static const struct option run_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -184,10 +189,146 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+#define RW_CONFIG_LINE_MAX 1024
+
+/* The run option a config file key names (a long option, without "--"), or NULL. */
+static const struct option *config_key(const char *key)
+{
+	for (const struct option *o = run_options; o->name; o++) {
+		if (o->val == 'h' || o->val == OPT_CPUS || o->val == OPT_CONFIG)
+			continue;
+		if (strcmp(o->name, key) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* A switch's value in a file: empty (on), or one of the usual words. 1 on, 0 off, -1 neither. */
+static int config_switch(const char *v)
+{
+	static const char *const on[] = { "", "yes", "true", "on", "1" };
+	static const char *const off[] = { "no", "false", "off", "0" };
+
+	if (choice(v, on, ARRAY_LEN(on)) >= 0)
+		return 1;
+	return choice(v, off, ARRAY_LEN(off)) >= 0 ? 0 : -1;
+}
+
+/* Strips a comment and surrounding blanks, in place; returns the start. */
+static char *config_trim(char *line)
+{
+	char *end;
+
+	line[strcspn(line, "#\r\n")] = '\0';
+	while (*line == ' ' || *line == '\t')
+		line++;
+	end = line + strlen(line);
+	while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	return line;
+}
+
+/*
+ * Applies a config file: `key value` or `key = value` per line, the keys the
+ * long options of `run`. Every error names the file and line.
+ */
+static int apply_config(const char *path, struct rw_config *cfg, char *err, size_t errlen)
+{
+	char buf[RW_CONFIG_LINE_MAX + 2], why[256];
+	unsigned int seen[64] = { 0 }, lineno = 0;
+	FILE *f = fopen(path, "r");
+	int ret = 0;
+
+	if (!f)
+		return fail(err, errlen, "--config: cannot read '%s': %s", path, strerror(errno));
+	while (!ret && fgets(buf, sizeof(buf), f)) {
+		const struct option *o;
+		char *line, *key, *val;
+		size_t klen;
+
+		lineno++;
+		if (strlen(buf) > RW_CONFIG_LINE_MAX && !strchr(buf, '\n')) {
+			ret = fail(err, errlen, "%s:%u: line longer than %d bytes", path, lineno,
+				   RW_CONFIG_LINE_MAX);
+			break;
+		}
+		line = config_trim(buf);
+		if (!*line)
+			continue;
+		klen = strcspn(line, " \t=");
+		key = line;
+		val = line + klen;
+		val += strspn(val, " \t");
+		if (*val == '=')
+			val += 1 + strspn(val + 1, " \t");
+		key[klen] = '\0';
+		o = config_key(key);
+		if (!o) {
+			ret = fail(err, errlen, "%s:%u: unknown key '%s' (keys are the options of "
+				   "ratewall run, without --)", path, lineno, key);
+			break;
+		}
+		if (seen[o->val & 63]) {
+			ret = fail(err, errlen, "%s:%u: '%s' is already set on line %u", path, lineno,
+				   key, seen[o->val & 63]);
+			break;
+		}
+		seen[o->val & 63] = lineno;
+		if (o->has_arg == no_argument) {
+			int on = config_switch(val);
+
+			if (on < 0)
+				ret = fail(err, errlen, "%s:%u: '%s' takes yes or no, not '%s'", path,
+					   lineno, key, val);
+			else if (on && parse_one(o->val, NULL, cfg, why, sizeof(why)))
+				ret = fail(err, errlen, "%s:%u: %s", path, lineno, why);
+			continue;
+		}
+		if (!*val) {
+			ret = fail(err, errlen, "%s:%u: '%s' needs a value", path, lineno, key);
+			break;
+		}
+		if (parse_one(o->val, val, cfg, why, sizeof(why)))
+			ret = fail(err, errlen, "%s:%u: %s", path, lineno, why);
+	}
+	if (!ret && ferror(f))
+		ret = fail(err, errlen, "--config: cannot read '%s': %s", path, strerror(errno));
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The --config FILE among the arguments (NULL: none), found before the flags
+ * apply. It scans a copy: getopt reorders what it scans, and the real pass
+ * must see the arguments as they were given.
+ */
+static int find_config(int argc, char **argv, const char **path, char *err, size_t errlen)
+{
+	char **copy = calloc((size_t)argc + 1, sizeof(*copy));
+	int opt, ret = 0;
+
+	*path = NULL;
+	if (!copy)
+		return fail(err, errlen, "out of memory");
+	memcpy(copy, argv, (size_t)argc * sizeof(*copy));
+	optind = 0;
+	opterr = 0;
+	while (!ret && (opt = getopt_long(argc, copy, ":vh", run_options, NULL)) != -1) {
+		if (opt != OPT_CONFIG)
+			continue;
+		if (*path)
+			ret = fail(err, errlen, "--config given twice");
+		*path = optarg;
+	}
+	free(copy);
+	return ret;
+}
+
 /* Both commands' parser; cpus is NULL for `run`, which takes no --cpus. */
 static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cpus, char *err,
 		      size_t errlen)
 {
+	const char *config;
 	int opt, ret;
 	uint64_t v;
 
@@ -201,11 +342,19 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		.clock = RW_CLOCK_AUTO,
 	};
 	err[0] = '\0';
+	/* A config file first, so that flags override it. */
+	ret = find_config(argc, argv, &config, err, errlen);
+	if (!ret && config)
+		ret = apply_config(config, cfg, err, errlen);
+	if (ret)
+		return ret;
 	optind = 0; /* full getopt reset: the parser may run more than once (tests) */
 	opterr = 0;
 	while ((opt = getopt_long(argc, argv, ":vh", run_options, NULL)) != -1) {
 		if (opt == 'h')
 			return 1;
+		if (opt == OPT_CONFIG)
+			continue;
 		if (opt == ':')
 			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
 		if (opt == '?' || (opt == OPT_CPUS && !cpus))

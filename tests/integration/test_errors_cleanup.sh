@@ -33,6 +33,12 @@ expect_fail 2 "from 2 to 32" run "$TB_RX" --slots 64
 expect_fail 2 "1 ms to 60 s" run "$TB_RX" --window 1h --slots 10
 expect_fail 2 "unknown option" run "$TB_RX" --frobnicate
 expect_fail 2 "missing IFACE" run
+# A config file: a bad line is named by file and line, and nothing is attached.
+printf 'pps 10k\n# a comment\nwindow soon\n' >"$WORK/bad.conf"
+expect_fail 2 "$WORK/bad.conf:3: --window: 'soon' is not a duration" run "$TB_RX" --config "$WORK/bad.conf"
+printf 'pps 10k\nfrobnicate yes\n' >"$WORK/bad.conf"
+expect_fail 2 "$WORK/bad.conf:2: unknown key 'frobnicate'" run "$TB_RX" --config "$WORK/bad.conf"
+expect_fail 2 "cannot read '$WORK/none.conf'" run "$TB_RX" --config "$WORK/none.conf"
 expect_fail 2 "unknown command" explode
 expect_fail 2 "give one" run "$TB_RX" --max-flows 10 --max-memory 1M
 # A flow table beyond the machine's memory is refused before it is allocated
@@ -96,6 +102,15 @@ ends_clean() {
 for sig in INT TERM KILL; do
 	check "(g) after SIG$sig no XDP program is attached or loaded" ends_clean "$sig"
 done
+# A good config file drives a run; a flag overrides one of its values.
+printf 'pps = 7k\nbps 5M\njson\nduration 1200ms\n' >"$WORK/good.conf"
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --config "$WORK/good.conf" --bps 6M >"$WORK/conf.json" 2>"$WORK/conf.err"
+rc=$?
+check "(f) a config file sets the limits and the JSON output; a flag wins over it" \
+	python3 -c 'import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert int(sys.argv[2]) == 0 and lines and lines[-1]["limit"] == {"pps": 7000, "bps": 6000000}, lines[-1:]' \
+	"$WORK/conf.json" "$rc"
 ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --duration 1500ms --json >"$WORK/dur.json" 2>"$WORK/dur.err"
 rc=$?
 check "(g) --duration ends with exit 0 and a report per interval" \

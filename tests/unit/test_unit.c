@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "key.h"
@@ -210,6 +211,108 @@ static void test_cli_errors(void)
 				cases[i].needle);
 			CHECK(0);
 		}
+	}
+}
+
+/* Writes text to a fresh temporary file; returns its path (static buffer). */
+static const char *config_file(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/rwconf.XXXXXX");
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK_EQ(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+		close(fd);
+	}
+	return path;
+}
+
+static int parse_with_config(struct rw_config *c, char *err, const char *text, const char *args)
+{
+	const char *path = config_file(text);
+	char line[512];
+	int ret;
+
+	snprintf(line, sizeof(line), "run --config %s %s", path, args);
+	ret = parse(c, err, line);
+	unlink(path);
+	return ret;
+}
+
+static void test_cli_config_file(void)
+{
+	struct rw_config c;
+	char err[256];
+
+	CHECK_EQ(parse_with_config(&c, err,
+				   "# ratewall for eth1\n"
+				   "\n"
+				   "pps 10k\n"
+				   "bps = 1G   # a trailing comment\n"
+				   "\twindow=500ms\n"
+				   "slots 5\n"
+				   "max-flows 1000\n"
+				   "sort drops\n"
+				   "json\n"
+				   "verbose no\n",
+				   "eth1"), 0);
+	CHECK_STR(c.ifname, "eth1");
+	CHECK_EQ(c.pps, 10000);
+	CHECK_EQ(c.bps, 1000000000ULL);
+	CHECK_EQ(c.window_ns, 500000000ULL);
+	CHECK_EQ(c.slots, 5);
+	CHECK_EQ(c.max_flows, 1000);
+	CHECK_EQ(c.sort, RW_SORT_DROPS);
+	CHECK(c.json && !c.verbose);
+	/* Flags win over the file, wherever they stand. */
+	CHECK_EQ(parse_with_config(&c, err, "pps 10k\nslots 5\n", "--pps 20k eth1"), 0);
+	CHECK_EQ(c.pps, 20000);
+	CHECK_EQ(c.slots, 5);
+	CHECK_EQ(parse(&c, err, "run --pps 30k --config /dev/null eth1"), 0);
+	CHECK_EQ(c.pps, 30000);
+	/* An empty file, or one of comments only, changes nothing. */
+	CHECK_EQ(parse_with_config(&c, err, "# nothing\n   \n", "eth1"), 0);
+	CHECK_EQ(c.slots, 10);
+
+	static const struct {
+		const char *text, *needle;
+	} bad[] = {
+		{ "pps 10k\nfrobnicate 3\n", ":2: unknown key 'frobnicate'" },
+		{ "pps fast\n", ":1: --pps: 'fast' is not a rate" },
+		{ "\n\nslots 64\n", ":3: --slots: '64' must be" },
+		{ "pps\n", ":1: 'pps' needs a value" },
+		{ "pps 1k\npps 2k\n", ":2: 'pps' is already set on line 1" },
+		{ "json maybe\n", ":1: 'json' takes yes or no" },
+		{ "help\n", ":1: unknown key 'help'" },
+		{ "config other.conf\n", ":1: unknown key 'config'" },
+		{ "--pps 10k\n", ":1: unknown key '--pps'" },
+		{ "window 1h\nslots 10\n", "each slot would last" }, /* checked as a whole */
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(parse_with_config(&c, err, bad[i].text, "eth1"), -EINVAL);
+		if (!strstr(err, bad[i].needle) || (strchr(bad[i].needle, ':') && !strstr(err, "/tmp/rwconf."))) {
+			fprintf(stderr, "  config '%s': error '%s' lacks '%s' or the file name\n",
+				bad[i].text, err, bad[i].needle);
+			CHECK(0);
+		}
+	}
+	CHECK_EQ(parse(&c, err, "run --config /nonexistent/ratewall.conf eth1"), -EINVAL);
+	CHECK(strstr(err, "cannot read '/nonexistent/ratewall.conf'") != NULL);
+	CHECK_EQ(parse(&c, err, "run --config /dev/null --config /dev/null eth1"), -EINVAL);
+	CHECK(strstr(err, "--config given twice") != NULL);
+	{
+		/* A line longer than the parser reads is refused, never split in two. */
+		char *text = malloc(3000);
+
+		memset(text, 'x', 2999);
+		text[0] = 'p', text[1] = 'p', text[2] = 's', text[3] = ' ';
+		text[2999] = '\0';
+		CHECK_EQ(parse_with_config(&c, err, text, "eth1"), -EINVAL);
+		CHECK(strstr(err, ":1: line longer than") != NULL);
+		free(text);
 	}
 }
 
@@ -571,6 +674,7 @@ int main(void)
 	RUN(test_format);
 	RUN(test_cli_defaults_and_options);
 	RUN(test_cli_errors);
+	RUN(test_cli_config_file);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);

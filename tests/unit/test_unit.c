@@ -123,6 +123,18 @@ static int parse(struct rw_config *cfg, char *err, const char *line)
 	return rw_cli_parse_run(argc, argv, cfg, err, 256);
 }
 
+/* The options both test_cli_defaults_and_options and the config file test set. */
+static void check_shared_options(const struct rw_config *c)
+{
+	CHECK_STR(c->ifname, "eth1");
+	CHECK_EQ(c->pps, 10000);
+	CHECK_EQ(c->bps, 1000000000ULL);
+	CHECK_EQ(c->window_ns, 500000000ULL);
+	CHECK_EQ(c->slots, 5);
+	CHECK_EQ(c->max_flows, 1000);
+	CHECK_EQ(c->sort, RW_SORT_DROPS);
+}
+
 static void test_cli_defaults_and_options(void)
 {
 	struct rw_config c;
@@ -145,16 +157,10 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(parse(&c, err, "run --pps 10k --bps 1G --window 500ms --slots 5 --max-flows 1000 "
 				"--top 3 --interval 250ms --duration 2s --sort drops --xdp-mode generic "
 				"--json -v eth1"), 0);
-	CHECK_STR(c.ifname, "eth1");
-	CHECK_EQ(c.pps, 10000);
-	CHECK_EQ(c.bps, 1000000000ULL);
-	CHECK_EQ(c.window_ns, 500000000ULL);
-	CHECK_EQ(c.slots, 5);
-	CHECK_EQ(c.max_flows, 1000);
+	check_shared_options(&c);
 	CHECK_EQ(c.top, 3);
 	CHECK_EQ(c.interval_ns, 250000000ULL);
 	CHECK_EQ(c.duration_ns, 2000000000ULL);
-	CHECK_EQ(c.sort, RW_SORT_DROPS);
 	CHECK_EQ(c.xdp_mode, RW_XDP_GENERIC);
 	CHECK(c.json && c.verbose);
 
@@ -259,13 +265,8 @@ static void test_cli_config_file(void)
 				   "json\n"
 				   "verbose no\n",
 				   "eth1"), 0);
-	CHECK_STR(c.ifname, "eth1");
-	CHECK_EQ(c.pps, 10000);
-	CHECK_EQ(c.bps, 1000000000ULL);
-	CHECK_EQ(c.window_ns, 500000000ULL);
-	CHECK_EQ(c.slots, 5);
-	CHECK_EQ(c.max_flows, 1000);
-	CHECK_EQ(c.sort, RW_SORT_DROPS);
+	/* The same values as the same options given as flags. */
+	check_shared_options(&c);
 	CHECK(c.json && !c.verbose);
 	/* Flags win over the file, wherever they stand. */
 	CHECK_EQ(parse_with_config(&c, err, "pps 10k\nslots 5\n", "--pps 20k eth1"), 0);

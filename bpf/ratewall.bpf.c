@@ -254,14 +254,12 @@ __noinline int rw_hist_add(__u64 *w, __u64 epoch, __u64 v)
 }
 
 /*
- * The words of the slot that holds `epoch` in a history record. The bound is
- * checked here, where the pointer is formed: a clamp made earlier can be lost
- * to the verifier when the compiler keeps the index in another register.
+ * The words of slot `idx` (an rw_slot_index) in a history record. The bound is
+ * checked again here, where the pointer is formed: a clamp made earlier can be
+ * lost to the verifier when the compiler keeps the index in another register.
  */
-static __always_inline __u64 *rw_hist_slot(__u64 *h, __u64 epoch)
+static __always_inline __u64 *rw_hist_slot(__u64 *h, __u32 idx)
 {
-	__u64 idx = epoch % cfg_slots;
-
 	asm volatile("" : "+r"(idx));
 	if (idx >= cfg_slots || idx >= RW_MAX_SLOTS)
 		return NULL;
@@ -273,7 +271,7 @@ static __always_inline struct rw_flow *rw_hot(void *v, __u32 cpu)
 {
 	__u64 off;
 
-	if (cpu >= cfg_nr_cpus || cpu >= RW_MAX_CPUS)
+	if (cpu >= cfg_nr_cpus) /* a load-time constant: the verifier's bound too */
 		return NULL;
 	off = cfg_hot_off + (__u64)cpu * sizeof(struct rw_flow);
 	return v + off;
@@ -284,7 +282,7 @@ static __always_inline void rw_flush(struct rw_flow *f, __u64 *hist, __u64 epoch
 				     struct rw_stats *st)
 {
 	if (f->packets && rw_slot_live(f->epoch, epoch, cfg_slots)) {
-		__u64 *w = rw_hist_slot(hist, f->epoch);
+		__u64 *w = rw_hist_slot(hist, rw_slot_index(f->epoch));
 
 		if (w) {
 			rw_hist_add(&w[RW_H_PACKETS], f->epoch, f->packets);
@@ -306,6 +304,7 @@ static __always_inline void rw_flush(struct rw_flow *f, __u64 *hist, __u64 epoch
 /* --- Exact limit across CPUs -------------------------------------------------- */
 
 struct rw_sum_ctx {
+	void *v;         /* the flow's value: every CPU's hot record and the history */
 	struct rw_key key;
 	__u32 self;
 	__u64 epoch;
@@ -318,8 +317,7 @@ struct rw_sum_ctx {
 static long rw_sum_cpu(__u32 cpu, void *data)
 {
 	struct rw_sum_ctx *sum = data;
-	void *v = bpf_map_lookup_elem(&flows, &sum->key);
-	struct rw_flow *f = v ? rw_hot(v, cpu) : NULL;
+	struct rw_flow *f = rw_hot(sum->v, cpu);
 
 	if (!f)
 		return 1;
@@ -377,10 +375,11 @@ __noinline int rw_sum_hist(struct rw_sum_ctx *sum)
 }
 
 /* Refill this CPU's lease from what all CPUs left of the window's budget. */
-static __always_inline bool rw_refill(struct rw_flow *f, const struct rw_key *key, __u64 epoch,
-				      __u64 len, struct rw_stats *st)
+static __always_inline bool rw_refill(struct rw_flow *f, void *v, const struct rw_key *key,
+				      __u64 epoch, __u64 len, struct rw_stats *st)
 {
 	struct rw_sum_ctx sum = {
+		.v = v,
 		.key = *key,
 		.self = bpf_get_smp_processor_id(),
 		.epoch = epoch,
@@ -426,8 +425,8 @@ static __always_inline bool rw_refill(struct rw_flow *f, const struct rw_key *ke
 }
 
 /* Admitted-only: a refused packet takes nothing from the budget. */
-static __always_inline bool rw_admit(struct rw_flow *f, const struct rw_key *key, __u64 epoch,
-				     __u64 len, struct rw_stats *st)
+static __always_inline bool rw_admit(struct rw_flow *f, void *v, const struct rw_key *key,
+				     __u64 epoch, __u64 len, struct rw_stats *st)
 {
 	if (epoch < f->sat_until && len > f->sat_room)
 		return false;
@@ -436,7 +435,7 @@ static __always_inline bool rw_admit(struct rw_flow *f, const struct rw_key *key
 		f->lease_bytes = 0;
 	}
 	if ((cfg_limit_packets && f->lease_packets < 1) || (cfg_limit_bytes && f->lease_bytes < len)) {
-		if (!rw_refill(f, key, epoch, len, st))
+		if (!rw_refill(f, v, key, epoch, len, st))
 			return false;
 	}
 	if (cfg_limit_packets)
@@ -518,7 +517,7 @@ __noinline int rw_inherit(const struct rw_inherit_ctx *in, const struct rw_key *
 		if (i >= cfg_slots || i > ctx.epoch)
 			break;
 		s = rw_slot_index(e);
-		w = rw_hist_slot(h, e);
+		w = rw_hist_slot(h, s);
 		if (!acc->packets[s] || !w)
 			continue;
 		rw_hist_add(&w[RW_H_PACKETS], e, acc->packets[s]);
@@ -664,17 +663,9 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 {
 	struct rw_wslot *ws = bpf_map_lookup_elem(&window, &idx);
 
-	if (ws && ws->epoch != epoch) {
-		ws->epoch = epoch;
-		ws->packets = 0;
-		ws->bytes = 0;
-		ws->drop_packets = 0;
-		ws->drop_bytes = 0;
-		ws->sketch_packets = 0;
-		ws->sketch_bytes = 0;
-		ws->refused_epoch = 0;
-		ws->noise_epoch = 0;
-	}
+	/* A slot still holding an older round starts over: every field belongs to its round. */
+	if (ws && ws->epoch != epoch)
+		*ws = (struct rw_wslot){ .epoch = epoch };
 	return ws;
 }
 
@@ -738,7 +729,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	if (f->epoch != epoch)
 		rw_flush(f, v, epoch, st);
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
-	admit = !RW_LIMITED || rw_admit(f, &key, epoch, len, st);
+	admit = !RW_LIMITED || rw_admit(f, v, &key, epoch, len, st);
 	f->packets++;
 	f->bytes += len;
 	if (admit)

@@ -43,7 +43,8 @@ int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t
 	/* The kernel hands values out rounded up to 8 bytes. */
 	ft->vsize = (rw_flow_value_size(slots, ncpus) + 7) & ~7u;
 	ft->wslots = calloc(ncpus, sizeof(*ft->wslots));
-	if (!ft->wslots)
+	ft->cpu_sketch = calloc(ncpus, 2 * sizeof(*ft->cpu_sketch));
+	if (!ft->wslots || !ft->cpu_sketch)
 		return -ENOMEM;
 	batch = RW_BATCH_VALUE_BYTES / ft->vsize;
 	if (batch < 64)
@@ -59,6 +60,7 @@ void rw_flowtab_free(struct rw_flowtab *ft)
 	free(ft->values);
 	free(ft->idle);
 	free(ft->wslots);
+	free(ft->cpu_sketch);
 	memset(ft, 0, sizeof(*ft));
 }
 
@@ -119,17 +121,14 @@ static uint64_t delete_flows(struct rw_flowtab *ft, uint32_t n)
 /* Sums the per-slot totals of every CPU over the live slots. */
 static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out)
 {
-	uint64_t *cpu_sketch = calloc(ft->ncpus, 2 * sizeof(uint64_t));
+	uint64_t *cpu_sketch = ft->cpu_sketch;
 
-	if (!cpu_sketch)
-		return -ENOMEM;
+	memset(cpu_sketch, 0, ft->ncpus * 2 * sizeof(*cpu_sketch));
 	for (uint32_t s = 0; s < ft->slots; s++) {
 		int err = bpf_map_lookup_elem(ft->window_fd, &s, ft->wslots);
 
-		if (err) {
-			free(cpu_sketch);
+		if (err)
 			return err;
-		}
 		for (uint32_t c = 0; c < ft->ncpus; c++) {
 			const struct rw_wslot *w = &ft->wslots[c];
 
@@ -151,7 +150,6 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 		if (cpu_sketch[2 * c + 1] > out->sketch_peak_cpu_bytes)
 			out->sketch_peak_cpu_bytes = cpu_sketch[2 * c + 1];
 	}
-	free(cpu_sketch);
 	return 0;
 }
 
@@ -211,7 +209,7 @@ int rw_thresholds_write(int map_fd, const struct rw_thresholds *t)
 {
 	__u32 zero = 0;
 
-	return bpf_map_update_elem(map_fd, &zero, t, BPF_ANY) ? -errno : 0;
+	return bpf_map_update_elem(map_fd, &zero, t, BPF_ANY); /* libbpf: 0 or -errno */
 }
 
 int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum)
@@ -234,5 +232,5 @@ int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum)
 		}
 	}
 	free(per_cpu);
-	return err ? -errno : 0;
+	return err;
 }

@@ -27,6 +27,7 @@ struct rw_flowtab {
 	struct rw_key *idle;
 	uint32_t idle_cap;
 	struct rw_wslot *wslots; /* one lookup's worth: ncpus values */
+	uint64_t *cpu_sketch;    /* per CPU: sketch packets, bytes in the window */
 };
 
 struct rw_tick {

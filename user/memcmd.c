@@ -20,16 +20,11 @@ int rw_memory_command(int argc, char **argv)
 	ret = rw_cli_outcome(rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err)), err);
 	if (ret >= 0)
 		return ret;
-	max_flows = cfg.max_flows ? cfg.max_flows : RW_DEFAULT_MAX_FLOWS;
-	if (cfg.max_memory) {
-		rw_memplan(cpus, 0, cfg.slots, &plan);
-		if (cfg.max_memory <= plan.total) {
-			rw_format_bytes((double)plan.total, size, sizeof(size));
-			fprintf(stderr, "ratewall: --max-memory is below the %s the sketch alone takes "
-				"on %u CPUs\n", size, cpus);
-			return 2;
-		}
-		max_flows = (uint32_t)((cfg.max_memory - plan.total) / rw_memplan_per_flow(cpus, cfg.slots));
+	max_flows = rw_memplan_max_flows(&cfg, cpus);
+	if (!max_flows) {
+		fprintf(stderr, "ratewall: --max-memory is too small for the sketch and one tracked "
+			"flow on %u CPUs\n", cpus);
+		return 2;
 	}
 	rw_memplan(cpus, max_flows, cfg.slots, &plan);
 	printf("kernel memory for %u possible CPUs, %u tracked flows, %u slots, sketch %ux%u:\n",

@@ -50,6 +50,22 @@ uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots)
 	       2 * K_BUCKET;
 }
 
+uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus)
+{
+	struct rw_memplan fixed;
+	uint64_t flows;
+
+	if (cfg->max_flows)
+		return cfg->max_flows;
+	if (!cfg->max_memory)
+		return RW_DEFAULT_MAX_FLOWS;
+	rw_memplan(ncpus, 0, cfg->slots, &fixed);
+	if (cfg->max_memory <= fixed.total)
+		return 0;
+	flows = (cfg->max_memory - fixed.total) / rw_memplan_per_flow(ncpus, cfg->slots);
+	return flows > RW_MAX_MAX_FLOWS ? RW_MAX_MAX_FLOWS : (uint32_t)flows;
+}
+
 static void add(struct rw_memplan *p, const char *name, const char *what, uint64_t bytes)
 {
 	p->map[p->n++] = (struct rw_map_plan){ .name = name, .what = what, .bytes = bytes };

@@ -8,6 +8,7 @@
 #define RW_MEMPLAN_H
 
 #include <stdint.h>
+#include "config.h"
 
 #define RW_MEMPLAN_MAPS 9
 
@@ -27,5 +28,12 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 
 /* Bytes one more tracked flow adds (for --max-memory). */
 uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots);
+
+/*
+ * Tracked flows for a run: --max-flows, or what --max-memory buys once the
+ * sketch and the small maps are paid for, or the default. 0 when the budget
+ * does not buy even one.
+ */
+uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus);
 
 #endif

@@ -80,39 +80,20 @@ static void sleep_until(uint64_t deadline_ns)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
-static uint32_t resolve_max_flows(const struct rw_config *cfg, uint32_t ncpus)
-{
-	struct rw_memplan fixed;
-	uint64_t flows;
-
-	if (cfg->max_flows)
-		return cfg->max_flows;
-	if (!cfg->max_memory)
-		return RW_DEFAULT_MAX_FLOWS;
-	/* What the sketch and the small maps take comes first; flows get the rest. */
-	rw_memplan(ncpus, 0, cfg->slots, &fixed);
-	if (cfg->max_memory <= fixed.total)
-		return 0;
-	flows = (cfg->max_memory - fixed.total) / rw_memplan_per_flow(ncpus, cfg->slots);
-	return flows > RW_MAX_MAX_FLOWS ? RW_MAX_MAX_FLOWS : (uint32_t)flows;
-}
-
 /* Refuses maps that would take more than their share of free memory. */
-static bool table_fits(const struct rw_config *cfg, uint32_t max_flows, uint32_t ncpus)
+static bool plan_fits(const struct rw_memplan *plan, uint32_t max_flows, uint32_t ncpus)
 {
-	struct rw_memplan plan;
 	uint64_t avail = 0;
 	FILE *f = fopen("/proc/meminfo", "r");
 	char a[32], b[32];
 
-	rw_memplan(ncpus, max_flows, cfg->slots, &plan);
 	if (f) {
 		avail = rw_meminfo_available(f);
 		fclose(f);
 	}
-	if (!avail || plan.total <= avail / 100 * RW_MAX_TABLE_SHARE_PERCENT)
+	if (!avail || plan->total <= avail / 100 * RW_MAX_TABLE_SHARE_PERCENT)
 		return true;
-	rw_format_bytes((double)plan.total, a, sizeof(a));
+	rw_format_bytes((double)plan->total, a, sizeof(a));
 	rw_format_bytes((double)avail, b, sizeof(b));
 	fprintf(stderr, "ratewall: %u tracked flows on %u CPUs take %s of kernel memory, more than "
 		"%d%% of the %s available; lower --max-flows or set --max-memory "
@@ -122,17 +103,16 @@ static bool table_fits(const struct rw_config *cfg, uint32_t max_flows, uint32_t
 }
 
 static void describe_start(const struct rw_config *cfg, const struct rw_attachment *at,
-			   uint32_t max_flows, uint32_t ncpus, enum rw_clock clock)
+			   uint32_t max_flows, uint32_t ncpus, const struct rw_memplan *plan,
+			   enum rw_clock clock)
 {
 	char pps[32] = "none", bps[32] = "none", mem[32];
-	struct rw_memplan plan;
 
 	if (cfg->pps)
 		rw_format_si((double)cfg->pps, pps, sizeof(pps));
 	if (cfg->bps)
 		rw_format_si((double)cfg->bps, bps, sizeof(bps));
-	rw_memplan(ncpus, max_flows, cfg->slots, &plan);
-	rw_format_bytes((double)plan.total, mem, sizeof(mem));
+	rw_format_bytes((double)plan->total, mem, sizeof(mem));
 	fprintf(stderr,
 		"ratewall: attached to %s (%s XDP); limit per source: %s pps, %s bps; "
 		"window %.3gs in %u slots; %s clock\n"
@@ -229,6 +209,7 @@ int rw_run(const struct rw_config *cfg)
 	struct rw_session s = { .cfg = cfg, .at = { .link_fd = -1 } };
 	struct rw_load_params lp;
 	struct rw_thresholds first;
+	struct rw_memplan plan;
 	char err[256];
 	int ifindex, ret = RW_EXIT_RUNTIME, e;
 	enum rw_clock clock;
@@ -245,13 +226,14 @@ int rw_run(const struct rw_config *cfg)
 		return RW_EXIT_RUNTIME;
 	}
 	s.ncpus = rw_possible_cpus();
-	max_flows = resolve_max_flows(cfg, s.ncpus);
+	max_flows = rw_memplan_max_flows(cfg, s.ncpus);
 	if (max_flows == 0) {
 		fprintf(stderr, "ratewall: --max-memory is too small for the sketch and one tracked "
 			"flow on %u CPUs (see: ratewall memory)\n", s.ncpus);
 		return RW_EXIT_USAGE;
 	}
-	if (!table_fits(cfg, max_flows, s.ncpus))
+	rw_memplan(s.ncpus, max_flows, cfg->slots, &plan);
+	if (!plan_fits(&plan, max_flows, s.ncpus))
 		return RW_EXIT_RUNTIME;
 	if (install_signals()) {
 		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
@@ -271,10 +253,8 @@ int rw_run(const struct rw_config *cfg)
 	};
 	e = rw_bpf_load(&lp, &s.skel);
 	if (e == -ENOMEM || e == -E2BIG) {
-		struct rw_memplan plan;
 		char mem[32];
 
-		rw_memplan(s.ncpus, max_flows, cfg->slots, &plan);
 		rw_format_bytes((double)plan.total, mem, sizeof(mem));
 		fprintf(stderr, "ratewall: cannot allocate the maps (%u tracked flows, %s): %s; "
 			"lower --max-flows or --max-memory\n", max_flows, mem, strerror(-e));
@@ -288,8 +268,9 @@ int rw_run(const struct rw_config *cfg)
 	s.max_flows = max_flows;
 	/* Until the first tick, sources are tracked from their first packet, within the budget. */
 	first = rw_next_thresholds(NULL, 0, cfg->top, cfg->sort, s.ncpus, 0, max_flows, 0, 0);
-	if (rw_thresholds_write(bpf_map__fd(s.skel->maps.thresholds), &first)) {
-		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(errno));
+	e = rw_thresholds_write(bpf_map__fd(s.skel->maps.thresholds), &first);
+	if (e) {
+		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(-e));
 		goto out;
 	}
 	s.marks = rw_marks_map(s.skel);
@@ -313,7 +294,7 @@ int rw_run(const struct rw_config *cfg)
 	}
 	s.start_ns = rw_clock_ns(s.clock);
 	s.tick0_ns = mono_ns();
-	describe_start(cfg, &s.at, max_flows, s.ncpus, clock);
+	describe_start(cfg, &s.at, max_flows, s.ncpus, &plan, clock);
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
 out:
 	rw_xdp_detach(&s.at);

@@ -15,12 +15,13 @@ struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_
 	uint64_t free_cap = max_flows / 4 < RW_FREE_TRACKED ? max_flows / 4 : RW_FREE_TRACKED;
 	/*
 	 * A source's count-min estimate is its own count plus what shares its
-	 * buckets: about peak / columns per bucket. Twice that, plus one, keeps
+	 * buckets: about peak / columns per bucket. Twice that, plus two, keeps
 	 * sources of one or two packets in a spoofed flood from all being promoted.
 	 */
 	uint64_t noise = 2 * sketch_peak_cpu / RW_SKETCH_COLS + 2;
 	uint64_t noise_bytes = 2 * sketch_peak_cpu_bytes / RW_SKETCH_COLS + 2 * 1500;
 	bool bytes = sort == RW_SORT_BPS;
+	uint64_t kth = 0;
 
 	if (ncpus == 0)
 		ncpus = 1;
@@ -31,18 +32,13 @@ struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_
 	 */
 	if (tracked < free_cap && sketch_peak_cpu <= RW_SKETCH_COLS)
 		t.free_promotions = (int64_t)(free_cap - tracked);
-	if (ntop >= k && k > 0) {
-		const struct rw_window_sum *kth = &top[k - 1].sum;
-
-		if (bytes)
-			t.promote_bytes = max_u64(kth->bytes / ncpus, noise_bytes);
-		else
-			t.promote_packets = max_u64(kth->packets / ncpus, noise);
-	} else if (bytes) {
-		t.promote_bytes = noise_bytes;
-	} else {
-		t.promote_packets = noise;
-	}
+	/* Until the top-k is full, any source could enter it: only the noise bounds it. */
+	if (ntop >= k && k > 0)
+		kth = bytes ? top[k - 1].sum.bytes : top[k - 1].sum.packets;
+	if (bytes)
+		t.promote_bytes = max_u64(kth / ncpus, noise_bytes);
+	else
+		t.promote_packets = max_u64(kth / ncpus, noise);
 	return t;
 }
 

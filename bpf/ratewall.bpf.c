@@ -39,6 +39,9 @@ const volatile __u32 cfg_hot_off = 376; /* rw_flow_hot_offset(cfg_slots) */
 const volatile __u64 cfg_hash_seed;     /* random per load: sketch collisions cannot be aimed */
 const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
 const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE: about half the cost */
+/* The instance's interfaces, in the loader's order: they index `stats`. */
+const volatile __u32 cfg_ifindex[RW_MAX_IFACES];
+const volatile __u32 cfg_nr_ifaces;
 
 __u64 test_clock_ns;
 
@@ -105,7 +108,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct rw_stats);
-	__uint(max_entries, 1);
+	__uint(max_entries, RW_STATS_ENTRIES);
 } stats SEC(".maps");
 
 /* Window totals of every keyed packet, per CPU and slot (index epoch % slots). */
@@ -669,6 +672,20 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 	return ws;
 }
 
+/* The stats entry of the interface the packet came in on: constant compares, no lookup. */
+static __always_inline __u32 rw_iface_index(const struct xdp_md *ctx)
+{
+	__u32 ifindex = ctx->ingress_ifindex;
+
+	for (__u32 i = 0; i < RW_MAX_IFACES; i++) {
+		if (i >= cfg_nr_ifaces)
+			break;
+		if (cfg_ifindex[i] == ifindex)
+			return i;
+	}
+	return RW_MAX_IFACES;
+}
+
 SEC("xdp.frags")
 int ratewall_xdp(struct xdp_md *ctx)
 {
@@ -677,14 +694,14 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_wslot *ws;
 	struct rw_stats *st;
 	struct rw_flow *f;
-	__u32 zero = 0, slot, *mark;
+	__u32 zero = 0, slot, *mark, ifi = rw_iface_index(ctx);
 	struct rw_marks *mk;
 	__u64 epoch, h;
 	bool admit;
 	void *v;
 	int ret;
 
-	st = bpf_map_lookup_elem(&stats, &zero);
+	st = bpf_map_lookup_elem(&stats, &ifi);
 	if (!st)
 		return XDP_PASS;
 	st->rx_packets++;

@@ -18,6 +18,17 @@
 #define RW_MAX_SLOTS 32
 /* Up to this many possible CPUs are summed for a cross-CPU limit decision. */
 #define RW_MAX_CPUS 1024
+/* Interfaces one instance attaches to, sharing its flow state. */
+#define RW_MAX_IFACES 8
+/* stats entries: one per listed interface, then one for a packet from any other */
+#define RW_STATS_ENTRIES (RW_MAX_IFACES + 1)
+
+/*
+ * Version of every pinned layout (the maps below and the loader's metadata
+ * record). Bump it on any change a pinned instance would misread: a loader
+ * refuses pinned state of another version by name.
+ */
+#define RW_LAYOUT_VERSION 1
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -174,7 +185,8 @@ struct rw_thresholds {
 };
 
 /*
- * Global counters, one copy per CPU; cumulative since load. Every counted
+ * Global counters, one copy per CPU and interface (index in the instance's
+ * interface list; RW_MAX_IFACES for any other); cumulative since load. Every counted
  * packet is either dropped or passed, so passed is not stored:
  * rw_stats_passed() derives it. Field order is fixed (tools read `dropped`).
  */

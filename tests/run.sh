@@ -57,6 +57,9 @@ done
 # The loader's tick (map reads, idle deletion, ranking, JSON) under the sanitizers.
 suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \
 	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_top_talkers.sh"
+# Pinning, adoption, --replace, status and stop under the sanitizers.
+suite "integration: test_persist (ratewall under ASan, UBSan)" \
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_persist.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -113,12 +113,15 @@ class Ratewall:
         for map_id in prog.get("map_ids", []):
             info = json.loads(sh(["bpftool", "map", "show", "id", str(map_id), "-j"]))
             if info.get("name") == "stats":
-                dump = json.loads(sh(["bpftool", "map", "dump", "id", str(map_id), "-j"]))[0]
-                if "formatted" in dump:  # with BTF: named fields
-                    return sum(v["value"]["dropped"] for v in dump["formatted"]["values"])
-                # Raw bytes: dropped is the third __u64 of struct rw_stats.
-                return sum(int.from_bytes(bytes(int(b, 16) for b in v["value"][16:24]), "little")
-                           for v in dump["values"])
+                total = 0
+                # One entry per interface (and one for any other): sum them all.
+                for dump in json.loads(sh(["bpftool", "map", "dump", "id", str(map_id), "-j"])):
+                    if "formatted" in dump:  # with BTF: named fields
+                        total += sum(v["value"]["dropped"] for v in dump["formatted"]["values"])
+                    else:  # raw bytes: dropped is the third __u64 of struct rw_stats
+                        total += sum(int.from_bytes(bytes(int(b, 16) for b in v["value"][16:24]),
+                                                    "little") for v in dump["values"])
+                return total
         return None
 
     def stop(self):

@@ -13,9 +13,11 @@
 void rw_cli_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: ratewall run IFACE [options]\n"
+		"usage: ratewall run IFACE... [options]\n"
 		"\n"
-		"Attach to IFACE, cap every source address and show the top talkers.\n"
+		"Attach to each IFACE (up to %d, sharing one flow table: a source's limit\n"
+		"holds across them combined), cap every source address and show the top\n"
+		"talkers.\n"
 		"\n"
 		"  --pps RATE          packets per second per source (k, M, G suffixes)\n"
 		"  --bps RATE          bits per second per source (k, M, G suffixes)\n"
@@ -35,6 +37,14 @@ void rw_cli_usage(FILE *out)
 		"  --json              one JSON object per interval instead of a table\n"
 		"  --config FILE       options from FILE, one per line ('pps 10k' or\n"
 		"                      'pps = 10k', '#' comments); flags given here win\n"
+		"  --persist           pin the program, maps and a status record: the kernel\n"
+		"                      keeps enforcing after ratewall exits, and the next\n"
+		"                      run --persist on the same interfaces adopts them\n"
+		"  --replace           with --persist: options that differ from the pinned\n"
+		"                      instance's swap its program atomically (else refused)\n"
+		"  --name NAME         instance name (default: the interfaces joined by '+')\n"
+		"  --pin-dir DIR       root of the pinned instances, on a BPF filesystem\n"
+		"                      (default %s)\n"
 		"  -v, --verbose       libbpf and loader diagnostics on stderr\n"
 		"\n"
 		"Durations: 250us, 500ms, 2s, 1m, 1h. Exit status: 0 done, 1 runtime\n"
@@ -43,8 +53,13 @@ void rw_cli_usage(FILE *out)
 		"usage: ratewall memory [--cpus N] [run options]\n"
 		"\n"
 		"Print the kernel memory each map takes for N possible CPUs (default: this\n"
-		"machine) with those options, ending with a line 'total SIZE'.\n",
-		RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS);
+		"machine) with those options, ending with a line 'total SIZE'.\n"
+		"\n"
+		"usage: ratewall status [--json] [--pin-dir DIR]\n"
+		"       ratewall stop IFACE... | --name NAME | --all [--pin-dir DIR]\n"
+		"\n"
+		"status lists the pinned instances; stop detaches one and removes its pins.\n",
+		RW_MAX_IFACES, RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS, RW_DEFAULT_PIN_ROOT);
 }
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -60,7 +75,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
-	OPT_CONFIG,
+	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR,
 };
 
 static const struct option run_options[] = {
@@ -79,6 +94,10 @@ static const struct option run_options[] = {
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "persist", no_argument, NULL, OPT_PERSIST },
+	{ "replace", no_argument, NULL, OPT_REPLACE },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -169,6 +188,24 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 			return fail(err, errlen, "--clock: '%s' is not one of auto, precise, coarse", arg);
 		cfg->clock = (enum rw_clock)i;
 		return 0;
+	case OPT_PERSIST:
+		cfg->persist = true;
+		return 0;
+	case OPT_REPLACE:
+		cfg->replace = true;
+		return 0;
+	case OPT_NAME:
+		if (!rw_valid_instance_name(arg))
+			return fail(err, errlen, "--name: '%s' must be 1 to %d letters, digits, '.', "
+				    "'_', '-' or '+', not starting with '.'", arg, RW_NAME_MAX - 1);
+		strcpy(cfg->name, arg);
+		return 0;
+	case OPT_PIN_DIR:
+		if (arg[0] != '/' || strlen(arg) >= RW_PIN_ROOT_MAX)
+			return fail(err, errlen, "--pin-dir: '%s' must be an absolute path shorter "
+				    "than %d bytes", arg, RW_PIN_ROOT_MAX);
+		strcpy(cfg->pin_root, arg);
+		return 0;
 	case 'v':
 		cfg->verbose = true;
 		return 0;
@@ -186,6 +223,8 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 			    "(use more slots for a longer window)", slot_ns / 1e6);
 	if (cfg->max_flows && cfg->max_memory)
 		return fail(err, errlen, "--max-flows and --max-memory both size the flow table; give one");
+	if (cfg->replace && !cfg->persist)
+		return fail(err, errlen, "--replace swaps a pinned instance: it needs --persist");
 	return 0;
 }
 
@@ -340,6 +379,7 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		.sort = RW_SORT_PPS,
 		.xdp_mode = RW_XDP_AUTO,
 		.clock = RW_CLOCK_AUTO,
+		.pin_root = RW_DEFAULT_PIN_ROOT,
 	};
 	err[0] = '\0';
 	/* A config file first, so that flags override it. */
@@ -376,13 +416,56 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		return validate(cfg, err, errlen);
 	}
 	if (optind >= argc)
-		return fail(err, errlen, "missing IFACE: ratewall run IFACE [options]");
-	if (optind + 1 < argc)
-		return fail(err, errlen, "unexpected argument '%s' after IFACE", argv[optind + 1]);
-	if (strlen(argv[optind]) == 0 || strlen(argv[optind]) >= IF_NAMESIZE)
-		return fail(err, errlen, "'%s' is not a valid interface name", argv[optind]);
-	strcpy(cfg->ifname, argv[optind]);
+		return fail(err, errlen, "missing IFACE: ratewall run IFACE... [options]");
+	ret = rw_cli_ifaces(argc - optind, argv + optind, cfg->ifnames, &cfg->nifaces, err, errlen);
+	if (ret)
+		return ret;
+	if (!cfg->name[0])
+		rw_default_instance_name(cfg->ifnames, cfg->nifaces, cfg->name);
 	return validate(cfg, err, errlen);
+}
+
+bool rw_valid_instance_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= RW_NAME_MAX || name[0] == '.')
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+") == n;
+}
+
+void rw_default_instance_name(const char ifnames[][IF_NAMESIZE], uint32_t n,
+			      char name[RW_NAME_MAX])
+{
+	name[0] = '\0';
+	for (uint32_t i = 0; i < n; i++) {
+		if (i)
+			strcat(name, "+");
+		strcat(name, ifnames[i]);
+	}
+}
+
+int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *n, char *err,
+		  size_t errlen)
+{
+	if (argc > RW_MAX_IFACES)
+		return fail(err, errlen, "at most %d interfaces per instance, not %d", RW_MAX_IFACES,
+			    argc);
+	for (int i = 0; i < argc; i++) {
+		size_t len = strlen(argv[i]);
+
+		/* '/' and blanks are never in a kernel interface name; '+' joins instance names */
+		if (len == 0 || len >= IF_NAMESIZE || argv[i][0] == '-' ||
+		    strcspn(argv[i], "/ \t:+") != len)
+			return fail(err, errlen, "'%s' is not a valid interface name", argv[i]);
+		for (int j = 0; j < i; j++) {
+			if (strcmp(argv[i], argv[j]) == 0)
+				return fail(err, errlen, "interface '%s' is listed twice", argv[i]);
+		}
+		strcpy(ifnames[i], argv[i]);
+	}
+	*n = (uint32_t)argc;
+	return 0;
 }
 
 int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen)

@@ -2,6 +2,7 @@
 #ifndef RW_CLI_H
 #define RW_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +21,14 @@ int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, si
 int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *cpus, char *err,
 			size_t errlen);
 void rw_cli_usage(FILE *out);
+
+/* Interface names as given on a command line: valid, distinct, at most RW_MAX_IFACES. */
+int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *n, char *err,
+		  size_t errlen);
+bool rw_valid_instance_name(const char *name);
+/* The interfaces joined by '+' (fits: RW_MAX_IFACES x IF_NAMESIZE < RW_NAME_MAX). */
+void rw_default_instance_name(const char ifnames[][IF_NAMESIZE], uint32_t n,
+			      char name[RW_NAME_MAX]);
 
 /*
  * What a parse's result means for the process: -1 to go on, else the exit

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
+#include "ratewall.h"
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
 enum rw_xdp_mode { RW_XDP_AUTO, RW_XDP_NATIVE, RW_XDP_GENERIC };
@@ -20,8 +21,17 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_MAX_MAX_FLOWS (1u << 26)
 #define RW_MAX_TOP 10000
 
+/* Where --persist pins an instance: ROOT/NAME/ (ROOT on a BPF filesystem). */
+#define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
+#define RW_PIN_ROOT_MAX 200
+/* An instance name: letters, digits and . _ - +; the interfaces joined by '+' by default. */
+#define RW_NAME_MAX 136
+
+_Static_assert(RW_MAX_IFACES * IF_NAMESIZE <= RW_NAME_MAX, "default name fits");
+
 struct rw_config {
-	char ifname[IF_NAMESIZE];
+	char ifnames[RW_MAX_IFACES][IF_NAMESIZE]; /* attached in this order; they share flows */
+	uint32_t nifaces;
 	uint64_t pps;         /* 0 = no packet limit */
 	uint64_t bps;         /* bits per second, 0 = no byte limit */
 	uint64_t window_ns;
@@ -36,6 +46,10 @@ struct rw_config {
 	enum rw_clock clock;
 	bool json;
 	bool verbose;
+	bool persist;   /* pin link, maps and metadata: enforcement outlives the process */
+	bool replace;   /* may swap a pinned program whose options differ */
+	char pin_root[RW_PIN_ROOT_MAX];
+	char name[RW_NAME_MAX];
 };
 
 /* Resolves auto: coarse when a slot spans enough coarse ticks (tick_ns from clock_getres). */

@@ -212,24 +212,36 @@ int rw_thresholds_write(int map_fd, const struct rw_thresholds *t)
 	return bpf_map_update_elem(map_fd, &zero, t, BPF_ANY); /* libbpf: 0 or -errno */
 }
 
-int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum)
+/* Adds the counters of b to a, field by field. */
+static void stats_add(struct rw_stats *a, const struct rw_stats *b)
+{
+	__u64 *dst = (__u64 *)a;
+	const __u64 *src = (const __u64 *)b;
+
+	for (size_t i = 0; i < sizeof(*a) / sizeof(__u64); i++)
+		dst[i] += src[i];
+}
+
+int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum, struct rw_stats *per_iface,
+		  uint32_t nifaces)
 {
 	struct rw_stats *per_cpu = calloc(ncpus, sizeof(*per_cpu));
-	__u32 zero = 0;
-	int err;
+	int err = 0;
 
 	if (!per_cpu)
 		return -ENOMEM;
 	memset(sum, 0, sizeof(*sum));
-	err = bpf_map_lookup_elem(map_fd, &zero, per_cpu);
-	if (!err) {
-		for (uint32_t c = 0; c < ncpus; c++) {
-			const __u64 *src = (const __u64 *)&per_cpu[c];
-			__u64 *dst = (__u64 *)sum;
+	if (per_iface)
+		memset(per_iface, 0, nifaces * sizeof(*per_iface));
+	for (__u32 k = 0; k < RW_STATS_ENTRIES && !err; k++) {
+		struct rw_stats entry = { 0 };
 
-			for (size_t i = 0; i < sizeof(*sum) / sizeof(__u64); i++)
-				dst[i] += src[i];
-		}
+		err = bpf_map_lookup_elem(map_fd, &k, per_cpu) ? -errno : 0;
+		for (uint32_t c = 0; c < ncpus && !err; c++)
+			stats_add(&entry, &per_cpu[c]);
+		stats_add(sum, &entry);
+		if (per_iface && k < nifaces)
+			per_iface[k] = entry;
 	}
 	free(per_cpu);
 	return err;

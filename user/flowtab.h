@@ -50,7 +50,11 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 
 int rw_thresholds_write(int map_fd, const struct rw_thresholds *t);
 
-/* Sums the per-CPU global counters. */
-int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum);
+/*
+ * Sums the per-CPU global counters of every interface into sum, and gives the
+ * first nifaces interfaces' own sums in per_iface (may be NULL).
+ */
+int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum, struct rw_stats *per_iface,
+		  uint32_t nifaces);
 
 #endif

@@ -62,6 +62,9 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	skel->rodata->cfg_test_clock = p->test_clock;
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;
+	skel->rodata->cfg_nr_ifaces = p->nifaces;
+	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
+		skel->rodata->cfg_ifindex[i] = p->ifindex[i];
 
 	err = bpf_map__set_value_size(skel->maps.flows, rw_flow_value_size(p->slots, ncpus));
 	if (!err)
@@ -70,6 +73,8 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 		err = bpf_map__set_value_size(skel->maps.sketch, rw_bucket_size(p->slots));
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.flows, p->max_flows);
+	if (!err && p->prepare)
+		err = p->prepare(skel, p->prepare_arg);
 	if (!err)
 		err = ratewall_bpf__load(skel);
 	if (err) {
@@ -80,10 +85,19 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	return 0;
 }
 
-uint32_t *rw_marks_map(struct ratewall_bpf *skel)
+void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
+{
+	m->flows = bpf_map__fd(skel->maps.flows);
+	m->window = bpf_map__fd(skel->maps.window);
+	m->stats = bpf_map__fd(skel->maps.stats);
+	m->thresholds = bpf_map__fd(skel->maps.thresholds);
+	m->marks = bpf_map__fd(skel->maps.marks);
+}
+
+uint32_t *rw_marks_map(int marks_fd)
 {
 	void *m = mmap(NULL, sizeof(struct rw_marks), PROT_READ | PROT_WRITE, MAP_SHARED,
-		       bpf_map__fd(skel->maps.marks), 0);
+		       marks_fd, 0);
 
 	return m == MAP_FAILED ? NULL : m;
 }

@@ -22,15 +22,26 @@ struct rw_load_params {
 	bool test_clock;
 	bool coarse_clock;
 	bool verbose;
+	uint32_t nifaces;       /* per-interface totals for these; 0: all in one entry */
+	uint32_t ifindex[RW_MAX_IFACES];
+	/* Called after configuration, before the kernel load (e.g. to reuse pinned maps). */
+	int (*prepare)(struct ratewall_bpf *skel, void *arg);
+	void *prepare_arg;
 };
 
 /* Opens, configures and loads the skeleton. Negative errno on failure. */
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 
+/* The maps the loader reads each tick, from a skeleton or from pins. */
+struct rw_maps {
+	int flows, window, stats, thresholds, marks;
+};
+void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m);
+
 uint32_t rw_possible_cpus(void);
 
 /* The tracked-source filter, mapped writable (the tick counts it down); NULL on failure. */
-uint32_t *rw_marks_map(struct ratewall_bpf *skel);
+uint32_t *rw_marks_map(int marks_fd);
 void rw_marks_unmap(uint32_t *marks);
 
 struct rw_attachment {
@@ -41,7 +52,8 @@ struct rw_attachment {
 
 /*
  * Attaches prog_fd through a BPF link, so the program goes away with the
- * process however it ends. Refuses an interface that already has XDP.
+ * process however it ends (unless the link is pinned). Refuses an interface
+ * that already has XDP.
  * Returns 0 or a negative errno with a one-line reason in err.
  */
 int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode,

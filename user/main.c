@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "memcmd.h"
 #include "run.h"
+#include "svccmd.h"
 
 #ifndef RATEWALL_VERSION
 #define RATEWALL_VERSION "0.1.0"
@@ -15,7 +16,9 @@ static void usage(FILE *out)
 {
 	fprintf(out, "ratewall %s: XDP per-source rate limiter and top-talkers monitor\n\n"
 		     "commands:\n"
-		     "  run IFACE [options]   attach, enforce and report (ratewall run --help)\n"
+		     "  run IFACE... [options]  attach, enforce and report (ratewall run --help)\n"
+		     "  status [--json]       pinned (--persist) instances: limits, totals, loader\n"
+		     "  stop IFACE...|--name NAME|--all  detach a pinned instance, remove its pins\n"
 		     "  memory [--cpus N] [options]  kernel memory of every map, planned\n"
 		     "  version               print the version\n",
 		RATEWALL_VERSION);
@@ -42,6 +45,10 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "memory") == 0)
 		return rw_memory_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "status") == 0)
+		return rw_status_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "stop") == 0)
+		return rw_stop_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0) {
 		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
 		return 2;

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <time.h>
 
+#include "cli.h"
 #include "key.h"
 #include "units.h"
 
@@ -21,11 +22,14 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	time_t now = (time_t)r->ts;
 	struct tm tm;
 
+	char ifaces[RW_NAME_MAX];
+
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	rw_format_si(rw_rate(r->tick.sketch_packets, r->span_ns), a, sizeof(a));
+	rw_default_instance_name(r->cfg->ifnames, r->cfg->nifaces, ifaces);
 	fprintf(out, "\n%s  %s  window %.3gs/%u slots  tracked %" PRIu64 "  sketch-only %s pps\n",
-		when, r->cfg->ifname, r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows, a);
+		when, ifaces, r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows, a);
 	fprintf(out, "%4s  %-39s %9s %9s %9s %8s  %-7s %4s\n", "RANK", "SOURCE", "PPS", "BPS",
 		"DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
 	for (uint32_t i = 0; i < r->ntop; i++) {
@@ -50,6 +54,13 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	rw_format_si((double)r->stats.dropped, c, sizeof(c));
 	rw_format_si((double)(r->stats.malformed + r->stats.non_ip), d, sizeof(d));
 	fprintf(out, " | since start rx %s passed %s dropped %s unkeyed %s\n", a, b, c, d);
+	for (uint32_t i = 0; r->nifaces > 1 && i < r->nifaces; i++) {
+		rw_format_si((double)r->iface[i].rx_packets, a, sizeof(a));
+		rw_format_si((double)rw_stats_passed(&r->iface[i]), b, sizeof(b));
+		rw_format_si((double)r->iface[i].dropped, c, sizeof(c));
+		fprintf(out, "  %-16s since start rx %s passed %s dropped %s\n", r->cfg->ifnames[i],
+			a, b, c);
+	}
 	fflush(out);
 }
 
@@ -74,9 +85,12 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 {
 	const struct rw_stats *s = &r->stats;
 
+	char ifaces[RW_NAME_MAX];
+
+	rw_default_instance_name(r->cfg->ifnames, r->cfg->nifaces, ifaces);
 	fprintf(out,
 		"{\"ts\": %.3f, \"iface\": ", r->ts);
-	json_string(out, r->cfg->ifname);
+	json_string(out, ifaces);
 	fprintf(out,
 		", \"window_ms\": %.10g, \"slots\": %u, "
 		"\"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, "
@@ -116,6 +130,20 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
 			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
 			share_of(r, e), e->sum.cpus);
+	}
+	fprintf(out, "], \"interfaces\": [");
+	for (uint32_t i = 0; i < r->nifaces; i++) {
+		const struct rw_stats *st = &r->iface[i];
+
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		json_string(out, r->cfg->ifnames[i]);
+		fprintf(out,
+			", \"mode\": \"%s\", \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
+			", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"dropped_bytes\": %" PRIu64
+			"}",
+			r->at[i].mode == RW_XDP_NATIVE ? "native" : "generic", (uint64_t)st->rx_packets,
+			(uint64_t)st->rx_bytes, (uint64_t)rw_stats_passed(st), (uint64_t)st->dropped,
+			(uint64_t)st->dropped_bytes);
 	}
 	fprintf(out, "]}\n");
 	fflush(out);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "config.h"
 #include "flowtab.h"
+#include "loader.h"
 #include "rank.h"
 
 struct rw_report {
@@ -17,6 +18,9 @@ struct rw_report {
 	struct rw_tick tick;
 	const struct rw_rank_entry *top;
 	uint32_t ntop;
+	const struct rw_attachment *at; /* per interface, in cfg->ifnames order */
+	uint32_t nifaces;
+	struct rw_stats iface[RW_MAX_IFACES]; /* each interface's own totals */
 };
 
 static inline double rw_rate(uint64_t count, uint64_t span_ns)

@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,15 +18,13 @@
 #include "loader.h"
 #include "meminfo.h"
 #include "memplan.h"
+#include "persist.h"
 #include "rank.h"
 #include "ratewall.skel.h"
 #include "report.h"
+#include "session.h"
 #include "window.h"
 #include "units.h"
-
-#define RW_EXIT_OK 0
-#define RW_EXIT_RUNTIME 1
-#define RW_EXIT_USAGE 2
 
 static volatile sig_atomic_t stop_requested;
 
@@ -102,10 +101,10 @@ static bool plan_fits(const struct rw_memplan *plan, uint32_t max_flows, uint32_
 	return false;
 }
 
-static void describe_start(const struct rw_config *cfg, const struct rw_attachment *at,
-			   uint32_t max_flows, uint32_t ncpus, const struct rw_memplan *plan,
+static void describe_start(const struct rw_session *s, const struct rw_memplan *plan,
 			   enum rw_clock clock)
 {
+	const struct rw_config *cfg = s->cfg;
 	char pps[32] = "none", bps[32] = "none", mem[32];
 
 	if (cfg->pps)
@@ -113,36 +112,23 @@ static void describe_start(const struct rw_config *cfg, const struct rw_attachme
 	if (cfg->bps)
 		rw_format_si((double)cfg->bps, bps, sizeof(bps));
 	rw_format_bytes((double)plan->total, mem, sizeof(mem));
+	for (uint32_t i = 0; i < s->nat; i++)
+		fprintf(stderr, "ratewall: attached to %s (%s XDP)\n", cfg->ifnames[i],
+			s->at[i].mode == RW_XDP_NATIVE ? "native" : "generic");
 	fprintf(stderr,
-		"ratewall: attached to %s (%s XDP); limit per source: %s pps, %s bps; "
-		"window %.3gs in %u slots; %s clock\n"
+		"ratewall: limit per source: %s pps, %s bps%s; window %.3gs in %u slots; %s clock\n"
 		"ratewall: up to %u tracked sources, sketch %ux%u per CPU, %u CPUs: %s of kernel memory\n",
-		cfg->ifname, at->mode == RW_XDP_NATIVE ? "native" : "generic", pps, bps,
+		pps, bps, s->nat > 1 ? " (across the interfaces combined)" : "",
 		cfg->window_ns / 1e9, cfg->slots, clock == RW_CLOCK_COARSE ? "coarse" : "precise",
-		max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, ncpus, mem);
+		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
 }
-
-struct rw_session {
-	const struct rw_config *cfg;
-	struct ratewall_bpf *skel;
-	struct rw_attachment at;
-	struct rw_flowtab flowtab;
-	struct rw_ranker ranker;
-	struct rw_rank_entry *top;
-	uint32_t ncpus;
-	uint32_t max_flows;
-	uint32_t *marks;   /* the tracked-source filter, counted down when flows are deleted */
-	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
-	uint64_t start_ns; /* attach time on that clock */
-	uint64_t tick0_ns; /* attach time on CLOCK_MONOTONIC, which schedules ticks */
-};
 
 /* One interval: read, wipe, rank, set thresholds, print. Returns 0, or negative errno. */
 static int tick(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
 	uint64_t now = rw_clock_ns(s->clock), slot_ns = rw_slot_ns(cfg), t0 = mono_ns();
-	struct rw_report rep = { .cfg = cfg, .top = s->top };
+	struct rw_report rep = { .cfg = cfg, .top = s->top, .at = s->at, .nifaces = s->nat };
 	int err;
 
 	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, cfg->sort, &s->ranker, &rep.tick);
@@ -152,11 +138,12 @@ static int tick(struct rw_session *s)
 	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
 					   rep.tick.flows, s->max_flows, rep.tick.sketch_peak_cpu,
 					   rep.tick.sketch_peak_cpu_bytes);
-	err = rw_thresholds_write(bpf_map__fd(s->skel->maps.thresholds), &rep.tick.next);
+	err = rw_thresholds_write(s->maps.thresholds, &rep.tick.next);
 	if (!err)
-		err = rw_stats_read(bpf_map__fd(s->skel->maps.stats), s->ncpus, &rep.stats);
+		err = rw_stats_read(s->maps.stats, s->ncpus, &rep.stats, rep.iface, s->nat);
 	if (err)
 		return err;
+	rw_persist_heartbeat(s);
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
 	rep.tick_ns = mono_ns() - t0;
 	rep.ts = wall_seconds();
@@ -165,6 +152,35 @@ static int tick(struct rw_session *s)
 	else
 		rw_report_table(stdout, &rep);
 	return ferror(stdout) ? -EPIPE : 0;
+}
+
+/* Prints an error and, for a pinned instance, keeps it where `status` shows it. */
+static void say_error(struct rw_session *s, const char *fmt, ...)
+{
+	char msg[RW_META_ERROR_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "ratewall: %s\n", msg);
+	rw_persist_error(s, msg);
+}
+
+/* Says once when an interface goes away (the kernel detaches its link); false when none is left. */
+static bool still_attached(struct rw_session *s)
+{
+	uint32_t left = 0;
+
+	for (uint32_t i = 0; i < s->nat; i++) {
+		if (!s->gone[i] && !rw_xdp_still_attached(&s->at[i])) {
+			s->gone[i] = true;
+			say_error(s, "%s went away; nothing is attached to it any more",
+				  s->cfg->ifnames[i]);
+		}
+		left += !s->gone[i];
+	}
+	return left > 0;
 }
 
 static int loop(struct rw_session *s)
@@ -182,16 +198,13 @@ static int loop(struct rw_session *s)
 			break;
 		if (mono_ns() < wake)
 			continue; /* woken early by a signal we ignore */
-		if (!rw_xdp_still_attached(&s->at)) {
-			fprintf(stderr, "ratewall: %s went away; nothing is attached any more\n",
-				cfg->ifname);
+		if (!still_attached(s))
 			return -ENODEV;
-		}
 		err = tick(s);
 		if (err == -EPIPE)
 			return 0; /* the reader went away: nothing left to report to */
 		if (err) {
-			fprintf(stderr, "ratewall: reading the flow table failed: %s\n", strerror(-err));
+			say_error(s, "reading the flow table failed: %s", strerror(-err));
 			return err;
 		}
 		if (wake >= end)
@@ -204,36 +217,98 @@ static int loop(struct rw_session *s)
 	return 0;
 }
 
+/* Attaches prog_fd to every interface of the run, or to none. */
+static int attach_all(struct rw_session *s)
+{
+	char err[256];
+
+	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
+		uint32_t i = s->nat;
+
+		if (rw_xdp_attach(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i],
+				  s->cfg->xdp_mode, &s->at[i], err, sizeof(err))) {
+			fprintf(stderr, "ratewall: %s\n", err);
+			while (s->nat)
+				rw_xdp_detach(&s->at[--s->nat]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e)
+{
+	if (e == -ENOMEM || e == -E2BIG) {
+		char mem[32];
+
+		rw_format_bytes((double)plan->total, mem, sizeof(mem));
+		fprintf(stderr, "ratewall: cannot allocate the maps (%u tracked flows, %s): %s; "
+			"lower --max-flows or --max-memory\n", s->max_flows, mem, strerror(-e));
+	} else {
+		fprintf(stderr, "ratewall: cannot load the BPF program: %s%s\n", strerror(-e),
+			s->cfg->verbose ? "" : " (run with -v for the kernel's log)");
+	}
+	return RW_EXIT_RUNTIME;
+}
+
+int rw_first_thresholds(const struct rw_session *s)
+{
+	/* Until the first tick, sources are tracked from their first packet, within the budget. */
+	struct rw_thresholds first = rw_next_thresholds(NULL, 0, s->cfg->top, s->cfg->sort, s->ncpus,
+							0, s->max_flows, 0, 0);
+	int e = rw_thresholds_write(s->maps.thresholds, &first);
+
+	if (e)
+		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(-e));
+	return e;
+}
+
+/* Loads the program here, for a run that ends with the process. Returns an exit status or -1. */
+static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
+{
+	int e = rw_bpf_load(&s->lp, &s->skel);
+
+	if (e)
+		return rw_load_failed(s, plan, e);
+	rw_maps_of(s->skel, &s->maps);
+	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
+	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
+	if (rw_first_thresholds(s) || attach_all(s))
+		return RW_EXIT_RUNTIME;
+	s->start_ns = rw_clock_ns(s->clock);
+	return -1;
+}
+
 int rw_run(const struct rw_config *cfg)
 {
-	struct rw_session s = { .cfg = cfg, .at = { .link_fd = -1 } };
-	struct rw_load_params lp;
-	struct rw_thresholds first;
+	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .maps = { -1, -1, -1, -1, -1 },
+				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;
-	char err[256];
-	int ifindex, ret = RW_EXIT_RUNTIME, e;
+	int ret = RW_EXIT_RUNTIME, e;
 	enum rw_clock clock;
-	uint32_t max_flows;
 
-	ifindex = (int)if_nametoindex(cfg->ifname);
-	if (!ifindex) {
-		fprintf(stderr, "ratewall: no interface named '%s' (list them with: ip link)\n",
-			cfg->ifname);
-		return RW_EXIT_USAGE;
+	for (uint32_t i = 0; i < cfg->nifaces; i++) {
+		s.lp.ifindex[i] = if_nametoindex(cfg->ifnames[i]);
+		if (!s.lp.ifindex[i]) {
+			fprintf(stderr, "ratewall: no interface named '%s' (list them with: ip link)\n",
+				cfg->ifnames[i]);
+			return RW_EXIT_USAGE;
+		}
+		s.at[i].link_fd = -1;
 	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "ratewall: must run as root (it loads BPF and attaches XDP)\n");
 		return RW_EXIT_RUNTIME;
 	}
 	s.ncpus = rw_possible_cpus();
-	max_flows = rw_memplan_max_flows(cfg, s.ncpus);
-	if (max_flows == 0) {
+	s.max_flows = rw_memplan_max_flows(cfg, s.ncpus);
+	if (s.max_flows == 0) {
 		fprintf(stderr, "ratewall: --max-memory is too small for the sketch and one tracked "
 			"flow on %u CPUs (see: ratewall memory)\n", s.ncpus);
 		return RW_EXIT_USAGE;
 	}
-	rw_memplan(s.ncpus, max_flows, cfg->slots, &plan);
-	if (!plan_fits(&plan, max_flows, s.ncpus))
+	rw_memplan(s.ncpus, s.max_flows, cfg->slots, &plan);
+	if (!plan_fits(&plan, s.max_flows, s.ncpus))
 		return RW_EXIT_RUNTIME;
 	if (install_signals()) {
 		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
@@ -242,66 +317,47 @@ int rw_run(const struct rw_config *cfg)
 
 	clock = rw_clock_resolve(cfg->clock, rw_slot_ns(cfg), coarse_tick_ns());
 	s.clock = clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC;
-	lp = (struct rw_load_params){
-		.slot_ns = rw_slot_ns(cfg),
-		.slots = cfg->slots,
-		.limit_packets = rw_limit_per_window(cfg->pps, rw_slot_ns(cfg) * cfg->slots, 1),
-		.limit_bytes = rw_limit_per_window(cfg->bps, rw_slot_ns(cfg) * cfg->slots, 8),
-		.max_flows = max_flows,
-		.coarse_clock = clock == RW_CLOCK_COARSE,
-		.verbose = cfg->verbose,
-	};
-	e = rw_bpf_load(&lp, &s.skel);
-	if (e == -ENOMEM || e == -E2BIG) {
-		char mem[32];
+	s.lp.slot_ns = rw_slot_ns(cfg);
+	s.lp.slots = cfg->slots;
+	s.lp.limit_packets = rw_limit_per_window(cfg->pps, rw_slot_ns(cfg) * cfg->slots, 1);
+	s.lp.limit_bytes = rw_limit_per_window(cfg->bps, rw_slot_ns(cfg) * cfg->slots, 8);
+	s.lp.max_flows = s.max_flows;
+	s.lp.coarse_clock = clock == RW_CLOCK_COARSE;
+	s.lp.verbose = cfg->verbose;
+	s.lp.nifaces = cfg->nifaces;
 
-		rw_format_bytes((double)plan.total, mem, sizeof(mem));
-		fprintf(stderr, "ratewall: cannot allocate the maps (%u tracked flows, %s): %s; "
-			"lower --max-flows or --max-memory\n", max_flows, mem, strerror(-e));
-		return RW_EXIT_RUNTIME;
-	}
-	if (e) {
-		fprintf(stderr, "ratewall: cannot load the BPF program: %s%s\n", strerror(-e),
-			cfg->verbose ? "" : " (run with -v for the kernel's log)");
-		return RW_EXIT_RUNTIME;
-	}
-	s.max_flows = max_flows;
-	/* Until the first tick, sources are tracked from their first packet, within the budget. */
-	first = rw_next_thresholds(NULL, 0, cfg->top, cfg->sort, s.ncpus, 0, max_flows, 0, 0);
-	e = rw_thresholds_write(bpf_map__fd(s.skel->maps.thresholds), &first);
-	if (e) {
-		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(-e));
+	e = cfg->persist ? rw_persist_start(&s, &plan) : start_unpinned(&s, &plan);
+	if (e >= 0) {
+		ret = e;
 		goto out;
 	}
-	s.marks = rw_marks_map(s.skel);
+	s.marks = rw_marks_map(s.maps.marks);
 	if (!s.marks) {
 		fprintf(stderr, "ratewall: cannot map the tracked-source filter: %s\n", strerror(errno));
 		goto out;
 	}
-	if (rw_flowtab_init(&s.flowtab, bpf_map__fd(s.skel->maps.flows),
-			    bpf_map__fd(s.skel->maps.window), s.marks, s.skel->rodata->cfg_hash_seed,
+	if (rw_flowtab_init(&s.flowtab, s.maps.flows, s.maps.window, s.marks, s.lp.hash_seed,
 			    s.ncpus, cfg->slots) ||
 	    rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
 	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
 		fprintf(stderr, "ratewall: out of memory\n");
 		goto out;
 	}
-	e = rw_xdp_attach(bpf_program__fd(s.skel->progs.ratewall_xdp), ifindex, cfg->ifname,
-			  cfg->xdp_mode, &s.at, err, sizeof(err));
-	if (e) {
-		fprintf(stderr, "ratewall: %s\n", err);
-		goto out;
-	}
-	s.start_ns = rw_clock_ns(s.clock);
 	s.tick0_ns = mono_ns();
-	describe_start(cfg, &s.at, max_flows, s.ncpus, &plan, clock);
+	describe_start(&s, &plan, clock);
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
 out:
-	rw_xdp_detach(&s.at);
+	/* Closing a pinned link's fd leaves it attached: that is --persist. */
+	for (uint32_t i = 0; i < s.nat; i++)
+		rw_xdp_detach(&s.at[i]);
+	rw_persist_leave(&s, ret);
 	free(s.top);
 	rw_ranker_free(&s.ranker);
 	rw_flowtab_free(&s.flowtab);
 	rw_marks_unmap(s.marks);
-	ratewall_bpf__destroy(s.skel);
+	if (s.skel)
+		ratewall_bpf__destroy(s.skel);
+	else
+		rw_persist_close_maps(&s);
 	return ret;
 }

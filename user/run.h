@@ -3,8 +3,20 @@
 #define RW_RUN_H
 
 #include "config.h"
+#include "memplan.h"
+
+#define RW_EXIT_OK 0
+#define RW_EXIT_RUNTIME 1
+#define RW_EXIT_USAGE 2
+
+struct rw_session;
 
 /* `ratewall run`: returns the process exit status (0, 1 or 2). */
 int rw_run(const struct rw_config *cfg);
+
+/* Says why rw_bpf_load failed (e: its negative errno); returns the exit status. */
+int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e);
+/* Writes the thresholds a fresh flow state starts with; negative errno (said) on failure. */
+int rw_first_thresholds(const struct rw_session *s);
 
 #endif

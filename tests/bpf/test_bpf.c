@@ -100,7 +100,7 @@ static uint32_t run_frame(struct env *e, const struct fb *f)
 
 static void read_stats(struct env *e, struct rw_stats *s)
 {
-	CHECK_EQ(rw_stats_read(e->stats, e->ncpus, s), 0);
+	CHECK_EQ(rw_stats_read(e->stats, e->ncpus, s, NULL, 0), 0);
 }
 
 /* Sums one tracked flow's window at now_epoch; false if the source is not tracked. */
@@ -773,7 +773,7 @@ static void test_filter_follows_tracked_flows(void)
 	CHECK(flow_window(&e, &k, 0, &w));
 	CHECK_EQ(w.packets, 10); /* every packet found its record */
 
-	marks = rw_marks_map(e.skel);
+	marks = rw_marks_map(bpf_map__fd(e.skel->maps.marks));
 	CHECK(marks != NULL);
 	CHECK_EQ(rw_flowtab_init(&ft, e.flows, bpf_map__fd(e.skel->maps.window), marks,
 				 e.skel->rodata->cfg_hash_seed, e.ncpus, e.slots), 0);

@@ -19,6 +19,11 @@ WORK=$(mktemp -d /tmp/rwtest.XXXXXX)
 # output) in /tmp/rwkeep for a look after a failure.
 cleanup() {
 	[ -n "${KEEP_WORK:-}" ] && cp -r "$WORK" /tmp/rwkeep
+	# A test that pins removes its instances before the namespaces go.
+	if [ -n "${PIN_DIR:-}" ]; then
+		"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
+		rm -rf "$PIN_DIR"
+	fi
 	tb_down
 	rm -rf "$WORK"
 }
@@ -51,6 +56,29 @@ start_ratewall() {
 	local out=$1
 	shift
 	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" "$@" >"$out" 2>"$out.err" &
+	RW_PID=$!
+	for _ in $(seq 100); do
+		grep -q "attached to" "$out.err" 2>/dev/null && return 0
+		kill -0 "$RW_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "ratewall did not attach:" >&2
+	cat "$out.err" >&2
+	return 1
+}
+
+# in_rcv CMD...: CMD in the receiver's network namespace only. Unlike `ip netns
+# exec` it keeps this mount namespace's /sys, so bpffs pins stay visible.
+in_rcv() { nsenter --net="/run/netns/$TB_RCV" "$@"; }
+
+# start_persist OUTFILE ARGS...: `ratewall run --persist` on the receiver with the
+# test's own pin directory (PIN_DIR, removed on exit); waits for the attach.
+start_persist() {
+	local out=$1
+	shift
+	# nsenter execs ratewall: RW_PID is ratewall itself, for kill -9
+	nsenter --net="/run/netns/$TB_RCV" "$RW" run "$@" --persist --pin-dir "$PIN_DIR" \
+		>"$out" 2>"$out.err" &
 	RW_PID=$!
 	for _ in $(seq 100); do
 		grep -q "attached to" "$out.err" 2>/dev/null && return 0

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "svccli.h"
 #include "key.h"
 #include <arpa/inet.h>
 
@@ -126,7 +127,7 @@ static int parse(struct rw_config *cfg, char *err, const char *line)
 /* The options both test_cli_defaults_and_options and the config file test set. */
 static void check_shared_options(const struct rw_config *c)
 {
-	CHECK_STR(c->ifname, "eth1");
+	CHECK_STR(c->ifnames[0], "eth1");
 	CHECK_EQ(c->pps, 10000);
 	CHECK_EQ(c->bps, 1000000000ULL);
 	CHECK_EQ(c->window_ns, 500000000ULL);
@@ -141,7 +142,7 @@ static void test_cli_defaults_and_options(void)
 	char err[256];
 
 	CHECK_EQ(parse(&c, err, "run veth0"), 0);
-	CHECK_STR(c.ifname, "veth0");
+	CHECK_STR(c.ifnames[0], "veth0");
 	CHECK_EQ(c.pps, 0);
 	CHECK_EQ(c.bps, 0);
 	CHECK_EQ(c.window_ns, 1000000000ULL);
@@ -166,7 +167,7 @@ static void test_cli_defaults_and_options(void)
 
 	/* Options may follow the interface, as operators type them. */
 	CHECK_EQ(parse(&c, err, "run veth1 --pps 5 --sort bps --xdp-mode native"), 0);
-	CHECK_STR(c.ifname, "veth1");
+	CHECK_STR(c.ifnames[0], "veth1");
 	CHECK_EQ(c.pps, 5);
 	CHECK_EQ(c.sort, RW_SORT_BPS);
 	CHECK_EQ(c.xdp_mode, RW_XDP_NATIVE);
@@ -177,13 +178,87 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(parse(&c, err, "run --max-memory 64M veth1"), 0);
 	CHECK_EQ(c.max_memory, 64ULL << 20);
 	CHECK_EQ(parse(&c, err, "run --help"), 1);
+
+	/* Several interfaces: one instance, named after them unless --name says otherwise. */
+	CHECK_EQ(parse(&c, err, "run veth0 veth1 --persist"), 0);
+	CHECK_EQ(c.nifaces, 2);
+	CHECK_STR(c.ifnames[1], "veth1");
+	CHECK_STR(c.name, "veth0+veth1");
+	CHECK_STR(c.pin_root, RW_DEFAULT_PIN_ROOT);
+	CHECK(c.persist && !c.replace);
+	CHECK_EQ(parse(&c, err, "run eth0 --persist --replace --name edge-1 --pin-dir /sys/fs/bpf/t"),
+		 0);
+	CHECK(c.persist && c.replace);
+	CHECK_STR(c.name, "edge-1");
+	CHECK_STR(c.pin_root, "/sys/fs/bpf/t");
+}
+
+static int parse_svc(bool stop, struct rw_svc_args *a, char *err, const char *line)
+{
+	char copy[512], *argv[32];
+	int argc = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (char *tok = strtok(copy, " "); tok && argc < 31; tok = strtok(NULL, " "))
+		argv[argc++] = tok;
+	argv[argc] = NULL;
+	return stop ? rw_cli_parse_stop(argc, argv, a, err, 256)
+		    : rw_cli_parse_status(argc, argv, a, err, 256);
+}
+
+static void test_cli_status_stop(void)
+{
+	static const struct { bool stop; const char *line; const char *needle; } bad[] = {
+		{ true, "stop", "one of them" },
+		{ true, "stop eth0 --all", "one of them" },
+		{ true, "stop --name a --all", "one of them" },
+		{ true, "stop --name ../a", "not an instance name" },
+		{ true, "stop --json eth0", "unknown option '--json'" },
+		{ true, "stop eth0 eth0", "listed twice" },
+		{ true, "stop --all --pin-dir x", "absolute path" },
+		{ false, "status --all", "unknown option '--all'" },
+		{ false, "status eth0", "unexpected argument 'eth0'" },
+		{ false, "status --pin-dir", "needs a value" },
+	};
+	struct rw_svc_args a;
+	char err[256];
+
+	CHECK_EQ(parse_svc(false, &a, err, "status"), 0);
+	CHECK(!a.json);
+	CHECK_STR(a.pin_root, RW_DEFAULT_PIN_ROOT);
+	CHECK_EQ(parse_svc(false, &a, err, "status --json --pin-dir /sys/fs/bpf/x"), 0);
+	CHECK(a.json);
+	CHECK_STR(a.pin_root, "/sys/fs/bpf/x");
+	CHECK_EQ(parse_svc(true, &a, err, "stop eth0 eth1"), 0);
+	CHECK_EQ(a.nifaces, 2);
+	CHECK_STR(a.ifnames[1], "eth1");
+	CHECK_EQ(parse_svc(true, &a, err, "stop --name eth0+eth1"), 0);
+	CHECK_STR(a.name, "eth0+eth1");
+	CHECK_EQ(parse_svc(true, &a, err, "stop --all"), 0);
+	CHECK(a.all);
+	CHECK_EQ(parse_svc(true, &a, err, "stop --help"), 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(parse_svc(bad[i].stop, &a, err, bad[i].line), -EINVAL);
+		if (!strstr(err, bad[i].needle)) {
+			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", bad[i].line, err,
+				bad[i].needle);
+			CHECK(0);
+		}
+	}
 }
 
 static void test_cli_errors(void)
 {
 	static const struct { const char *line; const char *needle; } cases[] = {
 		{ "run", "missing IFACE" },
-		{ "run a b", "unexpected argument 'b'" },
+		{ "run a a", "interface 'a' is listed twice" },
+		{ "run a b c d e f g h i", "at most 8 interfaces" },
+		{ "run a/b", "not a valid interface name" },
+		{ "run a+b", "not a valid interface name" },
+		{ "run a --replace", "needs --persist" },
+		{ "run a --persist --name ../x", "--name" },
+		{ "run a --persist --name .hidden", "--name" },
+		{ "run a --persist --pin-dir relative/dir", "absolute path" },
 		{ "run a --bogus", "unknown option '--bogus'" },
 		{ "run a --pps", "needs a value" },
 		{ "run a --pps fast", "--pps: 'fast'" },
@@ -676,6 +751,7 @@ int main(void)
 	RUN(test_cli_defaults_and_options);
 	RUN(test_cli_errors);
 	RUN(test_cli_config_file);
+	RUN(test_cli_status_stop);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);

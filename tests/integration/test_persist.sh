@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Running as a service (--persist), seen from outside ratewall: an nft counter
+# after XDP, the generator's own count, bpftool, and `ratewall status`.
+#  (a) SIGKILL the loader: a source at 10x stays limited (+-5 % over 5 s), and
+#      status says the loader is not running
+#  (b) a restart adopts: same program id, the flow's window counts go on
+#  (c) --replace with a new limit: the program id changes, the link stays, and
+#      every frame sent was decided by a ratewall program (no gap), the new
+#      limit holds
+#  (d) other options without --replace, and a pinned record of another layout
+#      version, are refused by name
+#  (e) stop leaves no pin, no program, no link, no XDP
+#  (f) two interfaces, one source on both: one budget across them
+set -u
+. "$(dirname "$0")/lib.sh"
+
+LIMIT=10000
+OFFERED=100000
+PIN_DIR=/sys/fs/bpf/rwtest$$
+
+tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+nft_observe all "" # every packet any ratewall program passed
+
+# status_field EXPR: a Python expression over the first instance `s` of status --json.
+status_field() {
+	"$RW" status --json --pin-dir "$PIN_DIR" |
+		python3 -c "import json, sys; s = json.load(sys.stdin)['instances'][0]; print($1)"
+}
+# first_json FILE EXPR: EXPR over the first report `r` in FILE, once there is one.
+first_json() {
+	for _ in $(seq 50); do [ -s "$1" ] && break; sleep 0.1; done
+	python3 -c "import json, sys; r = json.loads(open(sys.argv[1]).readline()); print($2)" "$1"
+}
+sent_of() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$1"; }
+
+# (a) the loader killed while a source floods at 10x
+start_persist "$WORK/a.json" "$TB_RX" --pps 10k --json || fail "(a) ratewall starts"
+PROG=$(status_field "s['prog_id']")
+LINK=$(status_field "s['interfaces'][0]['link_id']")
+gen --rate $OFFERED --duration 10s >"$WORK/gen1.json" &
+GEN_PID=$!
+sleep 2
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+sleep 0.5
+rate=$(steady_rate all 5)
+echo "     (a) loader killed: admitted $rate pps over the next 5 s (limit $LIMIT, offered $OFFERED)"
+check "(a) after SIGKILL the source stays limited within 5%" within "$rate" $LIMIT 0.05
+check "(a) status: the loader is not running" test "$(status_field "s['loader']['alive']")" = False
+check "(a) the program is still attached" xdp_attached "$TB_RCV" "$TB_RX"
+
+# (b) a restart adopts, reporting every 100 ms: a fresh start could not hold a
+# full window of the flow in its first report
+start_persist "$WORK/b.json" "$TB_RX" --pps 10k --json --interval 100ms ||
+	fail "(b) ratewall restarts"
+first=$(first_json "$WORK/b.json" "sum(e['packets'] for e in r['top'] if e['key'] == '198.18.0.1')")
+echo "     (b) first report 0.1 s after the restart: $first packets of the source in the 1 s window"
+check "(b) status: the loader runs again" test "$(status_field "s['loader']['alive']")" = True
+check "(b) the program id is unchanged ($PROG)" test "$(status_field "s['prog_id']")" = "$PROG"
+check "(b) the flow's window went on (>= half a window of the offered rate)" \
+	at_most $((OFFERED / 2)) "$first"
+grep -q "adopted instance" "$WORK/b.json.err"
+check "(b) ratewall says it adopted the instance" test $? -eq 0
+wait $GEN_PID
+
+# (c) --replace under the flood: the old loader leaves, the new one swaps in 20k
+gen --rate $OFFERED --duration 8s >"$WORK/gen2.json" &
+GEN_PID=$!
+sleep 1
+stop_ratewall TERM
+check "(c) the adopted loader leaves on SIGTERM with status 0" test $? -eq 0
+start_persist "$WORK/c.json" "$TB_RX" --pps 20k --json --replace || fail "(c) --replace starts"
+sleep 1
+rate=$(steady_rate all 5)
+wait $GEN_PID
+sleep 0.3
+sent=$(( $(sent_of "$WORK/gen1.json") + $(sent_of "$WORK/gen2.json") ))
+rx=$(status_field "s['totals']['rx_packets']")
+passed=$(status_field "s['totals']['passed']")
+seen=$(nft_count all)
+echo "     (c) after the swap: admitted $rate pps (limit 20000); frames sent $sent," \
+	"seen by ratewall $rx; passed by ratewall $passed, seen by nft $seen"
+check "(c) the new limit holds within 5%" within "$rate" 20000 0.05
+check "(c) the program id changed" test "$(status_field "s['prog_id']")" != "$PROG"
+check "(c) the link is the same ($LINK)" test "$(status_field "s['interfaces'][0]['link_id']")" = "$LINK"
+check "(c) no gap: every frame sent was decided by a ratewall program" test "$rx" -eq "$sent"
+check "(c) nothing passed that ratewall did not pass" test "$seen" -eq "$passed"
+grep -q "flow state kept" "$WORK/c.json.err"
+check "(c) the swap kept the flow state" test $? -eq 0
+stop_ratewall TERM
+
+# (c') control: the same measurement across a real gap (the link detached by
+# hand, then attached again by an adopting loader) must see frames missed
+gen --rate $OFFERED --duration 3s >"$WORK/gen3.json" &
+GEN_PID=$!
+sleep 1
+bpftool link detach id "$LINK"
+sleep 0.2
+start_persist "$WORK/c2.json" "$TB_RX" --pps 20k --json || fail "(c') ratewall re-attaches"
+wait $GEN_PID
+sleep 0.3
+sent=$((sent + $(sent_of "$WORK/gen3.json")))
+rx=$(status_field "s['totals']['rx_packets']")
+echo "     (c') with a 0.2 s gap: frames sent $sent, seen by ratewall $rx"
+check "(c') control: the gap shows as frames no program decided" at_most $((rx + 1000)) "$sent"
+check "(c') the adopting loader attached a new link" \
+	test "$(status_field "s['interfaces'][0]['link_id']")" != "$LINK"
+LINK=$(status_field "s['interfaces'][0]['link_id']")
+stop_ratewall TERM
+
+# (d) refusals, nothing changed by them
+PROG=$(status_field "s['prog_id']")
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 10k --duration 1s \
+	>/dev/null 2>"$WORK/d.err"
+rc=$?
+check "(d) other limits without --replace: exit 2" test $rc -eq 2
+check "(d) ... naming the option" grep -q -- "--pps 20.0k (pinned) -> 10.0k" "$WORK/d.err"
+check "(d) ... and the program stays" test "$(status_field "s['prog_id']")" = "$PROG"
+# a record of layout version 99, as a future ratewall might leave it
+mkdir -p "$PIN_DIR/future"
+bpftool map create "$PIN_DIR/future/meta" type array key 4 value 16 entries 1 name meta &&
+	bpftool map update pinned "$PIN_DIR/future/meta" key 0 0 0 0 \
+		value 0x72 0x61 0x74 0x65 0x77 0x61 0x6c 0x6c 99 0 0 0 16 0 0 0
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --name future --duration 1s \
+	>/dev/null 2>"$WORK/d2.err"
+rc=$?
+check "(d) a pinned record of layout version 99 is refused (exit 1)" test $rc -eq 1
+check "(d) ... by its version" grep -q "layout version 99" "$WORK/d2.err"
+"$RW" status --pin-dir "$PIN_DIR" >"$WORK/d.status"
+check "(d) status names the unusable instance" grep -q "layout version 99" "$WORK/d.status"
+"$RW" stop --name future --pin-dir "$PIN_DIR" 2>/dev/null
+check "(d) stop --name removes it" test ! -e "$PIN_DIR/future"
+
+# (e) stop: nothing of the instance is left
+PROG=$(status_field "s['prog_id']")
+in_rcv "$RW" stop "$TB_RX" --pin-dir "$PIN_DIR" 2>"$WORK/e.err"
+check "(e) stop IFACE exits 0" test $? -eq 0
+check "(e) no pin left" test -z "$(ls -A "$PIN_DIR")"
+! xdp_attached "$TB_RCV" "$TB_RX"
+check "(e) no XDP program on the interface" test $? -eq 0
+for _ in $(seq 20); do bpftool prog show id "$PROG" >/dev/null 2>&1 || break; sleep 0.1; done
+! bpftool prog show id "$PROG" >/dev/null 2>&1
+check "(e) the program ($PROG) is gone" test $? -eq 0
+! bpftool link show id "$LINK" >/dev/null 2>&1
+check "(e) the link ($LINK) is gone" test $? -eq 0
+in_rcv "$RW" stop "$TB_RX" --pin-dir "$PIN_DIR" 2>/dev/null
+check "(e) stopping it again: exit 1 (no such instance)" test $? -eq 1
+
+# (f) two interfaces of one instance, one source sending on both
+TX2=${TB_NAME}c RX2=${TB_NAME}d
+ip link add "$TX2" netns "$TB_SND" type veth peer "$RX2" netns "$TB_RCV"
+ip -n "$TB_SND" link set "$TX2" up
+ip -n "$TB_RCV" link set "$RX2" up
+RX2_MAC=$(ip -n "$TB_RCV" -o link show "$RX2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/')
+nft_observe two "" # on TB_RX
+ip netns exec "$TB_RCV" nft -f - <<NFT
+table netdev rwobs_two2 {
+	counter seen {}
+	chain in { type filter hook ingress device "$RX2" priority 0; policy accept; counter name seen; }
+}
+NFT
+start_persist "$WORK/f.json" "$TB_RX" "$RX2" --name pair --pps 10k --json ||
+	fail "(f) ratewall starts on two interfaces"
+gen --rate $((OFFERED / 2)) --duration 9s >/dev/null &
+G1=$!
+ip netns exec "$TB_SND" "$GEN" --dev "$TX2" --dst-mac "$RX2_MAC" --rate $((OFFERED / 2)) \
+	--duration 9s >/dev/null &
+G2=$!
+sleep 2.5
+read -r t1 a1 < <(nft_sample two)
+read -r _ b1 < <(nft_sample two2)
+sleep 5
+read -r t2 a2 < <(nft_sample two)
+read -r _ b2 < <(nft_sample two2)
+rate=$(awk -v a="$((a2 - a1 + b2 - b1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f\n", a / (e - s) }')
+echo "     (f) one source at $((OFFERED / 2)) pps on each of two interfaces:" \
+	"admitted $rate pps on both together (limit $LIMIT)"
+check "(f) the limit holds across both interfaces within 5%" within "$rate" $LIMIT 0.05
+wait $G1 $G2
+sleep 1.2
+per_if=$(tail -n 1 "$WORK/f.json" | python3 -c "
+import json, sys
+r = json.load(sys.stdin)
+i = r['interfaces']
+ok = len(i) == 2 and all(x['rx_packets'] > 0 for x in i) and \
+     sum(x['rx_packets'] for x in i) == r['totals']['rx_packets']
+print('yes' if ok else 'no', ' '.join('%s:%d' % (x['name'], x['rx_packets']) for x in i))")
+echo "     (f) per-interface totals: $per_if"
+check "(f) the report has each interface's totals, adding up to the whole" test "${per_if%% *}" = yes
+stop_ratewall INT
+check "(f) ratewall on two interfaces leaves on SIGINT with status 0" test $? -eq 0
+in_rcv "$RW" stop --name pair --pin-dir "$PIN_DIR" 2>/dev/null
+! xdp_attached "$TB_RCV" "$TB_RX" && ! xdp_attached "$TB_RCV" "$RX2"
+check "(f) stop --name detaches both interfaces" test $? -eq 0
+
+finish

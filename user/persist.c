@@ -1,0 +1,632 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "persist.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "pins.h"
+#include "ratewall.skel.h"
+#include "run.h"
+#include "session.h"
+#include "units.h"
+
+static uint64_t realtime_ns(void)
+{
+	return rw_clock_ns(CLOCK_REALTIME);
+}
+
+static bool pinned(const struct rw_session *s)
+{
+	return s->inst.meta_fd >= 0;
+}
+
+/* Pins fd as dir/what, replacing whatever was pinned there. */
+static int pin_as(const struct rw_session *s, int fd, const char *what)
+{
+	char path[PATH_MAX];
+
+	if (rw_pin_path(path, sizeof(path), s->inst.dir, what))
+		return -ENAMETOOLONG;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return bpf_obj_pin(fd, path) ? -errno : 0;
+}
+
+/* Opens dir/what; a negative errno when it is not there. */
+static int open_pin(const struct rw_session *s, const char *what)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (rw_pin_path(path, sizeof(path), s->inst.dir, what))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static void link_pin_name(char *buf, size_t len, const char *ifname)
+{
+	snprintf(buf, len, "link_%s", ifname);
+}
+
+static void map_pin_name(char *buf, size_t len, const char *map)
+{
+	snprintf(buf, len, "map_%s", map);
+}
+
+/* The options a program enforces, as the record keeps them. */
+static void meta_options(struct rw_meta *m, const struct rw_session *s)
+{
+	const struct rw_config *cfg = s->cfg;
+
+	m->pps = cfg->pps;
+	m->bps = cfg->bps;
+	m->window_ns = cfg->window_ns;
+	m->slot_ns = s->lp.slot_ns;
+	m->slots = s->lp.slots;
+	m->limit_packets = s->lp.limit_packets;
+	m->limit_bytes = s->lp.limit_bytes;
+	m->max_flows = s->lp.max_flows;
+	m->ncpus = s->ncpus;
+	m->clock = s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE;
+	m->hash_seed = s->lp.hash_seed;
+	m->nifaces = cfg->nifaces;
+	memset(m->ifaces, 0, sizeof(m->ifaces));
+	for (uint32_t i = 0; i < cfg->nifaces; i++) {
+		strcpy(m->ifaces[i].name, cfg->ifnames[i]);
+		m->ifaces[i].ifindex = s->lp.ifindex[i];
+		m->ifaces[i].mode = s->at[i].mode;
+	}
+	m->netns_ino = rw_netns_ino();
+	m->interval_ns = cfg->interval_ns;
+}
+
+/* Same flow-state layout: the maps can be kept and their contents mean the same. */
+static bool same_layout(const struct rw_meta *m, const struct rw_session *s)
+{
+	return m->slot_ns == s->lp.slot_ns && m->slots == s->lp.slots &&
+	       m->max_flows == s->lp.max_flows && m->ncpus == s->ncpus &&
+	       m->clock == (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE);
+}
+
+static bool same_ifaces(const struct rw_meta *m, const struct rw_session *s)
+{
+	if (m->nifaces != s->cfg->nifaces)
+		return false;
+	for (uint32_t i = 0; i < m->nifaces; i++) {
+		if (strcmp(m->ifaces[i].name, s->cfg->ifnames[i]) != 0 ||
+		    m->ifaces[i].ifindex != s->lp.ifindex[i])
+			return false;
+	}
+	return true;
+}
+
+/* Appends "; what: pinned -> asked" to buf. */
+static void differs(char *buf, size_t len, const char *what, const char *was, const char *now)
+{
+	size_t n = strlen(buf);
+
+	snprintf(buf + n, len - n, "%s%s %s (pinned) -> %s", n ? "; " : "", what, was, now);
+}
+
+static void rate_text(uint64_t v, char *buf, size_t len)
+{
+	if (v)
+		rw_format_si((double)v, buf, len);
+	else
+		snprintf(buf, len, "none");
+}
+
+/* Says what the pinned program enforces differently; empty when nothing. */
+static void describe_differences(const struct rw_meta *m, const struct rw_session *s, char *buf,
+				 size_t len)
+{
+	char a[RW_NAME_MAX], b[RW_NAME_MAX];
+
+	buf[0] = '\0';
+	if (m->limit_packets != s->lp.limit_packets) {
+		rate_text(m->pps, a, sizeof(a));
+		rate_text(s->cfg->pps, b, sizeof(b));
+		differs(buf, len, "--pps", a, b);
+	}
+	if (m->limit_bytes != s->lp.limit_bytes) {
+		rate_text(m->bps, a, sizeof(a));
+		rate_text(s->cfg->bps, b, sizeof(b));
+		differs(buf, len, "--bps", a, b);
+	}
+	if (m->slot_ns != s->lp.slot_ns || m->slots != s->lp.slots) {
+		snprintf(a, sizeof(a), "%.3gs/%u slots", m->window_ns / 1e9, m->slots);
+		snprintf(b, sizeof(b), "%.3gs/%u slots", s->cfg->window_ns / 1e9, s->lp.slots);
+		differs(buf, len, "--window/--slots", a, b);
+	}
+	if (m->max_flows != s->lp.max_flows) {
+		snprintf(a, sizeof(a), "%u", m->max_flows);
+		snprintf(b, sizeof(b), "%u", s->lp.max_flows);
+		differs(buf, len, "tracked flows", a, b);
+	}
+	if (m->clock != (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE))
+		differs(buf, len, "--clock", m->clock == RW_CLOCK_COARSE ? "coarse" : "precise",
+			s->lp.coarse_clock ? "coarse" : "precise");
+	if (m->ncpus != s->ncpus) {
+		snprintf(a, sizeof(a), "%u", m->ncpus);
+		snprintf(b, sizeof(b), "%u", s->ncpus);
+		differs(buf, len, "possible CPUs", a, b);
+	}
+	if (!same_ifaces(m, s)) {
+		a[0] = '\0';
+		for (uint32_t i = 0; i < m->nifaces; i++)
+			snprintf(a + strlen(a), sizeof(a) - strlen(a), "%s%s#%u", i ? "+" : "",
+				 m->ifaces[i].name, m->ifaces[i].ifindex);
+		b[0] = '\0';
+		for (uint32_t i = 0; i < s->cfg->nifaces; i++)
+			snprintf(b + strlen(b), sizeof(b) - strlen(b), "%s%s#%u", i ? "+" : "",
+				 s->cfg->ifnames[i], s->lp.ifindex[i]);
+		differs(buf, len, "interfaces", a, b);
+	}
+}
+
+static int write_meta(struct rw_session *s)
+{
+	s->inst.meta.heartbeat_ns = realtime_ns();
+	return rw_meta_write(s->inst.meta_fd, &s->inst.meta);
+}
+
+/* The loader's own fields, when it takes the instance over. */
+static void meta_loader(struct rw_meta *m)
+{
+	m->loader_pid = (uint32_t)getpid();
+	m->loader_start_ns = realtime_ns();
+	m->loads++;
+}
+
+static uint32_t prog_id_of(int prog_fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+/* Interface index a pinned XDP link is attached to, 0 when detached; prog id in *prog. */
+static uint32_t link_target(int link_fd, uint32_t *prog)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len) || info.type != BPF_LINK_TYPE_XDP)
+		return 0;
+	*prog = info.prog_id;
+	return info.xdp.ifindex;
+}
+
+/* Attaches the program to interface i and pins the link. */
+static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode)
+{
+	char err[256], name[32];
+	int e;
+
+	e = rw_xdp_attach(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i], mode, &s->at[i],
+			  err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		return e;
+	}
+	link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
+	e = pin_as(s, s->at[i].link_fd, name);
+	if (e)
+		fprintf(stderr, "ratewall: cannot pin the link of %s in %s: %s\n", s->cfg->ifnames[i],
+			s->inst.dir, strerror(-e));
+	return e;
+}
+
+/* Pins every map of the skeleton (those in keep[] are pinned already). */
+static int pin_maps(struct rw_session *s, const bool *kept)
+{
+	struct bpf_map *map;
+	char name[64];
+	int i = 0, e;
+
+	bpf_object__for_each_map(map, s->skel->obj) {
+		if (bpf_map__is_internal(map))
+			continue;
+		if (kept && kept[i++])
+			continue;
+		map_pin_name(name, sizeof(name), bpf_map__name(map));
+		e = pin_as(s, bpf_map__fd(map), name);
+		if (e) {
+			fprintf(stderr, "ratewall: cannot pin map %s in %s: %s\n", bpf_map__name(map),
+				s->inst.dir, strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+/* A new instance: load, pin the maps and program, attach and pin links, then the record. */
+static int create(struct rw_session *s, const struct rw_memplan *plan)
+{
+	struct rw_meta *m = &s->inst.meta;
+	int e = rw_bpf_load(&s->lp, &s->skel);
+
+	if (e)
+		return rw_load_failed(s, plan, e);
+	rw_maps_of(s->skel, &s->maps);
+	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
+	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
+	if (rw_first_thresholds(s) || pin_maps(s, NULL) || pin_as(s, s->prog_fd, "prog"))
+		goto undo;
+	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
+		if (attach_pinned(s, s->nat, s->cfg->xdp_mode))
+			goto undo;
+	}
+	s->start_ns = rw_clock_ns(s->clock);
+	memset(m, 0, sizeof(*m));
+	memcpy(m->magic, RW_META_MAGIC, sizeof(m->magic));
+	m->layout = RW_LAYOUT_VERSION;
+	m->size = sizeof(*m);
+	strcpy(m->name, s->cfg->name);
+	meta_options(m, s);
+	m->created_ns = realtime_ns();
+	m->start_clock_ns = s->start_ns;
+	meta_loader(m);
+	s->inst.meta_fd = rw_meta_create();
+	if (s->inst.meta_fd < 0 || write_meta(s) || pin_as(s, s->inst.meta_fd, "meta")) {
+		fprintf(stderr, "ratewall: cannot pin the instance record in %s: %s\n", s->inst.dir,
+			strerror(errno));
+		goto undo;
+	}
+	fprintf(stderr, "ratewall: created instance %s in %s (program id %u)\n", s->cfg->name,
+		s->inst.dir, prog_id_of(s->prog_fd));
+	return -1;
+undo:
+	/* Nothing half-made stays behind: detach what was attached, remove every pin. */
+	rw_instance_remove(s->inst.dir);
+	if (s->inst.meta_fd >= 0)
+		close(s->inst.meta_fd);
+	s->inst.meta_fd = -1;
+	s->nat = 0;
+	return RW_EXIT_RUNTIME;
+}
+
+static int open_pinned_map(const struct rw_session *s, const char *map)
+{
+	char name[64];
+
+	map_pin_name(name, sizeof(name), map);
+	return open_pin(s, name);
+}
+
+/* Same options: take over the pinned maps and links as they are. */
+static int adopt(struct rw_session *s)
+{
+	struct rw_meta *m = &s->inst.meta;
+	uint32_t prog_id;
+
+	s->maps.flows = open_pinned_map(s, "flows");
+	s->maps.window = open_pinned_map(s, "window");
+	s->maps.stats = open_pinned_map(s, "stats");
+	s->maps.thresholds = open_pinned_map(s, "thresholds");
+	s->maps.marks = open_pinned_map(s, "marks");
+	s->prog_fd = open_pin(s, "prog");
+	if (s->maps.flows < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
+	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->prog_fd < 0) {
+		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
+			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
+		return RW_EXIT_RUNTIME;
+	}
+	prog_id = prog_id_of(s->prog_fd);
+	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
+		uint32_t i = s->nat, on_prog = 0;
+		char name[32];
+		int fd;
+
+		link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
+		fd = open_pin(s, name);
+		if (fd >= 0 && link_target(fd, &on_prog) == s->lp.ifindex[i] && on_prog == prog_id) {
+			s->at[i] = (struct rw_attachment){ .ifindex = (int)s->lp.ifindex[i],
+							   .link_fd = fd,
+							   .mode = (enum rw_xdp_mode)m->ifaces[i].mode };
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		/* The link is gone (a crash while creating it): attach the pinned program again. */
+		fprintf(stderr, "ratewall: %s had no live link of this instance; attaching again\n",
+			s->cfg->ifnames[i]);
+		if (attach_pinned(s, i, (enum rw_xdp_mode)m->ifaces[i].mode))
+			return RW_EXIT_RUNTIME;
+		m->ifaces[i].mode = s->at[i].mode;
+	}
+	s->lp.hash_seed = m->hash_seed;
+	s->start_ns = m->start_clock_ns;
+	meta_loader(m);
+	m->interval_ns = s->cfg->interval_ns;
+	if (write_meta(s))
+		return RW_EXIT_RUNTIME;
+	fprintf(stderr, "ratewall: adopted instance %s (program id %u): its flows and windows go on\n",
+		m->name, prog_id);
+	return -1;
+}
+
+struct reuse_ctx {
+	const struct rw_session *s;
+	bool layout, ifaces;
+	bool kept[16]; /* per non-internal map, in object order */
+};
+
+/* Before the new program loads: point its maps at the pinned ones that still fit. */
+static int reuse_pinned(struct ratewall_bpf *skel, void *arg)
+{
+	struct reuse_ctx *rc = arg;
+	struct bpf_map *map;
+	int i = 0;
+
+	bpf_object__for_each_map(map, skel->obj) {
+		bool keep;
+		int fd, e;
+
+		if (bpf_map__is_internal(map))
+			continue;
+		if (i >= (int)(sizeof(rc->kept) / sizeof(rc->kept[0])))
+			return -E2BIG;
+		/* stats is indexed by interface; everything else is the flow state */
+		keep = strcmp(bpf_map__name(map), "stats") == 0 ? rc->ifaces : rc->layout;
+		rc->kept[i++] = keep;
+		if (!keep)
+			continue;
+		fd = open_pinned_map(rc->s, bpf_map__name(map));
+		if (fd < 0)
+			return fd;
+		e = bpf_map__reuse_fd(map, fd);
+		close(fd);
+		if (e)
+			return e;
+	}
+	return 0;
+}
+
+/* --replace with other options: a new program swapped into the same links. */
+static int swap(struct rw_session *s, const struct rw_memplan *plan, const char *why)
+{
+	struct rw_meta *m = &s->inst.meta;
+	struct reuse_ctx rc = { .s = s, .layout = same_layout(m, s), .ifaces = same_ifaces(m, s) };
+	int old_prog = open_pin(s, "prog"), e;
+	uint32_t old_id = old_prog >= 0 ? prog_id_of(old_prog) : 0, new_id;
+
+	if (old_prog < 0) {
+		fprintf(stderr, "ratewall: instance %s has no pinned program; remove it with: "
+			"ratewall stop --name %s\n", m->name, m->name);
+		return RW_EXIT_RUNTIME;
+	}
+	s->lp.hash_seed = rc.layout ? m->hash_seed : 0;
+	s->lp.prepare = reuse_pinned;
+	s->lp.prepare_arg = &rc;
+	e = rw_bpf_load(&s->lp, &s->skel);
+	s->lp.prepare = NULL;
+	if (e) {
+		close(old_prog);
+		return rw_load_failed(s, plan, e);
+	}
+	rw_maps_of(s->skel, &s->maps);
+	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
+	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
+	new_id = prog_id_of(s->prog_fd);
+	if ((!rc.layout && rw_first_thresholds(s)) || pin_maps(s, rc.kept))
+		goto fail;
+	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
+		LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = BPF_F_REPLACE, .old_prog_fd = old_prog);
+		uint32_t i = s->nat, on_prog = 0;
+		char name[32];
+		int fd;
+
+		link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
+		fd = open_pin(s, name);
+		if (fd >= 0 && link_target(fd, &on_prog) == s->lp.ifindex[i] && on_prog == old_id) {
+			/* Atomic: the next packet on this interface meets the new program. */
+			if (bpf_link_update(fd, s->prog_fd, &uo)) {
+				fprintf(stderr, "ratewall: cannot swap the program on %s: %s\n",
+					s->cfg->ifnames[i], strerror(errno));
+				close(fd);
+				goto fail;
+			}
+			s->at[i] = (struct rw_attachment){ .ifindex = (int)s->lp.ifindex[i],
+							   .link_fd = fd,
+							   .mode = RW_XDP_NATIVE };
+			for (uint32_t j = 0; j < m->nifaces; j++) {
+				if (strcmp(m->ifaces[j].name, s->cfg->ifnames[i]) == 0)
+					s->at[i].mode = (enum rw_xdp_mode)m->ifaces[j].mode;
+			}
+			continue;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (attach_pinned(s, i, s->cfg->xdp_mode))
+			goto fail;
+	}
+	/* Interfaces no longer listed: their links go. */
+	for (uint32_t j = 0; j < m->nifaces; j++) {
+		bool listed = false;
+		char name[32], path[PATH_MAX];
+		int fd;
+
+		for (uint32_t i = 0; i < s->cfg->nifaces; i++)
+			listed |= strcmp(m->ifaces[j].name, s->cfg->ifnames[i]) == 0;
+		if (listed)
+			continue;
+		link_pin_name(name, sizeof(name), m->ifaces[j].name);
+		fd = open_pin(s, name);
+		if (fd >= 0) {
+			bpf_link_detach(fd);
+			close(fd);
+		}
+		if (!rw_pin_path(path, sizeof(path), s->inst.dir, name))
+			unlink(path);
+	}
+	close(old_prog);
+	if (pin_as(s, s->prog_fd, "prog"))
+		goto fail_pinned;
+	meta_options(m, s);
+	if (!rc.layout)
+		m->start_clock_ns = rw_clock_ns(s->clock);
+	s->start_ns = m->start_clock_ns;
+	meta_loader(m);
+	if (write_meta(s))
+		goto fail_pinned;
+	fprintf(stderr, "ratewall: replaced program id %u with %u on instance %s (%s); flow state %s\n",
+		old_id, new_id, m->name, why,
+		rc.layout ? "kept" : "started afresh (its layout changed)");
+	return -1;
+fail:
+	close(old_prog);
+fail_pinned:
+	fprintf(stderr, "ratewall: the swap did not complete; see: ratewall status\n");
+	return RW_EXIT_RUNTIME;
+}
+
+/* Opens or makes ROOT/NAME and takes its lock; tells whether it was there before. */
+static int open_dir(struct rw_session *s, bool *existed)
+{
+	const struct rw_config *cfg = s->cfg;
+
+	if (snprintf(s->inst.dir, sizeof(s->inst.dir), "%s/%s", cfg->pin_root, cfg->name) >=
+	    (int)sizeof(s->inst.dir)) {
+		fprintf(stderr, "ratewall: --pin-dir and --name make too long a path\n");
+		return RW_EXIT_USAGE;
+	}
+	*existed = mkdir(s->inst.dir, 0700) != 0;
+	if (*existed && errno != EEXIST) {
+		fprintf(stderr, "ratewall: cannot create %s: %s\n", s->inst.dir, strerror(errno));
+		return RW_EXIT_RUNTIME;
+	}
+	s->inst.dir_fd = open(s->inst.dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->inst.dir_fd < 0) {
+		fprintf(stderr, "ratewall: cannot open %s: %s\n", s->inst.dir, strerror(errno));
+		return RW_EXIT_RUNTIME;
+	}
+	if (!rw_instance_lock(s->inst.dir_fd)) {
+		struct rw_instance other;
+		char err[256];
+		uint32_t pid = 0;
+
+		if (rw_instance_open(cfg->pin_root, cfg->name, &other, err, sizeof(err)) == 0)
+			pid = other.meta.loader_pid;
+		rw_instance_close(&other);
+		fprintf(stderr, "ratewall: instance %s is run by another loader (pid %u); stop that "
+			"one first (it leaves the kernel enforcing)\n", cfg->name, pid);
+		return RW_EXIT_RUNTIME;
+	}
+	return -1;
+}
+
+int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
+{
+	const struct rw_config *cfg = s->cfg;
+	char err[512], diff[512];
+	bool existed;
+	int e;
+
+	if (rw_pins_root(cfg->pin_root, err, sizeof(err))) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		return RW_EXIT_RUNTIME;
+	}
+	e = open_dir(s, &existed);
+	if (e >= 0)
+		return e;
+	if (!existed)
+		return create(s, plan);
+	e = open_pin(s, "meta");
+	if (e == -ENOENT) {
+		/* A start that died before its record was pinned: nothing in it is complete. */
+		fprintf(stderr, "ratewall: %s holds an unfinished start; removing it\n", s->inst.dir);
+		rw_instance_remove(s->inst.dir);
+		close(s->inst.dir_fd);
+		s->inst.dir_fd = -1;
+		e = open_dir(s, &existed);
+		return e >= 0 ? e : create(s, plan);
+	}
+	if (e < 0) {
+		fprintf(stderr, "ratewall: cannot open %s/meta: %s\n", s->inst.dir, strerror(-e));
+		return RW_EXIT_RUNTIME;
+	}
+	s->inst.meta_fd = e;
+	e = rw_meta_read(s->inst.meta_fd, &s->inst.meta, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "ratewall: refusing the pinned instance in %s: %s%s; remove it with "
+			"the ratewall that made it, or: ratewall stop --name %s --pin-dir %s\n",
+			s->inst.dir, err, e == -EPROTO ? "" : strerror(-e), cfg->name, cfg->pin_root);
+		close(s->inst.meta_fd);
+		s->inst.meta_fd = -1;
+		return RW_EXIT_RUNTIME;
+	}
+	if (s->inst.meta.netns_ino != rw_netns_ino()) {
+		fprintf(stderr, "ratewall: instance %s belongs to interfaces of another network "
+			"namespace; give another --name\n", cfg->name);
+		close(s->inst.meta_fd);
+		s->inst.meta_fd = -1;
+		return RW_EXIT_USAGE;
+	}
+	describe_differences(&s->inst.meta, s, diff, sizeof(diff));
+	if (!diff[0])
+		return adopt(s);
+	if (cfg->replace)
+		return swap(s, plan, diff);
+	fprintf(stderr, "ratewall: instance %s is pinned with other options: %s. Its program keeps "
+		"enforcing; restart with --replace to swap it, or remove it: ratewall stop --name %s\n",
+		cfg->name, diff, cfg->name);
+	close(s->inst.meta_fd);
+	s->inst.meta_fd = -1;
+	return RW_EXIT_USAGE;
+}
+
+void rw_persist_heartbeat(struct rw_session *s)
+{
+	if (pinned(s))
+		write_meta(s);
+}
+
+void rw_persist_error(struct rw_session *s, const char *msg)
+{
+	if (!pinned(s))
+		return;
+	rw_meta_error(&s->inst.meta, msg);
+	write_meta(s);
+}
+
+void rw_persist_leave(struct rw_session *s, int exit_status)
+{
+	char ifaces[RW_NAME_MAX];
+
+	if (pinned(s) && s->inst.meta.loader_pid == (uint32_t)getpid()) {
+		s->inst.meta.loader_pid = 0;
+		write_meta(s);
+		rw_default_instance_name(s->cfg->ifnames, s->cfg->nifaces, ifaces);
+		if (s->nat)
+			fprintf(stderr, "ratewall: %s goes on enforcing on %s without a loader%s "
+				"(ratewall stop --name %s removes it)\n", s->cfg->name, ifaces,
+				exit_status ? " after the error above" : "", s->cfg->name);
+	}
+	rw_instance_close(&s->inst);
+}
+
+void rw_persist_close_maps(struct rw_session *s)
+{
+	int *fds[] = { &s->maps.flows, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
+		       &s->maps.marks, &s->prog_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "pins.h"
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BPF_FS_MAGIC 0xcafe4a11
+#define RW_BPFFS_DEFAULT "/sys/fs/bpf"
+
+static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static bool on_bpffs(const char *path)
+{
+	struct statfs st;
+
+	return statfs(path, &st) == 0 && st.f_type == BPF_FS_MAGIC;
+}
+
+/* mkdir -p, each component on the way. */
+static int make_dirs(const char *path)
+{
+	char buf[RW_PIN_ROOT_MAX];
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	for (char *p = buf + 1;; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(buf, 0700) && errno != EEXIST)
+				return -errno;
+			*p = c;
+			if (!c)
+				return 0;
+		}
+	}
+}
+
+int rw_pins_root(const char *root, char *err, size_t errlen)
+{
+	size_t n = strlen(RW_BPFFS_DEFAULT);
+	int e;
+
+	/* The usual place: mount bpffs there if nobody has (as bpftool and systemd do). */
+	if (strncmp(root, RW_BPFFS_DEFAULT, n) == 0 && (root[n] == '/' || root[n] == '\0') &&
+	    !on_bpffs(RW_BPFFS_DEFAULT) &&
+	    mount("bpf", RW_BPFFS_DEFAULT, "bpf", 0, "mode=0700"))
+		return fail(err, errlen, -errno, "cannot mount a BPF filesystem on %s: %s",
+			    RW_BPFFS_DEFAULT, strerror(errno));
+	e = make_dirs(root);
+	if (e)
+		return fail(err, errlen, e, "cannot create the pin directory %s: %s", root,
+			    strerror(-e));
+	if (!on_bpffs(root))
+		return fail(err, errlen, -EINVAL,
+			    "--pin-dir %s is not on a BPF filesystem (mount one: mount -t bpf bpf DIR)",
+			    root);
+	return 0;
+}
+
+int rw_pin_path(char *buf, size_t len, const char *dir, const char *what)
+{
+	int n = snprintf(buf, len, "%s/%s", dir, what);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int rw_meta_create(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rw_meta", sizeof(__u32),
+				sizeof(struct rw_meta), 1, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info), zero = 0;
+	static char buf[1 << 16];
+	struct rw_meta head;
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.key_size != sizeof(__u32) ||
+	    info.max_entries != 1 || info.value_size < offsetof(struct rw_meta, name) ||
+	    info.value_size > sizeof(buf)) {
+		snprintf(err, errlen, "its 'meta' is not a ratewall record (map of %u-byte values)",
+			 info.value_size);
+		return -EPROTO;
+	}
+	/* Read whatever size it has: a record of another version is named, not misread. */
+	if (bpf_map_lookup_elem(fd, &zero, buf))
+		return -errno;
+	memcpy(&head, buf, offsetof(struct rw_meta, name));
+	if (memcmp(head.magic, RW_META_MAGIC, sizeof(head.magic)) != 0) {
+		snprintf(err, errlen, "its 'meta' is not a ratewall record");
+		return -EPROTO;
+	}
+	if (head.layout != RW_LAYOUT_VERSION || head.size != sizeof(*m) ||
+	    info.value_size != sizeof(*m)) {
+		snprintf(err, errlen, "it has pinned layout version %u (%u-byte record); this ratewall "
+			 "reads version %u only", head.layout, head.size, RW_LAYOUT_VERSION);
+		return -EPROTO;
+	}
+	memcpy(m, buf, sizeof(*m));
+	m->name[sizeof(m->name) - 1] = '\0';
+	if (m->nifaces > RW_MAX_IFACES)
+		m->nifaces = RW_MAX_IFACES;
+	for (uint32_t i = 0; i < RW_MAX_IFACES; i++)
+		m->ifaces[i].name[IF_NAMESIZE - 1] = '\0';
+	for (uint32_t i = 0; i < RW_META_ERRORS; i++)
+		m->errors[i].msg[RW_META_ERROR_LEN - 1] = '\0';
+	return 0;
+}
+
+int rw_meta_write(int fd, const struct rw_meta *m)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(fd, &zero, m, BPF_ANY) ? -errno : 0;
+}
+
+void rw_meta_error(struct rw_meta *m, const char *msg)
+{
+	struct rw_meta_error *e = &m->errors[m->nerrors % RW_META_ERRORS];
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	e->at_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	snprintf(e->msg, sizeof(e->msg), "%s", msg);
+	m->nerrors++;
+}
+
+int rw_instance_open(const char *root, const char *name, struct rw_instance *in, char *err,
+		     size_t errlen)
+{
+	char path[sizeof(in->dir) + 8];
+	int e;
+
+	in->dir_fd = in->meta_fd = -1;
+	if (snprintf(in->dir, sizeof(in->dir), "%s/%s", root, name) >= (int)sizeof(in->dir))
+		return -ENAMETOOLONG;
+	in->dir_fd = open(in->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (in->dir_fd < 0)
+		return -errno;
+	if (rw_pin_path(path, sizeof(path), in->dir, "meta"))
+		return -ENAMETOOLONG;
+	in->meta_fd = bpf_obj_get(path);
+	if (in->meta_fd < 0) {
+		e = -errno;
+		if (e == -ENOENT)
+			snprintf(err, errlen, "it has no 'meta' record (a start that never finished)");
+		return e == -ENOENT ? -ENODATA : e;
+	}
+	return rw_meta_read(in->meta_fd, &in->meta, err, errlen);
+}
+
+void rw_instance_close(struct rw_instance *in)
+{
+	if (in->meta_fd >= 0)
+		close(in->meta_fd);
+	if (in->dir_fd >= 0)
+		close(in->dir_fd); /* releases the loader's lock */
+	in->meta_fd = in->dir_fd = -1;
+}
+
+bool rw_instance_lock(int dir_fd)
+{
+	return flock(dir_fd, LOCK_EX | LOCK_NB) == 0;
+}
+
+bool rw_instance_loader_alive(int dir_fd)
+{
+	int fd;
+	bool alive;
+
+	/* A fresh open file description: a lock this process holds does not count. */
+	fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	alive = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return alive;
+}
+
+int rw_instance_remove(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int ret = 0;
+
+	if (!dp)
+		return -errno;
+	/* Links first: a detached link lets go of the program and, with it, the maps. */
+	while ((d = readdir(dp))) {
+		int fd;
+
+		if (strncmp(d->d_name, "link_", 5) != 0 || rw_pin_path(path, sizeof(path), dir, d->d_name))
+			continue;
+		fd = bpf_obj_get(path);
+		if (fd >= 0) {
+			if (bpf_link_detach(fd) && errno != ENOLINK && !ret)
+				ret = -errno;
+			close(fd);
+		}
+	}
+	rewinddir(dp);
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.' || rw_pin_path(path, sizeof(path), dir, d->d_name))
+			continue;
+		if (unlink(path) && !ret)
+			ret = -errno;
+	}
+	closedir(dp);
+	if (rmdir(dir) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+static int only_dirs(const struct dirent *d)
+{
+	return d->d_name[0] != '.' && d->d_type == DT_DIR;
+}
+
+int rw_instances_each(const char *root, int (*fn)(const char *name, void *arg), void *arg)
+{
+	struct dirent **names;
+	int n = scandir(root, &names, only_dirs, alphasort), ret = 0;
+
+	if (n < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (int i = 0; i < n; i++) {
+		if (!ret)
+			ret = fn(names[i]->d_name, arg);
+		free(names[i]);
+	}
+	free(names);
+	return ret;
+}
+
+uint64_t rw_netns_ino(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/net", &st) ? 0 : (uint64_t)st.st_ino;
+}

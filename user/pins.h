@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A persistent instance's pinned state in bpffs, ROOT/NAME/:
+ *   meta          the loader's record (struct rw_meta): layout version,
+ *                 options, start, loader pid, heartbeat, last errors
+ *   prog          the XDP program
+ *   map_<name>    every map of the program
+ *   link_<iface>  one XDP link per interface
+ * Whatever lives here outlives the loader: the kernel keeps enforcing, and
+ * the next loader adopts it. `meta` is pinned last when an instance is created:
+ * a directory without it is a creation that never finished.
+ */
+#ifndef RW_PINS_H
+#define RW_PINS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "config.h"
+
+#define RW_META_MAGIC "ratewall"
+#define RW_META_ERRORS 10
+#define RW_META_ERROR_LEN 120
+
+struct rw_meta_iface {
+	char name[IF_NAMESIZE];
+	uint32_t ifindex;
+	uint32_t mode; /* enum rw_xdp_mode as attached */
+};
+
+struct rw_meta_error {
+	uint64_t at_ns; /* CLOCK_REALTIME */
+	char msg[RW_META_ERROR_LEN];
+};
+
+/* The record in `meta`. Magic and layout come first and never move. */
+struct rw_meta {
+	char magic[8];
+	uint32_t layout;     /* RW_LAYOUT_VERSION of the loader that created it */
+	uint32_t size;       /* sizeof(struct rw_meta) at that version */
+	char name[RW_NAME_MAX];
+	/* what the program enforces: a loader with other values must --replace */
+	uint64_t pps, bps, window_ns, slot_ns;
+	uint64_t limit_packets, limit_bytes; /* per window, as the program holds them */
+	uint32_t slots, max_flows, ncpus, clock; /* clock: enum rw_clock, resolved */
+	uint64_t hash_seed;
+	uint32_t nifaces, pad;
+	struct rw_meta_iface ifaces[RW_MAX_IFACES];
+	uint64_t netns_ino;      /* network namespace of the interfaces */
+	uint64_t created_ns;     /* CLOCK_REALTIME */
+	uint64_t start_clock_ns; /* flow state's start on the program's clock (window spans) */
+	uint64_t loader_start_ns, heartbeat_ns; /* CLOCK_REALTIME; 0 = never */
+	uint64_t interval_ns;    /* the loader's tick: a heartbeat is due that often */
+	uint32_t loader_pid;     /* 0 once a loader left cleanly */
+	uint32_t loads;          /* loaders that ran it: 1 + adoptions + replacements */
+	uint32_t nerrors;        /* ever recorded; the last RW_META_ERRORS are kept */
+	uint32_t pad2;
+	struct rw_meta_error errors[RW_META_ERRORS];
+};
+
+struct rw_instance {
+	char dir[RW_PIN_ROOT_MAX + RW_NAME_MAX + 1];
+	int dir_fd;  /* held with an exclusive flock while a loader runs it */
+	int meta_fd;
+	struct rw_meta meta;
+};
+
+/* Makes ROOT exist on a BPF filesystem (mounting bpffs on /sys/fs/bpf if needed). */
+int rw_pins_root(const char *root, char *err, size_t errlen);
+
+/* dir/what, or -ENAMETOOLONG. */
+int rw_pin_path(char *buf, size_t len, const char *dir, const char *what);
+
+/* A new, empty meta map (not pinned). Returns its fd or a negative errno. */
+int rw_meta_create(void);
+/*
+ * Reads the record in a meta map. -EPROTO with the reason in err when it is
+ * not a ratewall record or is of another layout version: never misread.
+ */
+int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen);
+int rw_meta_write(int fd, const struct rw_meta *m);
+void rw_meta_error(struct rw_meta *m, const char *msg);
+
+/*
+ * Opens ROOT/NAME: -ENOENT when there is no such instance; -EPROTO (reason in
+ * err) when its record cannot be used; 0 with dir_fd and meta filled.
+ */
+int rw_instance_open(const char *root, const char *name, struct rw_instance *in, char *err,
+		     size_t errlen);
+void rw_instance_close(struct rw_instance *in);
+/* Takes the loader's lock: false (errno EWOULDBLOCK) while another loader holds it. */
+bool rw_instance_lock(int dir_fd);
+/* Whether a loader holds the instance's lock now. */
+bool rw_instance_loader_alive(int dir_fd);
+
+/* Detaches every link in dir, then removes every pin and dir itself. */
+int rw_instance_remove(const char *dir);
+
+/* Calls fn for each instance directory under root; stops at a nonzero return. */
+int rw_instances_each(const char *root, int (*fn)(const char *name, void *arg), void *arg);
+
+/* This process's network namespace (inode), to tell same-named interfaces apart. */
+uint64_t rw_netns_ino(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* One `ratewall run`: what it attached, the maps it reads, the pinned record. */
+#ifndef RW_SESSION_H
+#define RW_SESSION_H
+
+#include <stdint.h>
+#include <time.h>
+#include "config.h"
+#include "flowtab.h"
+#include "loader.h"
+#include "pins.h"
+#include "rank.h"
+
+struct rw_session {
+	const struct rw_config *cfg;
+	struct rw_load_params lp;  /* what the program must enforce */
+	struct ratewall_bpf *skel; /* loaded here; NULL when the program was adopted */
+	struct rw_maps maps;       /* the skeleton's or the pinned maps' fds */
+	int prog_fd;               /* the XDP program (pinned: opened from its pin) */
+	uint32_t nat;
+	struct rw_attachment at[RW_MAX_IFACES]; /* in cfg->ifnames order */
+	bool gone[RW_MAX_IFACES];  /* interface went away, said once */
+	struct rw_flowtab flowtab;
+	struct rw_ranker ranker;
+	struct rw_rank_entry *top;
+	uint32_t ncpus;
+	uint32_t max_flows;
+	uint32_t *marks;   /* the tracked-source filter, counted down when flows are deleted */
+	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
+	uint64_t start_ns; /* when the flow state began, on that clock */
+	uint64_t tick0_ns; /* this loader's start on CLOCK_MONOTONIC, which schedules ticks */
+	struct rw_instance inst; /* --persist only: dir_fd >= 0 */
+};
+
+#endif

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `ratewall status [--json]`: every pinned instance, read from bpffs alone. */
+#include "svccmd.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cli.h"
+#include "flowtab.h"
+#include "loader.h"
+#include "pins.h"
+#include "svccli.h"
+#include "units.h"
+
+/* What status shows of one instance, gathered before printing either form. */
+struct rw_status {
+	const char *name;
+	struct rw_instance in;
+	char error[512];       /* unreadable: why */
+	uint32_t prog_id;
+	bool attached[RW_MAX_IFACES];
+	uint32_t link_id[RW_MAX_IFACES];
+	struct rw_stats totals;
+	bool have_totals;
+	int64_t tracked;       /* -1: unknown */
+	bool alive;
+	double heartbeat_age;  /* seconds, < 0: never */
+};
+
+struct status_ctx {
+	const struct rw_svc_args *args;
+	unsigned int n;
+};
+
+static int open_pin(const struct rw_instance *in, const char *what)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (rw_pin_path(path, sizeof(path), in->dir, what))
+		return -1;
+	fd = bpf_obj_get(path);
+	return fd;
+}
+
+static int64_t count_keys(int fd)
+{
+	struct rw_key key, next;
+	int64_t n = 0;
+	void *prev = NULL;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		n++;
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? n : -1;
+}
+
+static void gather(struct rw_status *st)
+{
+	struct rw_instance *in = &st->in;
+	const struct rw_meta *m = &in->meta;
+	char name[32];
+	int fd;
+
+	fd = open_pin(in, "prog");
+	if (fd >= 0) {
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
+			st->prog_id = info.id;
+		close(fd);
+	}
+	for (uint32_t i = 0; i < m->nifaces; i++) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+
+		snprintf(name, sizeof(name), "link_%s", m->ifaces[i].name);
+		fd = open_pin(in, name);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		st->attached[i] = !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+				  info.xdp.ifindex == m->ifaces[i].ifindex && info.prog_id == st->prog_id;
+		st->link_id[i] = info.id;
+		close(fd);
+	}
+	fd = open_pin(in, "map_stats");
+	if (fd >= 0) {
+		st->have_totals = rw_stats_read(fd, rw_possible_cpus(), &st->totals, NULL, 0) == 0;
+		close(fd);
+	}
+	st->tracked = -1;
+	fd = open_pin(in, "map_flows");
+	if (fd >= 0) {
+		st->tracked = count_keys(fd);
+		close(fd);
+	}
+	st->alive = rw_instance_loader_alive(in->dir_fd);
+	st->heartbeat_age = m->heartbeat_ns ?
+			    ((double)rw_clock_ns(CLOCK_REALTIME) - (double)m->heartbeat_ns) / 1e9 : -1;
+}
+
+static void format_time(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000ULL);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
+}
+
+static void print_text(const struct rw_status *st)
+{
+	const struct rw_meta *m = &st->in.meta;
+	char a[32], b[32], c[32], when[40];
+
+	printf("instance %s (%s)\n", st->name, st->in.dir);
+	if (st->error[0]) {
+		printf("  unusable     %s\n", st->error);
+		return;
+	}
+	for (uint32_t i = 0; i < m->nifaces; i++)
+		printf("  %-12s %s (ifindex %u, %s XDP, %s, link id %u)\n", i ? "" : "interfaces",
+		       m->ifaces[i].name, m->ifaces[i].ifindex,
+		       m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
+		       st->attached[i] ? "attached" : "NOT attached", st->link_id[i]);
+	snprintf(a, sizeof(a), "none");
+	snprintf(b, sizeof(b), "none");
+	if (m->pps)
+		rw_format_si((double)m->pps, a, sizeof(a));
+	if (m->bps)
+		rw_format_si((double)m->bps, b, sizeof(b));
+	printf("  limits       %s pps, %s bps per source; window %.3gs in %u slots; %u tracked "
+	       "flows at most\n", a, b, m->window_ns / 1e9, m->slots, m->max_flows);
+	printf("  program      id %u\n", st->prog_id);
+	format_time(m->created_ns, when, sizeof(when));
+	printf("  since        %s (%u loader%s)\n", when, m->loads, m->loads == 1 ? "" : "s");
+	if (st->have_totals) {
+		rw_format_si((double)st->totals.rx_packets, a, sizeof(a));
+		rw_format_si((double)rw_stats_passed(&st->totals), b, sizeof(b));
+		rw_format_si((double)st->totals.dropped, c, sizeof(c));
+		printf("  totals       rx %s passed %s dropped %s packets\n", a, b, c);
+	}
+	printf("  tracked      %" PRId64 " flows\n", st->tracked);
+	if (st->alive)
+		printf("  loader       running, pid %u, last heartbeat %.1f s ago\n", m->loader_pid,
+		       st->heartbeat_age);
+	else if (m->loader_pid)
+		printf("  loader       not running: pid %u ended without leaving (last heartbeat "
+		       "%.1f s ago); the kernel enforces on its own\n", m->loader_pid,
+		       st->heartbeat_age);
+	else
+		printf("  loader       not running: the last one left %.1f s ago; the kernel enforces "
+		       "on its own\n", st->heartbeat_age);
+	if (!m->nerrors)
+		printf("  errors       none\n");
+	for (uint32_t k = 0; k < m->nerrors && k < RW_META_ERRORS; k++) {
+		const struct rw_meta_error *e = &m->errors[(m->nerrors - 1 - k) % RW_META_ERRORS];
+
+		format_time(e->at_ns, when, sizeof(when));
+		printf("  %-12s %s  %s\n", k ? "" : "errors", when, e->msg);
+	}
+}
+
+static void json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
+static void print_json(const struct rw_status *st, bool first)
+{
+	const struct rw_meta *m = &st->in.meta;
+
+	printf("%s{\"name\": ", first ? "" : ", ");
+	json_string(st->name);
+	printf(", \"dir\": ");
+	json_string(st->in.dir);
+	if (st->error[0]) {
+		printf(", \"error\": ");
+		json_string(st->error);
+		printf("}");
+		return;
+	}
+	printf(", \"layout\": %u, \"interfaces\": [", m->layout);
+	for (uint32_t i = 0; i < m->nifaces; i++) {
+		printf("%s{\"name\": ", i ? ", " : "");
+		json_string(m->ifaces[i].name);
+		printf(", \"ifindex\": %u, \"mode\": \"%s\", \"attached\": %s, \"link_id\": %u}",
+		       m->ifaces[i].ifindex, m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
+		       st->attached[i] ? "true" : "false", st->link_id[i]);
+	}
+	printf("], \"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, \"window_ms\": %.10g"
+	       ", \"slots\": %u, \"max_flows\": %u, \"prog_id\": %u, \"since\": %.3f, \"loads\": %u",
+	       m->pps, m->bps, m->window_ns / 1e6, m->slots, m->max_flows, st->prog_id,
+	       m->created_ns / 1e9, m->loads);
+	if (st->have_totals)
+		printf(", \"totals\": {\"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
+		       ", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 "}",
+		       (uint64_t)st->totals.rx_packets, (uint64_t)st->totals.rx_bytes,
+		       (uint64_t)rw_stats_passed(&st->totals), (uint64_t)st->totals.dropped);
+	printf(", \"tracked_flows\": %" PRId64 ", \"loader\": {\"alive\": %s, \"pid\": %u"
+	       ", \"heartbeat_age_s\": %.3f}, \"errors\": [", st->tracked, st->alive ? "true" : "false",
+	       m->loader_pid, st->heartbeat_age);
+	for (uint32_t k = 0; k < m->nerrors && k < RW_META_ERRORS; k++) {
+		const struct rw_meta_error *e = &m->errors[(m->nerrors - 1 - k) % RW_META_ERRORS];
+
+		printf("%s{\"ts\": %.3f, \"msg\": ", k ? ", " : "", e->at_ns / 1e9);
+		json_string(e->msg);
+		printf("}");
+	}
+	printf("], \"errors_total\": %u}", m->nerrors);
+}
+
+static int show_one(const char *name, void *arg)
+{
+	struct status_ctx *ctx = arg;
+	struct rw_status st = { .name = name };
+	int e = rw_instance_open(ctx->args->pin_root, name, &st.in, st.error, sizeof(st.error));
+
+	if (e && !st.error[0])
+		snprintf(st.error, sizeof(st.error), "%s", strerror(-e));
+	if (!e)
+		gather(&st);
+	if (ctx->args->json)
+		print_json(&st, ctx->n == 0);
+	else
+		print_text(&st);
+	ctx->n++;
+	rw_instance_close(&st.in);
+	return 0;
+}
+
+int rw_status_command(int argc, char **argv)
+{
+	struct rw_svc_args args;
+	struct status_ctx ctx = { .args = &args };
+	char err[256];
+	int ret = rw_cli_outcome(rw_cli_parse_status(argc, argv, &args, err, sizeof(err)), err);
+
+	if (ret >= 0)
+		return ret;
+	if (args.json)
+		printf("{\"instances\": [");
+	ret = rw_instances_each(args.pin_root, show_one, &ctx);
+	if (args.json)
+		printf("]}\n");
+	else if (!ret && !ctx.n)
+		printf("no pinned ratewall instances in %s\n", args.pin_root);
+	if (ret) {
+		fprintf(stderr, "ratewall: cannot list %s: %s\n", args.pin_root, strerror(-ret));
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `ratewall stop IFACE... | --name NAME | --all`: detach and remove every pin. */
+#include "svccmd.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "pins.h"
+#include "svccli.h"
+
+/* How long a running loader gets to leave on SIGTERM before its links are cut anyway. */
+#define RW_STOP_WAIT_MS 5000
+
+struct stop_ctx {
+	const struct rw_svc_args *args;
+	bool matched[RW_MAX_IFACES];
+	unsigned int stopped, failed;
+	uint64_t netns;
+};
+
+/* Whether the instance is one the arguments name; marks the interfaces it matched. */
+static bool wanted(struct stop_ctx *ctx, const char *name, const struct rw_meta *m, bool readable)
+{
+	const struct rw_svc_args *a = ctx->args;
+	bool hit = false;
+
+	if (a->all || (a->name[0] && strcmp(a->name, name) == 0))
+		return true;
+	if (!readable || m->netns_ino != ctx->netns)
+		return false; /* same-named interfaces of another namespace are not these */
+	for (uint32_t i = 0; i < a->nifaces; i++) {
+		for (uint32_t j = 0; j < m->nifaces; j++) {
+			if (strcmp(a->ifnames[i], m->ifaces[j].name) == 0) {
+				ctx->matched[i] = true;
+				hit = true;
+			}
+		}
+	}
+	return hit;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* Asks a running loader to leave; gives it a while. */
+static void end_loader(const struct rw_instance *in)
+{
+	if (!rw_instance_loader_alive(in->dir_fd))
+		return;
+	if (in->meta.loader_pid)
+		kill((pid_t)in->meta.loader_pid, SIGTERM);
+	for (int waited = 0; waited < RW_STOP_WAIT_MS && rw_instance_loader_alive(in->dir_fd);
+	     waited += 20)
+		sleep_ms(20);
+}
+
+static int stop_one(const char *name, void *arg)
+{
+	struct stop_ctx *ctx = arg;
+	struct rw_instance in;
+	char err[512];
+	int e = rw_instance_open(ctx->args->pin_root, name, &in, err, sizeof(err));
+
+	if (!wanted(ctx, name, &in.meta, e == 0)) {
+		rw_instance_close(&in);
+		return 0;
+	}
+	if (e == 0)
+		end_loader(&in);
+	rw_instance_close(&in);
+	e = rw_instance_remove(in.dir);
+	if (e) {
+		fprintf(stderr, "ratewall: could not remove all of %s: %s\n", in.dir, strerror(-e));
+		ctx->failed++;
+		return 0;
+	}
+	fprintf(stderr, "ratewall: stopped %s: detached and unpinned (%s)\n", name, in.dir);
+	ctx->stopped++;
+	return 0;
+}
+
+int rw_stop_command(int argc, char **argv)
+{
+	struct rw_svc_args args;
+	struct stop_ctx ctx = { .args = &args, .netns = rw_netns_ino() };
+	char err[256];
+	int ret = rw_cli_outcome(rw_cli_parse_stop(argc, argv, &args, err, sizeof(err)), err);
+
+	if (ret >= 0)
+		return ret;
+	ret = rw_instances_each(args.pin_root, stop_one, &ctx);
+	if (ret) {
+		fprintf(stderr, "ratewall: cannot list %s: %s\n", args.pin_root, strerror(-ret));
+		return 1;
+	}
+	for (uint32_t i = 0; i < args.nifaces; i++) {
+		if (!ctx.matched[i]) {
+			fprintf(stderr, "ratewall: no pinned instance on %s in %s\n", args.ifnames[i],
+				args.pin_root);
+			ctx.failed++;
+		}
+	}
+	if (args.name[0] && !ctx.stopped && !ctx.failed) {
+		fprintf(stderr, "ratewall: no pinned instance named %s in %s\n", args.name,
+			args.pin_root);
+		ctx.failed++;
+	}
+	return ctx.failed ? 1 : 0;
+}

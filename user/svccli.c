@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "svccli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+enum { OPT_JSON = 256, OPT_PIN_DIR, OPT_NAME, OPT_ALL };
+
+static const struct option svc_options[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
+	{ "name", required_argument, NULL, OPT_NAME },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Both commands; `stop` takes interfaces, --name and --all, `status` takes --json. */
+static int parse(int argc, char **argv, bool stop, struct rw_svc_args *a, char *err,
+		 size_t errlen)
+{
+	int opt;
+
+	*a = (struct rw_svc_args){ .pin_root = RW_DEFAULT_PIN_ROOT };
+	err[0] = '\0';
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", svc_options, NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			return 1;
+		case ':':
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		case OPT_PIN_DIR:
+			if (optarg[0] != '/' || strlen(optarg) >= RW_PIN_ROOT_MAX)
+				return fail(err, errlen, "--pin-dir: '%s' must be an absolute path "
+					    "shorter than %d bytes", optarg, RW_PIN_ROOT_MAX);
+			strcpy(a->pin_root, optarg);
+			continue;
+		case OPT_JSON:
+			if (stop)
+				break;
+			a->json = true;
+			continue;
+		case OPT_NAME:
+			if (!stop)
+				break;
+			if (!rw_valid_instance_name(optarg))
+				return fail(err, errlen, "--name: '%s' is not an instance name", optarg);
+			strcpy(a->name, optarg);
+			continue;
+		case OPT_ALL:
+			if (!stop)
+				break;
+			a->all = true;
+			continue;
+		}
+		return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (!stop) {
+		if (optind < argc)
+			return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
+		return 0;
+	}
+	if (optind < argc && rw_cli_ifaces(argc - optind, argv + optind, a->ifnames, &a->nifaces,
+					   err, errlen))
+		return -EINVAL;
+	if ((a->nifaces > 0) + (a->name[0] != '\0') + a->all != 1)
+		return fail(err, errlen, "stop takes interfaces, --name NAME or --all (one of them)");
+	return 0;
+}
+
+int rw_cli_parse_status(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
+{
+	return parse(argc, argv, false, a, err, errlen);
+}
+
+int rw_cli_parse_stop(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
+{
+	return parse(argc, argv, true, a, err, errlen);
+}

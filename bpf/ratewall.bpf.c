@@ -209,6 +209,32 @@ __noinline int rw_bucket_add(__u32 idx, __u64 epoch, __u32 slot, __u64 len, stru
 	return 1;
 }
 
+/*
+ * Takes back a packet rw_bucket_add just counted in the current slot, for a
+ * packet dropped at the cap: the sketch then holds what was admitted, as a
+ * tracked flow's window does, and a source held at its cap gets budget back as
+ * the window slides (with no room to track it, and no loader to make room, it
+ * would otherwise be shut out for as long as it sends). A saturated count stays.
+ */
+__noinline int rw_bucket_undo(__u32 idx, __u32 slot, __u64 len)
+{
+	struct rw_bucket *b = bpf_map_lookup_elem(&sketch, &idx);
+	struct rw_bucket_slot *s;
+
+	if (!b || slot >= cfg_slots || slot >= RW_MAX_SLOTS)
+		return 0;
+	s = &b->slot[slot];
+	if (s->packets != RW_U32_MAX && s->packets) {
+		s->packets--;
+		if (b->win_packets != RW_U32_MAX && b->win_packets)
+			b->win_packets--;
+	}
+	if (s->bytes != RW_U32_MAX)
+		s->bytes = s->bytes > len ? s->bytes - (__u32)len : 0;
+	b->win_bytes = b->win_bytes > len ? b->win_bytes - len : 0;
+	return 1;
+}
+
 /* The count a bucket holds for `epoch`, 0 if it holds another round there. */
 static __always_inline void rw_bucket_count(const struct rw_bucket *b, __u64 epoch, __u64 *packets,
 					    __u64 *bytes)
@@ -656,6 +682,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	}
 	st->sketch_packets++;
 	if (over_cap) {
+		rw_bucket_undo(idx[0], slot, len);
+		rw_bucket_undo(idx[1], slot, len);
 		st->capped_drops++;
 		return RW_DROP;
 	}

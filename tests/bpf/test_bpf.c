@@ -716,6 +716,18 @@ static void test_full_table_caps_at_threshold(void)
 	/* One refused insert per slot, not one per packet; it left no filter count. */
 	CHECK_EQ(st.failed_inserts, 1);
 	CHECK_EQ(marks_total(e, NULL, NULL), 2);
+	/*
+	 * Still no room, and nobody to make any (no loader): the sketch keeps what
+	 * was admitted, so the source gets t - 1 again once epoch 0 leaves the
+	 * window, not nothing for as long as it floods.
+	 */
+	p = d = 0;
+	set_time(e, 505 * MS);
+	send4(e, SRC4, 300, 30, &p, &d);
+	CHECK_EQ(p, 0);
+	set_time(e, 1005 * MS);
+	send4(e, SRC4, 300, 30, &p, &d);
+	CHECK_EQ(p, c.t - 1);
 	sketch_close(&c);
 }
 

@@ -11,7 +11,10 @@
 #  (d) other options without --replace, and a pinned record of another layout
 #      version, are refused by name
 #  (e) stop leaves no pin, no program, no link, no XDP
-#  (f) two interfaces, one source on both: one budget across them
+#  (f) failed starts leave nothing half-made; one loader per instance
+#  (g) two interfaces, one source on both: one budget across them
+#  (h) no loader for long: a full flow table (no idle cleanup) under a spoofed
+#      flood still holds a new heavy source to its limit
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -147,7 +150,32 @@ check "(e) the link ($LINK) is gone" test $? -eq 0
 in_rcv "$RW" stop "$TB_RX" --pin-dir "$PIN_DIR" 2>/dev/null
 check "(e) stopping it again: exit 1 (no such instance)" test $? -eq 1
 
-# (f) two interfaces of one instance, one source sending on both
+# (f) failed or odd persistent starts leave nothing half-made
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$WORK/notbpf" --duration 1s >/dev/null 2>"$WORK/g.err"
+rc=$?
+check "(f) a --pin-dir off bpffs: exit 1, said" \
+	eval "[ $rc -eq 1 ] && grep -q 'not on a BPF filesystem' '$WORK/g.err'"
+ip -n "$TB_RCV" link set dev "$TB_RX" xdp obj "$BUILD/xdp_drop_all.bpf.o" sec xdp
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --duration 1s >/dev/null 2>"$WORK/g2.err"
+rc=$?
+check "(f) an interface with another XDP program: exit 1" test $rc -eq 1
+check "(f) ... and no pin of the failed start is left" test -z "$(ls -A "$PIN_DIR")"
+ip -n "$TB_RCV" -d link show dev "$TB_RX" | grep -q "xdp_drop_all"
+check "(f) ... and the other program stays" test $? -eq 0
+ip -n "$TB_RCV" link set dev "$TB_RX" xdp off
+mkdir "$PIN_DIR/$TB_RX" # a start that died before its record was pinned
+start_persist "$WORK/g.json" "$TB_RX" --pps 10k || fail "(f) start over an unfinished one"
+check "(f) an unfinished start is removed and a new one made" \
+	grep -q "unfinished start; removing it" "$WORK/g.json.err"
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 10k --duration 1s \
+	>/dev/null 2>"$WORK/g3.err"
+rc=$?
+check "(f) a second loader for a running instance: exit 1, naming the first" \
+	eval "[ $rc -eq 1 ] && grep -q 'run by another loader (pid $RW_PID)' '$WORK/g3.err'"
+stop_ratewall TERM
+in_rcv "$RW" stop "$TB_RX" --pin-dir "$PIN_DIR" 2>/dev/null
+
+# (g) two interfaces of one instance, one source sending on both
 TX2=${TB_NAME}c RX2=${TB_NAME}d
 ip link add "$TX2" netns "$TB_SND" type veth peer "$RX2" netns "$TB_RCV"
 ip -n "$TB_SND" link set "$TX2" up
@@ -161,7 +189,7 @@ table netdev rwobs_two2 {
 }
 NFT
 start_persist "$WORK/f.json" "$TB_RX" "$RX2" --name pair --pps 10k --json ||
-	fail "(f) ratewall starts on two interfaces"
+	fail "(g) ratewall starts on two interfaces"
 gen --rate $((OFFERED / 2)) --duration 9s >/dev/null &
 G1=$!
 ip netns exec "$TB_SND" "$GEN" --dev "$TX2" --dst-mac "$RX2_MAC" --rate $((OFFERED / 2)) \
@@ -174,9 +202,9 @@ sleep 5
 read -r t2 a2 < <(nft_sample two)
 read -r _ b2 < <(nft_sample two2)
 rate=$(awk -v a="$((a2 - a1 + b2 - b1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f\n", a / (e - s) }')
-echo "     (f) one source at $((OFFERED / 2)) pps on each of two interfaces:" \
+echo "     (g) one source at $((OFFERED / 2)) pps on each of two interfaces:" \
 	"admitted $rate pps on both together (limit $LIMIT)"
-check "(f) the limit holds across both interfaces within 5%" within "$rate" $LIMIT 0.05
+check "(g) the limit holds across both interfaces within 5%" within "$rate" $LIMIT 0.05
 wait $G1 $G2
 sleep 1.2
 per_if=$(tail -n 1 "$WORK/f.json" | python3 -c "
@@ -186,12 +214,37 @@ i = r['interfaces']
 ok = len(i) == 2 and all(x['rx_packets'] > 0 for x in i) and \
      sum(x['rx_packets'] for x in i) == r['totals']['rx_packets']
 print('yes' if ok else 'no', ' '.join('%s:%d' % (x['name'], x['rx_packets']) for x in i))")
-echo "     (f) per-interface totals: $per_if"
-check "(f) the report has each interface's totals, adding up to the whole" test "${per_if%% *}" = yes
+echo "     (g) per-interface totals: $per_if"
+check "(g) the report has each interface's totals, adding up to the whole" test "${per_if%% *}" = yes
 stop_ratewall INT
-check "(f) ratewall on two interfaces leaves on SIGINT with status 0" test $? -eq 0
+check "(g) ratewall on two interfaces leaves on SIGINT with status 0" test $? -eq 0
 in_rcv "$RW" stop --name pair --pin-dir "$PIN_DIR" 2>/dev/null
 ! xdp_attached "$TB_RCV" "$TB_RX" && ! xdp_attached "$TB_RCV" "$RX2"
-check "(f) stop --name detaches both interfaces" test $? -eq 0
+check "(g) stop --name detaches both interfaces" test $? -eq 0
+
+# (h) the loader gone before its first tick; 256 tracked flows at most, filled by
+# a spoofed flood; then a new source at 10x
+nft_observe heavy ip saddr 198.19.0.1
+start_persist "$WORK/h.json" "$TB_RX" --name lonely --pps 10k --max-flows 256 ||
+	fail "(h) ratewall starts"
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+gen --src 198.18.0.1 --dist random --sources 65536 --seed 3 --rate 50000 --duration 9s \
+	>/dev/null &
+G1=$!
+sleep 1
+gen --src 198.19.0.1 --rate $OFFERED --duration 8s >/dev/null &
+G2=$!
+sleep 2
+rate=$(steady_rate heavy 5)
+tracked=$("$RW" status --json --pin-dir "$PIN_DIR" |
+	python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['tracked_flows'])")
+wait $G1 $G2
+echo "     (h) no loader, $tracked of 256 flows tracked, spoofed flood at 50k pps:" \
+	"a new source at $OFFERED pps admitted at $rate pps (limit $LIMIT)"
+check "(h) the flow table filled up with nobody cleaning it" test "$tracked" -eq 256
+check "(h) the new heavy source is held to its limit (at most +5%)" at_most "$rate" $((LIMIT * 105 / 100))
+check "(h) ... and not shut out" at_most $((LIMIT / 4)) "$rate"
+in_rcv "$RW" stop --name lonely --pin-dir "$PIN_DIR" 2>/dev/null
 
 finish

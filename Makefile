@@ -31,7 +31,7 @@ SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen
 TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-unit test-asan demo bench clean format
+.PHONY: all deps test test-unit test-asan demo bench clean format install uninstall
 all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
@@ -115,6 +115,26 @@ bench: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@./tools/demo.sh $(BUILD)
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the binary, ratewall(8), the
+# systemd unit ratewall@.service and an example configuration.
+PREFIX ?= /usr/local
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCDIR ?= $(PREFIX)/share/doc/ratewall
+
+install: $(BUILD)/ratewall
+	install -D -m 0755 $(BUILD)/ratewall $(DESTDIR)$(SBINDIR)/ratewall
+	install -D -m 0644 dist/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
+	install -d $(DESTDIR)$(UNITDIR)
+	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/ratewall@.service.in > $(DESTDIR)$(UNITDIR)/ratewall@.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/ratewall@.service
+	install -D -m 0644 dist/ratewall.conf.example $(DESTDIR)$(DOCDIR)/ratewall.conf.example
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/ratewall $(DESTDIR)$(MANDIR)/man8/ratewall.8 \
+	      $(DESTDIR)$(UNITDIR)/ratewall@.service $(DESTDIR)$(DOCDIR)/ratewall.conf.example
 
 format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h tools/*.c tools/*.h tests/*/*.c tests/*.h

@@ -9,7 +9,7 @@
 #include "svccmd.h"
 
 #ifndef RATEWALL_VERSION
-#define RATEWALL_VERSION "0.1.0"
+#define RATEWALL_VERSION "0.2.0"
 #endif
 
 static void usage(FILE *out)

@@ -137,8 +137,9 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 	if (bpf_xdp_query(ifindex, 0, &q) == 0 && q.attach_mode != XDP_ATTACHED_NONE)
 		return fail(err, errlen, -EBUSY,
 			    "%s already has an XDP program (id %u); ratewall will not replace it "
-			    "(remove it with: ip link set dev %s xdp off)",
-			    ifname, q.prog_id ? q.prog_id : q.skb_prog_id, ifname);
+			    "(remove it with: ip link set dev %s xdp off; if ratewall --persist "
+			    "pinned it: ratewall stop %s)",
+			    ifname, q.prog_id ? q.prog_id : q.skb_prog_id, ifname, ifname);
 
 	if (mode == RW_XDP_NATIVE || mode == RW_XDP_AUTO) {
 		fd = link_xdp(prog_fd, ifindex, XDP_FLAGS_DRV_MODE);

@@ -48,6 +48,8 @@ expect_fail 2 "too small for the sketch and one tracked flow" run "$TB_RX" --max
 # Loopback has no native XDP: a refused attach, nothing left behind.
 expect_fail 1 "cannot attach native XDP to lo" run lo --xdp-mode native
 check "(f) lo is left without XDP after the refused attach" eval "! xdp_attached $TB_RCV lo"
+# Two interfaces, the second refused: the first one's attach is undone too.
+expect_fail 1 "cannot attach native XDP to lo" run "$TB_RX" lo --xdp-mode native
 
 # Not root: a clear runtime error, before anything is loaded.
 chmod o+rx "$WORK"

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
 
@@ -108,15 +109,7 @@ void rw_marks_unmap(uint32_t *marks)
 		munmap(marks, sizeof(struct rw_marks));
 }
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define fail rw_fail
 
 static int link_xdp(int prog_fd, int ifindex, __u32 flags)
 {

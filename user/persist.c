@@ -210,6 +210,23 @@ static uint32_t link_target(int link_fd, uint32_t *prog)
 	return info.xdp.ifindex;
 }
 
+/* The pinned link of interface i when it is live there with program prog_id; else -1. */
+static int live_link(const struct rw_session *s, uint32_t i, uint32_t prog_id)
+{
+	uint32_t on_prog = 0;
+	char name[32];
+	int fd;
+
+	link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
+	fd = open_pin(s, name);
+	if (fd < 0)
+		return -1;
+	if (link_target(fd, &on_prog) == s->lp.ifindex[i] && on_prog == prog_id)
+		return fd;
+	close(fd);
+	return -1;
+}
+
 /* Attaches the program to interface i and pins the link. */
 static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode)
 {
@@ -257,13 +274,10 @@ static int pin_maps(struct rw_session *s, const bool *kept)
 static int create(struct rw_session *s, const struct rw_memplan *plan)
 {
 	struct rw_meta *m = &s->inst.meta;
-	int e = rw_bpf_load(&s->lp, &s->skel);
+	int e = rw_session_load(s, plan);
 
-	if (e)
-		return rw_load_failed(s, plan, e);
-	rw_maps_of(s->skel, &s->maps);
-	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
-	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
+	if (e >= 0)
+		return e;
 	if (rw_first_thresholds(s) || pin_maps(s, NULL) || pin_as(s, s->prog_fd, "prog"))
 		goto undo;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
@@ -327,20 +341,15 @@ static int adopt(struct rw_session *s)
 	}
 	prog_id = prog_id_of(s->prog_fd);
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
-		uint32_t i = s->nat, on_prog = 0;
-		char name[32];
-		int fd;
+		uint32_t i = s->nat;
+		int fd = live_link(s, i, prog_id);
 
-		link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
-		fd = open_pin(s, name);
-		if (fd >= 0 && link_target(fd, &on_prog) == s->lp.ifindex[i] && on_prog == prog_id) {
+		if (fd >= 0) {
 			s->at[i] = (struct rw_attachment){ .ifindex = (int)s->lp.ifindex[i],
 							   .link_fd = fd,
 							   .mode = (enum rw_xdp_mode)m->ifaces[i].mode };
 			continue;
 		}
-		if (fd >= 0)
-			close(fd);
 		/* The link is gone (a crash while creating it): attach the pinned program again. */
 		fprintf(stderr, "ratewall: %s had no live link of this instance; attaching again\n",
 			s->cfg->ifnames[i]);
@@ -412,27 +421,21 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 	s->lp.hash_seed = rc.layout ? m->hash_seed : 0;
 	s->lp.prepare = reuse_pinned;
 	s->lp.prepare_arg = &rc;
-	e = rw_bpf_load(&s->lp, &s->skel);
+	e = rw_session_load(s, plan);
 	s->lp.prepare = NULL;
-	if (e) {
+	if (e >= 0) {
 		close(old_prog);
-		return rw_load_failed(s, plan, e);
+		return e;
 	}
-	rw_maps_of(s->skel, &s->maps);
-	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
-	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
 	new_id = prog_id_of(s->prog_fd);
-	if ((!rc.layout && rw_first_thresholds(s)) || pin_maps(s, rc.kept))
+	if (!rc.layout && rw_first_thresholds(s))
 		goto fail;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = BPF_F_REPLACE, .old_prog_fd = old_prog);
-		uint32_t i = s->nat, on_prog = 0;
-		char name[32];
-		int fd;
+		uint32_t i = s->nat;
+		int fd = live_link(s, i, old_id);
 
-		link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
-		fd = open_pin(s, name);
-		if (fd >= 0 && link_target(fd, &on_prog) == s->lp.ifindex[i] && on_prog == old_id) {
+		if (fd >= 0) {
 			/* Atomic: the next packet on this interface meets the new program. */
 			if (bpf_link_update(fd, s->prog_fd, &uo)) {
 				fprintf(stderr, "ratewall: cannot swap the program on %s: %s\n",
@@ -449,8 +452,6 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 			}
 			continue;
 		}
-		if (fd >= 0)
-			close(fd);
 		if (attach_pinned(s, i, s->cfg->xdp_mode))
 			goto fail;
 	}
@@ -474,7 +475,8 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 			unlink(path);
 	}
 	close(old_prog);
-	if (pin_as(s, s->prog_fd, "prog"))
+	/* The links run the new program: its maps and it replace the old ones' pins. */
+	if (pin_maps(s, rc.kept) || pin_as(s, s->prog_fd, "prog"))
 		goto fail_pinned;
 	meta_options(m, s);
 	if (!rc.layout)

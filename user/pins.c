@@ -4,7 +4,6 @@
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -16,18 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
+
 #define BPF_FS_MAGIC 0xcafe4a11
 #define RW_BPFFS_DEFAULT "/sys/fs/bpf"
 
-static int fail(char *err, size_t errlen, int ret, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return ret;
-}
+#define fail rw_fail
 
 static bool on_bpffs(const char *path)
 {

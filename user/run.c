@@ -236,7 +236,7 @@ static int attach_all(struct rw_session *s)
 	return 0;
 }
 
-int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e)
+static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e)
 {
 	if (e == -ENOMEM || e == -E2BIG) {
 		char mem[32];
@@ -263,8 +263,7 @@ int rw_first_thresholds(const struct rw_session *s)
 	return e;
 }
 
-/* Loads the program here, for a run that ends with the process. Returns an exit status or -1. */
-static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
+int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
 {
 	int e = rw_bpf_load(&s->lp, &s->skel);
 
@@ -273,6 +272,16 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 	rw_maps_of(s->skel, &s->maps);
 	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
 	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
+	return -1;
+}
+
+/* Loads the program here, for a run that ends with the process. Returns an exit status or -1. */
+static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
+{
+	int e = rw_session_load(s, plan);
+
+	if (e >= 0)
+		return e;
 	if (rw_first_thresholds(s) || attach_all(s))
 		return RW_EXIT_RUNTIME;
 	s->start_ns = rw_clock_ns(s->clock);

@@ -14,8 +14,11 @@ struct rw_session;
 /* `ratewall run`: returns the process exit status (0, 1 or 2). */
 int rw_run(const struct rw_config *cfg);
 
-/* Says why rw_bpf_load failed (e: its negative errno); returns the exit status. */
-int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e);
+/*
+ * Loads the program with s->lp and takes its maps, program and hash seed into
+ * the session. -1 when loaded, else the exit status (the reason said).
+ */
+int rw_session_load(struct rw_session *s, const struct rw_memplan *plan);
 /* Writes the thresholds a fresh flow state starts with; negative errno (said) on failure. */
 int rw_first_thresholds(const struct rw_session *s);
 

@@ -57,13 +57,18 @@ start_ratewall() {
 	shift
 	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" "$@" >"$out" 2>"$out.err" &
 	RW_PID=$!
+	wait_attached "$out.err"
+}
+
+# wait_attached ERRFILE: until ratewall (RW_PID) says it attached; fails if it exits first.
+wait_attached() {
 	for _ in $(seq 100); do
-		grep -q "attached to" "$out.err" 2>/dev/null && return 0
+		grep -q "attached to" "$1" 2>/dev/null && return 0
 		kill -0 "$RW_PID" 2>/dev/null || break
 		sleep 0.05
 	done
 	echo "ratewall did not attach:" >&2
-	cat "$out.err" >&2
+	cat "$1" >&2
 	return 1
 }
 
@@ -80,14 +85,7 @@ start_persist() {
 	nsenter --net="/run/netns/$TB_RCV" "$RW" run "$@" --persist --pin-dir "$PIN_DIR" \
 		>"$out" 2>"$out.err" &
 	RW_PID=$!
-	for _ in $(seq 100); do
-		grep -q "attached to" "$out.err" 2>/dev/null && return 0
-		kill -0 "$RW_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	echo "ratewall did not attach:" >&2
-	cat "$out.err" >&2
-	return 1
+	wait_attached "$out.err"
 }
 
 # stop_ratewall [SIGNAL]: signals it and returns its exit status.

@@ -7,7 +7,7 @@
 #  (b) a restart adopts: same program id, the flow's window counts go on
 #  (c) --replace with a new limit: the program id changes, the link stays, and
 #      every frame sent was decided by a ratewall program (no gap), the new
-#      limit holds
+#      limit holds; also across a swap to another layout (20 slots)
 #  (d) other options without --replace, and a pinned record of another layout
 #      version, are refused by name
 #  (e) stop leaves no pin, no program, no link, no XDP
@@ -110,6 +110,24 @@ check "(c') control: the gap shows as frames no program decided" at_most $((rx +
 check "(c') the adopting loader attached a new link" \
 	test "$(status_field "s['interfaces'][0]['link_id']")" != "$LINK"
 LINK=$(status_field "s['interfaces'][0]['link_id']")
+
+# (c'') --replace with another layout (20 slots): new maps, the same link, no gap
+rx0=$(status_field "s['totals']['rx_packets']")
+gen --rate $OFFERED --duration 3s >"$WORK/gen4.json" &
+GEN_PID=$!
+sleep 1
+stop_ratewall TERM
+start_persist "$WORK/c3.json" "$TB_RX" --pps 20k --slots 20 --json --replace ||
+	fail "(c'') --replace --slots 20 starts"
+wait $GEN_PID
+sleep 0.3
+sent4=$(sent_of "$WORK/gen4.json")
+rx4=$(( $(status_field "s['totals']['rx_packets']") - rx0 ))
+echo "     (c'') a swap to 20 slots under the flood: frames sent $sent4, seen by ratewall $rx4"
+check "(c'') no gap across a swap that changes the layout" test "$rx4" -eq "$sent4"
+check "(c'') ... the flow state started afresh, said" grep -q "started afresh" "$WORK/c3.json.err"
+check "(c'') ... the pinned instance has 20 slots, on the same link" \
+	test "$(status_field "s['slots'], s['interfaces'][0]['link_id']")" = "20 $LINK"
 stop_ratewall TERM
 
 # (d) refusals, nothing changed by them

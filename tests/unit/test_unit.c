@@ -112,15 +112,23 @@ static void test_format(void)
 	CHECK_STR(buf, "100 B");
 }
 
-static int parse(struct rw_config *cfg, char *err, const char *line)
+/* A command line split at blanks into argv (pointing into copy); returns argc. */
+static int split_args(const char *line, char copy[512], char *argv[32])
 {
-	char copy[512], *argv[32];
 	int argc = 0;
 
-	snprintf(copy, sizeof(copy), "%s", line);
+	snprintf(copy, 512, "%s", line);
 	for (char *tok = strtok(copy, " "); tok && argc < 31; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
+	return argc;
+}
+
+static int parse(struct rw_config *cfg, char *err, const char *line)
+{
+	char copy[512], *argv[32];
+	int argc = split_args(line, copy, argv);
+
 	return rw_cli_parse_run(argc, argv, cfg, err, 256);
 }
 
@@ -196,12 +204,8 @@ static void test_cli_defaults_and_options(void)
 static int parse_svc(bool stop, struct rw_svc_args *a, char *err, const char *line)
 {
 	char copy[512], *argv[32];
-	int argc = 0;
+	int argc = split_args(line, copy, argv);
 
-	snprintf(copy, sizeof(copy), "%s", line);
-	for (char *tok = strtok(copy, " "); tok && argc < 31; tok = strtok(NULL, " "))
-		argv[argc++] = tok;
-	argv[argc] = NULL;
 	return stop ? rw_cli_parse_stop(argc, argv, a, err, 256)
 		    : rw_cli_parse_status(argc, argv, a, err, 256);
 }

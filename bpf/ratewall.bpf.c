@@ -42,6 +42,10 @@ const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE: about half th
 /* The instance's interfaces, in the loader's order: they index `stats`. */
 const volatile __u32 cfg_ifindex[RW_MAX_IFACES];
 const volatile __u32 cfg_nr_ifaces;
+/* --dry-run: every verdict is taken and counted, none enforced */
+const volatile bool cfg_dry_run;
+/* --malformed drop: frames whose IP headers do not hold together are dropped */
+const volatile bool cfg_malformed_drop;
 
 __u64 test_clock_ns;
 
@@ -736,12 +740,18 @@ int ratewall_xdp(struct xdp_md *ctx)
 	st->rx_bytes += len;
 
 	ret = rw_parse_source(ctx, &key, len);
-	if (ret != RW_PARSE_OK) {
-		if (ret == RW_PARSE_NOT_IP)
-			st->non_ip++;
-		else
-			st->malformed++;
+	if (ret == RW_PARSE_NOT_IP) {
+		st->non_ip++;
 		return XDP_PASS;
+	}
+	if (ret != RW_PARSE_OK) {
+		/* No source to trust: never keyed; passed, or dropped as a class. */
+		st->malformed++;
+		if (!cfg_malformed_drop)
+			return XDP_PASS;
+		st->dropped++;
+		st->dropped_bytes += len;
+		return cfg_dry_run ? XDP_PASS : XDP_DROP;
 	}
 
 	epoch = rw_now() / cfg_slot_ns;
@@ -786,5 +796,5 @@ drop:
 	ws->drop_bytes += len;
 	st->dropped++;
 	st->dropped_bytes += len;
-	return XDP_DROP;
+	return cfg_dry_run ? XDP_PASS : XDP_DROP;
 }

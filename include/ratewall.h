@@ -193,7 +193,8 @@ struct rw_thresholds {
 struct rw_stats {
 	__u64 rx_packets;
 	__u64 rx_bytes;
-	__u64 dropped;       /* by limit */
+	__u64 dropped;       /* by limit, and malformed frames with --malformed drop
+			      * (with --dry-run: would have been dropped) */
 	__u64 dropped_bytes;
 	__u64 malformed;     /* passed, not keyed */
 	__u64 non_ip;        /* passed, not keyed */

@@ -35,6 +35,10 @@ void rw_cli_usage(FILE *out)
 		"  --clock auto|precise|coarse  kernel clock for slots (default auto: coarse\n"
 		"                      when a slot lasts 20 of its ticks or more)\n"
 		"  --json              one JSON object per interval instead of a table\n"
+		"  --dry-run           drop nothing: count and report what would be dropped\n"
+		"  --malformed pass|drop  frames whose IPv4/IPv6 headers do not hold together\n"
+		"                      (truncated, bad lengths): pass them unkeyed (default)\n"
+		"                      or drop them\n"
 		"  --config FILE       options from FILE, one per line ('pps 10k' or\n"
 		"                      'pps = 10k', '#' comments); flags given here win\n"
 		"  --persist           pin the program, maps and a status record: the kernel\n"
@@ -68,7 +72,7 @@ void rw_cli_usage(FILE *out)
 enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
-	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR,
+	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
 };
 
 static const struct option run_options[] = {
@@ -87,6 +91,8 @@ static const struct option run_options[] = {
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "malformed", required_argument, NULL, OPT_MALFORMED },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
 	{ "name", required_argument, NULL, OPT_NAME },
@@ -111,6 +117,7 @@ static int choice(const char *arg, const char *const names[], int n)
 static const char *const sort_names[] = { "pps", "bps", "drops" };          /* enum rw_sort */
 static const char *const mode_names[] = { "auto", "native", "generic" };    /* enum rw_xdp_mode */
 static const char *const clock_names[] = { "auto", "precise", "coarse" };   /* enum rw_clock */
+static const char *const malformed_names[] = { "pass", "drop" };            /* malformed_drop */
 
 static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err, size_t errlen)
 {
@@ -180,6 +187,15 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		if (i < 0)
 			return fail(err, errlen, "--clock: '%s' is not one of auto, precise, coarse", arg);
 		cfg->clock = (enum rw_clock)i;
+		return 0;
+	case OPT_DRY_RUN:
+		cfg->dry_run = true;
+		return 0;
+	case OPT_MALFORMED:
+		i = choice(arg, malformed_names, ARRAY_LEN(malformed_names));
+		if (i < 0)
+			return fail(err, errlen, "--malformed: '%s' is not one of pass, drop", arg);
+		cfg->malformed_drop = i == 1;
 		return 0;
 	case OPT_PERSIST:
 		cfg->persist = true;

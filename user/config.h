@@ -46,6 +46,8 @@ struct rw_config {
 	enum rw_clock clock;
 	bool json;
 	bool verbose;
+	bool dry_run;   /* count what would be dropped, drop nothing */
+	bool malformed_drop; /* --malformed drop */
 	bool persist;   /* pin link, maps and metadata: enforcement outlives the process */
 	bool replace;   /* may swap a pinned program whose options differ */
 	char pin_root[RW_PIN_ROOT_MAX];

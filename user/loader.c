@@ -63,6 +63,8 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	skel->rodata->cfg_test_clock = p->test_clock;
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;
+	skel->rodata->cfg_dry_run = p->dry_run;
+	skel->rodata->cfg_malformed_drop = p->malformed_drop;
 	skel->rodata->cfg_nr_ifaces = p->nifaces;
 	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
 		skel->rodata->cfg_ifindex[i] = p->ifindex[i];

@@ -22,6 +22,8 @@ struct rw_load_params {
 	bool test_clock;
 	bool coarse_clock;
 	bool verbose;
+	bool dry_run;           /* count drops, enforce none */
+	bool malformed_drop;    /* drop frames with broken IP headers instead of passing them */
 	uint32_t nifaces;       /* per-interface totals for these; 0: all in one entry */
 	uint32_t ifindex[RW_MAX_IFACES];
 	/* Called after configuration, before the kernel load (e.g. to reuse pinned maps). */

@@ -63,6 +63,12 @@ static void map_pin_name(char *buf, size_t len, const char *map)
 	snprintf(buf, len, "map_%s", map);
 }
 
+static uint32_t meta_flags(const struct rw_session *s)
+{
+	return (s->lp.dry_run ? RW_META_DRY_RUN : 0) |
+	       (s->lp.malformed_drop ? RW_META_MALFORMED_DROP : 0);
+}
+
 /* The options a program enforces, as the record keeps them. */
 static void meta_options(struct rw_meta *m, const struct rw_session *s)
 {
@@ -79,6 +85,7 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	m->ncpus = s->ncpus;
 	m->clock = s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE;
 	m->hash_seed = s->lp.hash_seed;
+	m->flags = meta_flags(s);
 	m->nifaces = cfg->nifaces;
 	memset(m->ifaces, 0, sizeof(m->ifaces));
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
@@ -156,6 +163,12 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 	if (m->clock != (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE))
 		differs(buf, len, "--clock", m->clock == RW_CLOCK_COARSE ? "coarse" : "precise",
 			s->lp.coarse_clock ? "coarse" : "precise");
+	if ((m->flags ^ meta_flags(s)) & RW_META_DRY_RUN)
+		differs(buf, len, "--dry-run", m->flags & RW_META_DRY_RUN ? "on" : "off",
+			s->lp.dry_run ? "on" : "off");
+	if ((m->flags ^ meta_flags(s)) & RW_META_MALFORMED_DROP)
+		differs(buf, len, "--malformed", m->flags & RW_META_MALFORMED_DROP ? "drop" : "pass",
+			s->lp.malformed_drop ? "drop" : "pass");
 	if (m->ncpus != s->ncpus) {
 		snprintf(a, sizeof(a), "%u", m->ncpus);
 		snprintf(b, sizeof(b), "%u", s->ncpus);

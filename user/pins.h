@@ -22,6 +22,8 @@
 #define RW_META_MAGIC "ratewall"
 #define RW_META_ERRORS 10
 #define RW_META_ERROR_LEN 120
+#define RW_META_DRY_RUN (1u << 0)
+#define RW_META_MALFORMED_DROP (1u << 1)
 
 struct rw_meta_iface {
 	char name[IF_NAMESIZE];
@@ -45,7 +47,8 @@ struct rw_meta {
 	uint64_t limit_packets, limit_bytes; /* per window, as the program holds them */
 	uint32_t slots, max_flows, ncpus, clock; /* clock: enum rw_clock, resolved */
 	uint64_t hash_seed;
-	uint32_t nifaces, pad;
+	uint32_t nifaces;
+	uint32_t flags;          /* RW_META_DRY_RUN, RW_META_MALFORMED_DROP */
 	struct rw_meta_iface ifaces[RW_MAX_IFACES];
 	uint64_t netns_ino;      /* network namespace of the interfaces */
 	uint64_t created_ns;     /* CLOCK_REALTIME */

@@ -28,8 +28,9 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
 	rw_format_si(rw_rate(r->tick.sketch_packets, r->span_ns), a, sizeof(a));
 	rw_default_instance_name(r->cfg->ifnames, r->cfg->nifaces, ifaces);
-	fprintf(out, "\n%s  %s  window %.3gs/%u slots  tracked %" PRIu64 "  sketch-only %s pps\n",
-		when, ifaces, r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows, a);
+	fprintf(out, "\n%s  %s  window %.3gs/%u slots  tracked %" PRIu64 "  sketch-only %s pps%s\n",
+		when, ifaces, r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows, a,
+		r->cfg->dry_run ? "  DRY RUN: drops are what would be dropped" : "");
 	fprintf(out, "%4s  %-39s %9s %9s %9s %8s  %-7s %4s\n", "RANK", "SOURCE", "PPS", "BPS",
 		"DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
 	for (uint32_t i = 0; i < r->ntop; i++) {
@@ -92,7 +93,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		"{\"ts\": %.3f, \"iface\": ", r->ts);
 	json_string(out, ifaces);
 	fprintf(out,
-		", \"window_ms\": %.10g, \"slots\": %u, "
+		", \"dry_run\": %s, \"malformed\": \"%s\", \"window_ms\": %.10g, \"slots\": %u, "
 		"\"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, "
 		"\"totals\": {\"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
 		", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"flows\": %" PRIu64
@@ -105,6 +106,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64 "}"
 		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
+		r->cfg->dry_run ? "true" : "false", r->cfg->malformed_drop ? "drop" : "pass",
 		r->cfg->window_ns / 1e6, r->cfg->slots, r->cfg->pps, r->cfg->bps,
 		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)rw_stats_passed(s),
 		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,

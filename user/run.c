@@ -116,10 +116,13 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 		fprintf(stderr, "ratewall: attached to %s (%s XDP)\n", cfg->ifnames[i],
 			s->at[i].mode == RW_XDP_NATIVE ? "native" : "generic");
 	fprintf(stderr,
-		"ratewall: limit per source: %s pps, %s bps%s; window %.3gs in %u slots; %s clock\n"
+		"ratewall: %slimit per source: %s pps, %s bps%s; window %.3gs in %u slots; %s clock; "
+		"malformed frames %s\n"
 		"ratewall: up to %u tracked sources, sketch %ux%u per CPU, %u CPUs: %s of kernel memory\n",
-		pps, bps, s->nat > 1 ? " (across the interfaces combined)" : "",
+		cfg->dry_run ? "DRY RUN, nothing dropped; " : "", pps, bps,
+		s->nat > 1 ? " (across the interfaces combined)" : "",
 		cfg->window_ns / 1e9, cfg->slots, clock == RW_CLOCK_COARSE ? "coarse" : "precise",
+		cfg->malformed_drop ? "dropped" : "passed",
 		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
 }
 
@@ -333,6 +336,8 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.max_flows = s.max_flows;
 	s.lp.coarse_clock = clock == RW_CLOCK_COARSE;
 	s.lp.verbose = cfg->verbose;
+	s.lp.dry_run = cfg->dry_run;
+	s.lp.malformed_drop = cfg->malformed_drop;
 	s.lp.nifaces = cfg->nifaces;
 
 	e = cfg->persist ? rw_persist_start(&s, &plan) : start_unpinned(&s, &plan);

@@ -141,7 +141,9 @@ static void print_text(const struct rw_status *st)
 	if (m->bps)
 		rw_format_si((double)m->bps, b, sizeof(b));
 	printf("  limits       %s pps, %s bps per source; window %.3gs in %u slots; %u tracked "
-	       "flows at most\n", a, b, m->window_ns / 1e9, m->slots, m->max_flows);
+	       "flows at most; malformed frames %s%s\n", a, b, m->window_ns / 1e9, m->slots,
+	       m->max_flows, m->flags & RW_META_MALFORMED_DROP ? "dropped" : "passed",
+	       m->flags & RW_META_DRY_RUN ? "; DRY RUN (nothing dropped)" : "");
 	printf("  program      id %u\n", st->prog_id);
 	format_time(m->created_ns, when, sizeof(when));
 	printf("  since        %s (%u loader%s)\n", when, m->loads, m->loads == 1 ? "" : "s");
@@ -211,8 +213,11 @@ static void print_json(const struct rw_status *st, bool first)
 		       st->attached[i] ? "true" : "false", st->link_id[i]);
 	}
 	printf("], \"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, \"window_ms\": %.10g"
-	       ", \"slots\": %u, \"max_flows\": %u, \"prog_id\": %u, \"since\": %.3f, \"loads\": %u",
-	       m->pps, m->bps, m->window_ns / 1e6, m->slots, m->max_flows, st->prog_id,
+	       ", \"slots\": %u, \"max_flows\": %u, \"dry_run\": %s, \"malformed\": \"%s\""
+	       ", \"prog_id\": %u, \"since\": %.3f, \"loads\": %u",
+	       m->pps, m->bps, m->window_ns / 1e6, m->slots, m->max_flows,
+	       m->flags & RW_META_DRY_RUN ? "true" : "false",
+	       m->flags & RW_META_MALFORMED_DROP ? "drop" : "pass", st->prog_id,
 	       m->created_ns / 1e9, m->loads);
 	if (st->have_totals)
 		printf(", \"totals\": {\"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64

@@ -138,6 +138,10 @@ rc=$?
 check "(d) other limits without --replace: exit 2" test $rc -eq 2
 check "(d) ... naming the option" grep -q -- "--pps 20.0k (pinned) -> 10.0k" "$WORK/d.err"
 check "(d) ... and the program stays" test "$(status_field "s['prog_id']")" = "$PROG"
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 20k --slots 20 --dry-run \
+	--malformed drop --duration 1s >/dev/null 2>"$WORK/d1.err"
+check "(d) --dry-run and --malformed are options of the pinned program too" \
+	grep -q -- "--dry-run off (pinned) -> on; --malformed pass (pinned) -> drop" "$WORK/d1.err"
 # a record of layout version 99, as a future ratewall might leave it
 mkdir -p "$PIN_DIR/future"
 bpftool map create "$PIN_DIR/future/meta" type array key 4 value 16 entries 1 name meta &&

@@ -197,8 +197,13 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(parse(&c, err, "run eth0 --persist --replace --name edge-1 --pin-dir /sys/fs/bpf/t"),
 		 0);
 	CHECK(c.persist && c.replace);
+	CHECK(!c.dry_run && !c.malformed_drop);
 	CHECK_STR(c.name, "edge-1");
 	CHECK_STR(c.pin_root, "/sys/fs/bpf/t");
+	CHECK_EQ(parse(&c, err, "run eth0 --dry-run --malformed drop"), 0);
+	CHECK(c.dry_run && c.malformed_drop);
+	CHECK_EQ(parse(&c, err, "run eth0 --malformed pass"), 0);
+	CHECK(!c.malformed_drop);
 }
 
 static int parse_svc(bool stop, struct rw_svc_args *a, char *err, const char *line)
@@ -260,6 +265,8 @@ static void test_cli_errors(void)
 		{ "run a/b", "not a valid interface name" },
 		{ "run a+b", "not a valid interface name" },
 		{ "run a --replace", "needs --persist" },
+		{ "run a --malformed sideways", "--malformed: 'sideways' is not one of pass, drop" },
+		{ "run a --malformed", "needs a value" },
 		{ "run a --persist --name ../x", "--name" },
 		{ "run a --persist --name .hidden", "--name" },
 		{ "run a --persist --pin-dir relative/dir", "absolute path" },

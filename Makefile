@@ -31,7 +31,7 @@ SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen
 TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-unit test-asan demo bench clean format install uninstall
+.PHONY: all deps test test-unit test-asan demo bench clean format install uninstall fuzz
 all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
@@ -96,6 +96,25 @@ $(BUILD)/asan/test_bpf: tests/bpf/test_bpf.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) |
 $(BUILD)/asan/ratewall: user/main.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) user/main.c $(ASAN_LIB_SRCS) -o $@ $(LDLIBS)
 
+# libFuzzer targets for every parser of outside input (clang's fuzzer runtime,
+# with ASan and UBSan): `make test` runs each for FUZZ_TEST_TIME seconds on the
+# kept corpus in tests/fuzz/corpus, `make fuzz` for FUZZ_TIME.
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
+	      -fno-sanitize-recover=all -Iinclude -Iuser -Itests/fuzz
+FUZZ_TEST_TIME ?= 8
+FUZZ_TIME ?= 300
+
+$(BUILD)/fuzz:
+	@mkdir -p $@
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(PURE_SRCS) $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_FLAGS) $< $(PURE_SRCS) -o $@ -lm
+
+fuzz: deps
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
+	@./tests/fuzz/run.sh $(FUZZ_TIME) $(BUILD)
+
 test-unit: $(BUILD)/test_unit
 	$(BUILD)/test_unit
 
@@ -104,7 +123,7 @@ test-asan: $(ASAN)
 
 # Every layer, one closing "N passed, N failed" line. Needs root (BPF, netns).
 test: deps
-	@$(MAKE) --no-print-directory all $(ASAN)
+	@$(MAKE) --no-print-directory all $(ASAN) $(FUZZ_TARGETS)
 	@./tests/run.sh $(BUILD)
 
 # Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.

@@ -47,6 +47,8 @@ suite() {
 }
 
 start=$(date +%s)
+suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-8} s each" \
+	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-8}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"
 suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
 suite "BPF unit tests" "$BUILD/test_bpf"

@@ -1,12 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Installs the Debian packages ratewall needs to build, test and benchmark
-# (man-db, groff-base and systemd: the tests render the man page and verify the unit).
+# (man-db, groff-base and systemd: the tests render the man page and verify the unit;
+# libclang-rt-dev: clang's libFuzzer runtime for the fuzz targets).
 # Quiet and quick when everything is already there.
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
-iproute2 nftables iptables python3 man-db groff-base systemd"
+iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev"
 
 missing=""
 for p in $PACKAGES; do

@@ -205,8 +205,9 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		return 0;
 	case OPT_NAME:
 		if (!rw_valid_instance_name(arg))
-			return fail(err, errlen, "--name: '%s' must be 1 to %d letters, digits, '.', "
-				    "'_', '-' or '+', not starting with '.'", arg, RW_NAME_MAX - 1);
+			return fail(err, errlen, "--name: '%s' must be 1 to %d bytes without '/', "
+				    "blanks or control characters, and not . or ..", arg,
+				    RW_NAME_MAX - 1);
 		strcpy(cfg->name, arg);
 		return 0;
 	case OPT_PIN_DIR:
@@ -276,19 +277,13 @@ static char *config_trim(char *line)
 	return line;
 }
 
-/*
- * Applies a config file: `key value` or `key = value` per line, the keys the
- * long options of `run`. Every error names the file and line.
- */
-static int apply_config(const char *path, struct rw_config *cfg, char *err, size_t errlen)
+int rw_config_apply_stream(FILE *f, const char *path, struct rw_config *cfg, char *err,
+			   size_t errlen)
 {
 	char buf[RW_CONFIG_LINE_MAX + 2], why[256];
 	unsigned int seen[64] = { 0 }, lineno = 0;
-	FILE *f = fopen(path, "r");
 	int ret = 0;
 
-	if (!f)
-		return fail(err, errlen, "--config: cannot read '%s': %s", path, strerror(errno));
 	while (!ret && fgets(buf, sizeof(buf), f)) {
 		const struct option *o;
 		char *line, *key, *val;
@@ -341,6 +336,18 @@ static int apply_config(const char *path, struct rw_config *cfg, char *err, size
 	}
 	if (!ret && ferror(f))
 		ret = fail(err, errlen, "--config: cannot read '%s': %s", path, strerror(errno));
+	return ret;
+}
+
+/* Applies the config file at path; every error names the file (and line). */
+static int apply_config(const char *path, struct rw_config *cfg, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	int ret;
+
+	if (!f)
+		return fail(err, errlen, "--config: cannot read '%s': %s", path, strerror(errno));
+	ret = rw_config_apply_stream(f, path, cfg, err, errlen);
 	fclose(f);
 	return ret;
 }
@@ -434,13 +441,26 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 	return validate(cfg, err, errlen);
 }
 
+/*
+ * Whether every byte is printable or beyond ASCII (interface names may be
+ * UTF-8), and none is in reject. Whitespace and control bytes never are.
+ */
+static bool clean_bytes(const char *s, const char *reject)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p <= ' ' || *p == 0x7f || strchr(reject, *p))
+			return false;
+	}
+	return true;
+}
+
 bool rw_valid_instance_name(const char *name)
 {
 	size_t n = strlen(name);
 
-	if (n == 0 || n >= RW_NAME_MAX || name[0] == '.')
-		return false;
-	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-+") == n;
+	/* a directory name in bpffs: any clean bytes but '/', and not . or .. */
+	return n > 0 && n < RW_NAME_MAX && strcmp(name, ".") && strcmp(name, "..") &&
+	       clean_bytes(name, "/");
 }
 
 void rw_default_instance_name(const char ifnames[][IF_NAMESIZE], uint32_t n,
@@ -463,9 +483,12 @@ int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *
 	for (int i = 0; i < argc; i++) {
 		size_t len = strlen(argv[i]);
 
-		/* '/' and blanks are never in a kernel interface name; '+' joins instance names */
-		if (len == 0 || len >= IF_NAMESIZE || argv[i][0] == '-' ||
-		    strcspn(argv[i], "/ \t:+") != len)
+		/*
+		 * The kernel's rule (no '/', ':' or whitespace, not . or ..), and no
+		 * '+', which joins names, nor a leading '-', which starts options.
+		 */
+		if (len == 0 || len >= IF_NAMESIZE || argv[i][0] == '-' || !strcmp(argv[i], ".") ||
+		    !strcmp(argv[i], "..") || !clean_bytes(argv[i], "/:+"))
 			return fail(err, errlen, "'%s' is not a valid interface name", argv[i]);
 		for (int j = 0; j < i; j++) {
 			if (strcmp(argv[i], argv[j]) == 0)

@@ -22,6 +22,14 @@ int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *
 			size_t errlen);
 void rw_cli_usage(FILE *out);
 
+/*
+ * Applies a config file already open as f (path names it in errors): `key
+ * value` or `key = value` per line, the keys the long options of `run`, `#`
+ * comments. 0, or -EINVAL with "PATH:LINE: reason" in err.
+ */
+int rw_config_apply_stream(FILE *f, const char *path, struct rw_config *cfg, char *err,
+			   size_t errlen);
+
 /* Interface names as given on a command line: valid, distinct, at most RW_MAX_IFACES. */
 int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *n, char *err,
 		  size_t errlen);

@@ -24,7 +24,7 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 /* Where --persist pins an instance: ROOT/NAME/ (ROOT on a BPF filesystem). */
 #define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
 #define RW_PIN_ROOT_MAX 200
-/* An instance name: letters, digits and . _ - +; the interfaces joined by '+' by default. */
+/* An instance name (a bpffs directory): the interfaces joined by '+' by default. */
 #define RW_NAME_MAX 136
 
 _Static_assert(RW_MAX_IFACES * IF_NAMESIZE <= RW_NAME_MAX, "default name fits");

@@ -238,7 +238,7 @@ int rw_instance_remove(const char *dir)
 
 static int only_dirs(const struct dirent *d)
 {
-	return d->d_name[0] != '.' && d->d_type == DT_DIR;
+	return d->d_type == DT_DIR && strcmp(d->d_name, ".") && strcmp(d->d_name, "..");
 }
 
 int rw_instances_each(const char *root, int (*fn)(const char *name, void *arg), void *arg)

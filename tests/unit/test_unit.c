@@ -194,6 +194,9 @@ static void test_cli_defaults_and_options(void)
 	CHECK_STR(c.name, "veth0+veth1");
 	CHECK_STR(c.pin_root, RW_DEFAULT_PIN_ROOT);
 	CHECK(c.persist && !c.replace);
+	/* Interface names may be UTF-8: so may the instance named after them. */
+	CHECK_EQ(parse(&c, err, "run eth\xd2\x86x wlan0"), 0);
+	CHECK_STR(c.name, "eth\xd2\x86x+wlan0");
 	CHECK_EQ(parse(&c, err, "run eth0 --persist --replace --name edge-1 --pin-dir /sys/fs/bpf/t"),
 		 0);
 	CHECK(c.persist && c.replace);
@@ -268,7 +271,10 @@ static void test_cli_errors(void)
 		{ "run a --malformed sideways", "--malformed: 'sideways' is not one of pass, drop" },
 		{ "run a --malformed", "needs a value" },
 		{ "run a --persist --name ../x", "--name" },
-		{ "run a --persist --name .hidden", "--name" },
+		{ "run a --persist --name ..", "--name" },
+		{ "run a --persist --name a\tb", "--name" },
+		{ "run . ", "not a valid interface name" },
+		{ "run a:1", "not a valid interface name" },
 		{ "run a --persist --pin-dir relative/dir", "absolute path" },
 		{ "run a --bogus", "unknown option '--bogus'" },
 		{ "run a --pps", "needs a value" },

@@ -233,6 +233,53 @@ _Static_assert(sizeof(struct rw_key) == 20, "rw_key layout");
 _Static_assert(sizeof(struct rw_bucket) == 16, "rw_bucket layout");
 _Static_assert(sizeof(struct rw_bucket_slot) == 8, "rw_bucket_slot layout");
 _Static_assert(sizeof(struct rw_flow) == 64, "rw_flow layout: one cache line");
+/* --- Rules -------------------------------------------------------------------- */
+
+#define RW_MAX_RULES 65536
+
+enum rw_rule_action {
+	RW_RULE_LIMIT = 0, /* its own limits (0: none), per source or per /per_len */
+	RW_RULE_ALLOW = 1, /* never dropped; counted and ranked */
+	RW_RULE_DENY = 2,  /* always dropped; counted and ranked */
+};
+
+/*
+ * Longest-prefix-match key: one family byte, then the address. prefixlen
+ * counts bits of both: 8 + the prefix length. Packed: the trie's key size is
+ * exactly 4 + 17 bytes.
+ */
+struct rw_rule_key {
+	__u32 prefixlen;
+	__u8 family;
+	__u8 addr[16];
+} __attribute__((packed));
+
+/* What a rule does; limits are per window, as the loader computes them. */
+struct rw_rule {
+	__u32 action;        /* enum rw_rule_action */
+	__u32 per_len;       /* 0: each source its own budget; else each /per_len one */
+	__u64 limit_packets; /* 0 = no packet limit */
+	__u64 limit_bytes;
+	__u64 cap_packets;   /* promotion thresholds these limits need (rw_limit_threshold) */
+	__u64 cap_bytes;
+};
+
+/*
+ * Which /16s (of an IPv4 address; the first 16 bits of an IPv6 one) any rule
+ * covers, one bit each: a packet from anywhere else skips the trie. Set before
+ * a rule goes in, cleared after it is gone, so a bit is never missing.
+ */
+#define RW_HINT_WORDS (65536 / 64)
+struct rw_rule_hint {
+	__u64 v4[RW_HINT_WORDS];
+	__u64 v6[RW_HINT_WORDS];
+};
+
+/* A source key standing for a prefix (a shared budget) carries its length here. */
+#define RW_KEY_PREFIX_LEN(k) ((k)->pad[0])
+
+_Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
+_Static_assert(sizeof(struct rw_rule) == 40, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
 _Static_assert(sizeof(struct rw_wslot) == 88, "rw_wslot layout");

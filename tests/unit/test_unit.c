@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "svccli.h"
+#include "rules.h"
 #include "key.h"
 #include <arpa/inet.h>
 
@@ -758,6 +759,117 @@ static void test_meminfo_available(void)
 	fclose(f);
 }
 
+/* Parses one rule, expecting success; the spec in *r. */
+static void rule_ok(const char *text, struct rw_rule_spec *r)
+{
+	char err[256] = "";
+
+	if (rw_rule_parse(text, r, err, sizeof(err))) {
+		fprintf(stderr, "  rule '%s' refused: %s\n", text, err);
+		CHECK(0);
+	}
+}
+
+static void test_rules_parse(void)
+{
+	static const struct { const char *text, *needle; } bad[] = {
+		{ "198.18.0.0/33 deny", "prefix length must be 0 to 32" },
+		{ "2001:db8::/129 deny", "0 to 128" },
+		{ "198.18.1.0/16 deny", "bits set beyond /16" },
+		{ "198.18.0.256 deny", "not an IPv4 or IPv6 address" },
+		{ "example.com allow", "not an IPv4 or IPv6" },
+		{ "198.18.0.0/16", "a rule is" },
+		{ "198.18.0.0/16 block", "'block' is not an action" },
+		{ "198.18.0.0/16 allow now", "takes no options" },
+		{ "198.18.0.0/16 limit", "limit needs a rate" },
+		{ "198.18.0.0/16 limit fast", "'fast' is not a rate" },
+		{ "198.18.0.0/16 limit 0", "not a rate" },
+		{ "198.18.0.0/16 limit 5k 6k", "packet rate is given twice" },
+		{ "198.18.0.0/16 limit 5k per", "per: give a prefix length" },
+		{ "198.18.0.0/16 limit 5k per 24", "per: give a prefix length" },
+		{ "198.18.0.0/16 limit 5k per /33", "at most /32" },
+		{ "198.18.0.0/16 limit 5k per /8", "shorter than the rule's own /16" },
+		{ "198.18.0.0/16 limit 5k per /24 per /24", "per is given twice" },
+	};
+	struct rw_rule_spec r;
+	char err[256], text[RW_RULE_STRLEN];
+
+	rule_ok("198.18.0.7 allow", &r);
+	CHECK_EQ(r.plen, 32);
+	CHECK_EQ(r.action, RW_RULE_ALLOW);
+	CHECK_EQ(r.prefix.family, RW_FAMILY_IPV4);
+	rule_ok("2001:db8:1::/48 deny", &r);
+	CHECK_EQ(r.plen, 48);
+	CHECK_EQ(r.action, RW_RULE_DENY);
+	CHECK_EQ(r.prefix.family, RW_FAMILY_IPV6);
+	rule_ok("0.0.0.0/0 limit 1M", &r);
+	CHECK_EQ(r.plen, 0);
+	CHECK_EQ(r.pps, 1000000);
+	rule_ok("198.18.0.0/15 limit 10kpps 20Mbps per /24", &r);
+	CHECK_EQ(r.pps, 10000);
+	CHECK_EQ(r.bps, 20000000);
+	CHECK_EQ(r.per_len, 24);
+	rule_ok("198.18.0.0/15   limit 5k pps 1G bps", &r);
+	CHECK_EQ(r.pps, 5000);
+	CHECK_EQ(r.bps, 1000000000);
+	/* What rule list prints reads back as the same rule. */
+	rw_rule_format(&r, text, sizeof(text));
+	CHECK_STR(text, "198.18.0.0/15 limit 5000pps 1000000000bps");
+	{
+		struct rw_rule_spec again;
+
+		rule_ok(text, &again);
+		CHECK(rw_rule_same_prefix(&r, &again) && again.pps == r.pps && again.bps == r.bps);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(rw_rule_parse(bad[i].text, &r, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i].needle)) {
+			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", bad[i].text, err,
+				bad[i].needle);
+			CHECK(0);
+		}
+	}
+}
+
+static int rules_from_text(const char *text, struct rw_ruleset *rs, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	CHECK(f != NULL);
+	if (!f)
+		return -1;
+	ret = rw_rules_parse_stream(f, "r.rules", rs, err, 256);
+	fclose(f);
+	return ret;
+}
+
+static void test_rules_file(void)
+{
+	struct rw_ruleset rs = { 0 };
+	char err[256];
+
+	CHECK_EQ(rules_from_text("# monitoring\n"
+				 "198.51.100.7 allow   # our prober\n"
+				 "\n"
+				 "  203.0.113.0/24 deny\n"
+				 "198.18.0.0/16 limit 50k per /24\n", &rs, err), 0);
+	CHECK_EQ(rs.n, 3);
+	CHECK_EQ(rs.rule[1].line, 4);
+	CHECK_EQ(rs.rule[2].per_len, 24);
+	rw_ruleset_free(&rs);
+	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n10.0.0.0/8 allow\n198.18.0.0/16 allow\n", &rs,
+				 err), -EINVAL);
+	CHECK_STR(err, "r.rules:3: this prefix already has a rule on line 1");
+	CHECK_EQ(rs.n, 0);
+	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/16 dny\n", &rs, err), -EINVAL);
+	CHECK_STR(err, "r.rules:2: 'dny' is not an action (allow, deny, limit)");
+	/* The same address in two lengths is two rules: the longer one wins in the kernel. */
+	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/24 allow\n", &rs, err), 0);
+	CHECK_EQ(rs.n, 2);
+	rw_ruleset_free(&rs);
+}
+
 int main(void)
 {
 	RUN(test_parse_rate_valid);
@@ -769,6 +881,8 @@ int main(void)
 	RUN(test_cli_errors);
 	RUN(test_cli_config_file);
 	RUN(test_cli_status_stop);
+	RUN(test_rules_parse);
+	RUN(test_rules_file);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Rules as operators write them, one a line: `CIDR ACTION [options]`
+ *   198.51.100.7 allow                      never dropped, still counted
+ *   203.0.113.0/24 deny                     always dropped, counted
+ *   192.0.2.0/24 limit 50k                  its own per-source limit (pps)
+ *   2001:db8:1::/48 limit 10kpps 20Mbps     packets and bits per second
+ *   198.18.0.0/16 limit 50k per /24         one budget for each /24 inside
+ * Longest prefix wins; `#` starts a comment. Parsing only: rules_maps.c puts
+ * them in the kernel.
+ */
+#ifndef RW_RULES_H
+#define RW_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "ratewall.h"
+
+#define RW_RULE_LINE_MAX 512
+#define RW_RULE_STRLEN 128
+
+struct rw_rule_spec {
+	struct rw_key prefix; /* family and address, host bits zero */
+	uint8_t plen;
+	uint8_t action;       /* enum rw_rule_action */
+	uint8_t per_len;      /* limit ... per /LEN: LEN; 0 = per source */
+	uint64_t pps, bps;    /* limit: per second, 0 = none */
+	unsigned int line;    /* where it was read, for errors */
+};
+
+struct rw_ruleset {
+	struct rw_rule_spec *rule;
+	size_t n, cap;
+};
+
+/* "198.18.0.0/15", "2001:db8::/32", or an address alone (a host). -EINVAL, reason in err. */
+int rw_parse_cidr(const char *s, struct rw_key *prefix, uint8_t *plen, char *err, size_t errlen);
+/* One rule's text (no comment). -EINVAL with the reason in err. */
+int rw_rule_parse(const char *text, struct rw_rule_spec *r, char *err, size_t errlen);
+/*
+ * A whole rules file: every rule valid, no prefix twice, at most RW_MAX_RULES.
+ * -EINVAL with "PATH:LINE: reason" in err; out is left empty then.
+ */
+int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, char *err,
+			  size_t errlen);
+int rw_rules_parse_file(const char *path, struct rw_ruleset *out, char *err, size_t errlen);
+void rw_ruleset_free(struct rw_ruleset *rs);
+/* Whether two specs name the same prefix. */
+bool rw_rule_same_prefix(const struct rw_rule_spec *a, const struct rw_rule_spec *b);
+/* The rule as it would be written in a file (what `rule list` prints). */
+void rw_rule_format(const struct rw_rule_spec *r, char *buf, size_t len);
+
+#endif

@@ -49,7 +49,12 @@ const volatile bool cfg_malformed_drop;
 
 __u64 test_clock_ns;
 
-#define RW_LIMITED (cfg_limit_packets || cfg_limit_bytes)
+/* The limits one packet is held to: the command line's, or its rule's. */
+struct rw_limit {
+	__u64 packets, bytes;         /* per window, 0 = none */
+	__u64 cap_packets, cap_bytes; /* promotion thresholds they need */
+	bool deny;                    /* a deny rule: never admitted */
+};
 #define RW_U32_MAX 0xffffffffU
 
 /*
@@ -114,6 +119,23 @@ struct {
 	__type(value, struct rw_stats);
 	__uint(max_entries, RW_STATS_ENTRIES);
 } stats SEC(".maps");
+
+/* Operators' rules, longest prefix first (struct rw_rule_key, family byte first). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(key_size, sizeof(struct rw_rule_key));
+	__uint(value_size, sizeof(struct rw_rule));
+	__uint(max_entries, RW_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} rules SEC(".maps");
+
+/* Which /16s any rule covers: traffic from elsewhere never walks the trie. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_rule_hint);
+	__uint(max_entries, 1);
+} rule_hint SEC(".maps");
 
 /* Window totals of every keyed packet, per CPU and slot (index epoch % slots). */
 struct {
@@ -409,7 +431,8 @@ __noinline int rw_sum_hist(struct rw_sum_ctx *sum)
 
 /* Refill this CPU's lease from what all CPUs left of the window's budget. */
 static __always_inline bool rw_refill(struct rw_flow *f, void *v, const struct rw_key *key,
-				      __u64 epoch, __u64 len, struct rw_stats *st)
+				      __u64 epoch, __u64 len, struct rw_stats *st,
+				      const struct rw_limit *lim)
 {
 	struct rw_sum_ctx sum = {
 		.v = v,
@@ -425,13 +448,13 @@ static __always_inline bool rw_refill(struct rw_flow *f, void *v, const struct r
 	bpf_loop(cfg_nr_cpus, rw_sum_cpu, &sum, 0);
 	rw_sum_hist(&sum);
 
-	if (cfg_limit_packets > sum.packets)
-		left_packets = cfg_limit_packets - sum.packets;
-	if (cfg_limit_bytes > sum.bytes)
-		left_bytes = cfg_limit_bytes - sum.bytes;
+	if (lim->packets > sum.packets)
+		left_packets = lim->packets - sum.packets;
+	if (lim->bytes > sum.bytes)
+		left_bytes = lim->bytes - sum.bytes;
 	f->lease_packets = 0;
 	f->lease_bytes = 0;
-	if ((cfg_limit_packets && left_packets < 1) || (cfg_limit_bytes && left_bytes < len)) {
+	if ((lim->packets && left_packets < 1) || (lim->bytes && left_bytes < len)) {
 		/*
 		 * Budget frees up when the oldest admitted slot leaves, or a lease
 		 * lapses. With neither, the whole budget is free and this packet
@@ -442,7 +465,7 @@ static __always_inline bool rw_refill(struct rw_flow *f, void *v, const struct r
 		if (sum.lease_end < until)
 			until = sum.lease_end;
 		f->sat_until = until > epoch ? until : epoch + 1;
-		f->sat_room = cfg_limit_packets && left_packets < 1 ? 0 :
+		f->sat_room = lim->packets && left_packets < 1 ? 0 :
 			      (left_bytes > RW_U32_MAX ? RW_U32_MAX : (__u32)left_bytes);
 		return false;
 	}
@@ -459,7 +482,8 @@ static __always_inline bool rw_refill(struct rw_flow *f, void *v, const struct r
 
 /* Admitted-only: a refused packet takes nothing from the budget. */
 static __always_inline bool rw_admit(struct rw_flow *f, void *v, const struct rw_key *key,
-				     __u64 epoch, __u64 len, struct rw_stats *st)
+				     __u64 epoch, __u64 len, struct rw_stats *st,
+				     const struct rw_limit *lim)
 {
 	if (epoch < f->sat_until && len > f->sat_room)
 		return false;
@@ -467,13 +491,13 @@ static __always_inline bool rw_admit(struct rw_flow *f, void *v, const struct rw
 		f->lease_packets = 0;
 		f->lease_bytes = 0;
 	}
-	if ((cfg_limit_packets && f->lease_packets < 1) || (cfg_limit_bytes && f->lease_bytes < len)) {
-		if (!rw_refill(f, v, key, epoch, len, st))
+	if ((lim->packets && f->lease_packets < 1) || (lim->bytes && f->lease_bytes < len)) {
+		if (!rw_refill(f, v, key, epoch, len, st, lim))
 			return false;
 	}
-	if (cfg_limit_packets)
+	if (lim->packets)
 		f->lease_packets--;
-	if (cfg_limit_bytes)
+	if (lim->bytes)
 		f->lease_bytes -= len;
 	return true;
 }
@@ -644,7 +668,7 @@ enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
  */
 static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32 *mark,
 					__u64 epoch, __u32 slot, __u64 len, struct rw_stats *st,
-					struct rw_wslot *ws, void **vp)
+					struct rw_wslot *ws, void **vp, const struct rw_limit *lim)
 {
 	struct rw_est r0 = {}, r1 = {};
 	__u64 est_p, est_b;
@@ -666,8 +690,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	ws->sketch_packets++;
 	ws->sketch_bytes += len;
 
-	over_cap = (cfg_cap_packets && est_p >= cfg_cap_packets) ||
-		   (cfg_cap_bytes && est_b >= cfg_cap_bytes);
+	over_cap = (lim->cap_packets && est_p >= lim->cap_packets) ||
+		   (lim->cap_bytes && est_b >= lim->cap_bytes);
 	promote = over_cap;
 	th = bpf_map_lookup_elem(&thresholds, &zero);
 	if (!promote && th) {
@@ -691,7 +715,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		st->capped_drops++;
 		return RW_DROP;
 	}
-	return RW_PASS;
+	return lim->deny ? RW_DROP : RW_PASS;
 }
 
 static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
@@ -702,6 +726,60 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 	if (ws && ws->epoch != epoch)
 		*ws = (struct rw_wslot){ .epoch = epoch };
 	return ws;
+}
+
+/* Keeps the first len bits of the key's address: the key then stands for its /len. */
+static __always_inline void rw_key_mask(struct rw_key *key, __u32 len)
+{
+#pragma unroll
+	for (int i = 0; i < 16; i++) {
+		int keep = (int)len - 8 * i;
+
+		if (keep < 8)
+			key->addr[i] &= keep <= 0 ? 0 : (__u8)(0xff << (8 - keep));
+	}
+	RW_KEY_PREFIX_LEN(key) = (__u8)len;
+}
+
+/*
+ * The limits this source is held to: its longest-matching rule's, else the
+ * command line's. The trie is walked only for a /16 some rule covers. A
+ * `per /LEN` rule turns the key into its /LEN: that prefix shares one budget.
+ */
+static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *lim)
+{
+	struct rw_rule_key rk = { .prefixlen = 8 + 128 };
+	struct rw_rule_hint *hint;
+	struct rw_rule *r;
+	__u32 zero = 0, idx;
+	__u64 word;
+
+	*lim = (struct rw_limit){ .packets = cfg_limit_packets, .bytes = cfg_limit_bytes,
+				  .cap_packets = cfg_cap_packets, .cap_bytes = cfg_cap_bytes };
+	hint = bpf_map_lookup_elem(&rule_hint, &zero);
+	if (!hint)
+		return;
+	idx = (__u32)key->addr[0] << 8 | key->addr[1];
+	word = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
+	if (!((word >> (idx & 63)) & 1))
+		return;
+	rk.family = key->family;
+	__builtin_memcpy(rk.addr, key->addr, sizeof(rk.addr));
+	r = bpf_map_lookup_elem(&rules, &rk);
+	if (!r)
+		return;
+	if (r->action == RW_RULE_ALLOW) {
+		*lim = (struct rw_limit){ 0 };
+		return;
+	}
+	if (r->action == RW_RULE_DENY) {
+		*lim = (struct rw_limit){ .deny = true };
+		return;
+	}
+	*lim = (struct rw_limit){ .packets = r->limit_packets, .bytes = r->limit_bytes,
+				  .cap_packets = r->cap_packets, .cap_bytes = r->cap_bytes };
+	if (r->per_len)
+		rw_key_mask(key, r->per_len > 128 ? 128 : r->per_len);
 }
 
 /* The stats entry of the interface the packet came in on: constant compares, no lookup. */
@@ -727,6 +805,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_stats *st;
 	struct rw_flow *f;
 	__u32 zero = 0, slot, *mark, ifi = rw_iface_index(ctx);
+	struct rw_limit lim;
 	struct rw_marks *mk;
 	__u64 epoch, h;
 	bool admit;
@@ -762,6 +841,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	ws->packets++;
 	ws->bytes += len;
 
+	rw_rule_limits(&key, &lim);
 	h = rw_hash(&key, cfg_hash_seed);
 	mk = bpf_map_lookup_elem(&marks, &zero);
 	if (!mk)
@@ -770,7 +850,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	/* Most untracked sources skip the flow table: their filter count is zero. */
 	v = *mark ? bpf_map_lookup_elem(&flows, &key) : NULL;
 	if (!v) {
-		ret = rw_untracked(&key, h, mark, epoch, slot, len, st, ws, &v);
+		ret = rw_untracked(&key, h, mark, epoch, slot, len, st, ws, &v, &lim);
 		if (ret == RW_PASS)
 			return XDP_PASS;
 		if (ret == RW_DROP)
@@ -784,7 +864,8 @@ int ratewall_xdp(struct xdp_md *ctx)
 	if (f->epoch != epoch)
 		rw_flush(f, v, epoch, st);
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
-	admit = !RW_LIMITED || rw_admit(f, v, &key, epoch, len, st);
+	admit = !lim.deny &&
+		((!lim.packets && !lim.bytes) || rw_admit(f, v, &key, epoch, len, st, &lim));
 	f->packets++;
 	f->bytes += len;
 	if (admit)

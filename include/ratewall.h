@@ -262,6 +262,7 @@ struct rw_rule {
 	__u64 limit_bytes;
 	__u64 cap_packets;   /* promotion thresholds these limits need (rw_limit_threshold) */
 	__u64 cap_bytes;
+	__u64 pps, bps;      /* as written, for listing */
 };
 
 /*
@@ -279,7 +280,7 @@ struct rw_rule_hint {
 #define RW_KEY_PREFIX_LEN(k) ((k)->pad[0])
 
 _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
-_Static_assert(sizeof(struct rw_rule) == 40, "rw_rule layout");
+_Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
 _Static_assert(sizeof(struct rw_wslot) == 88, "rw_wslot layout");

@@ -35,6 +35,9 @@ void rw_cli_usage(FILE *out)
 		"  --clock auto|precise|coarse  kernel clock for slots (default auto: coarse\n"
 		"                      when a slot lasts 20 of its ticks or more)\n"
 		"  --json              one JSON object per interval instead of a table\n"
+		"  --rules FILE        per-prefix rules, one a line: CIDR allow | deny |\n"
+		"                      limit RATE[pps] [RATEbps] [per /LEN]; longest prefix\n"
+		"                      wins; SIGHUP reads the file again\n"
 		"  --dry-run           drop nothing: count and report what would be dropped\n"
 		"  --malformed pass|drop  frames whose IPv4/IPv6 headers do not hold together\n"
 		"                      (truncated, bad lengths): pass them unkeyed (default)\n"
@@ -73,6 +76,7 @@ enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
+	OPT_RULES,
 };
 
 static const struct option run_options[] = {
@@ -92,6 +96,7 @@ static const struct option run_options[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "malformed", required_argument, NULL, OPT_MALFORMED },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
@@ -190,6 +195,12 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		return 0;
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;
+		return 0;
+	case OPT_RULES:
+		if (!arg[0] || strlen(arg) >= RW_PATH_MAX)
+			return fail(err, errlen, "--rules: give a file path shorter than %d bytes",
+				    RW_PATH_MAX);
+		strcpy(cfg->rules_path, arg);
 		return 0;
 	case OPT_MALFORMED:
 		i = choice(arg, malformed_names, ARRAY_LEN(malformed_names));

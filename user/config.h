@@ -24,6 +24,7 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 /* Where --persist pins an instance: ROOT/NAME/ (ROOT on a BPF filesystem). */
 #define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
 #define RW_PIN_ROOT_MAX 200
+#define RW_PATH_MAX 256
 /* An instance name (a bpffs directory): the interfaces joined by '+' by default. */
 #define RW_NAME_MAX 136
 
@@ -51,6 +52,7 @@ struct rw_config {
 	bool persist;   /* pin link, maps and metadata: enforcement outlives the process */
 	bool replace;   /* may swap a pinned program whose options differ */
 	char pin_root[RW_PIN_ROOT_MAX];
+	char rules_path[RW_PATH_MAX]; /* --rules FILE, "" = none */
 	char name[RW_NAME_MAX];
 };
 

@@ -95,6 +95,8 @@ void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 	m->stats = bpf_map__fd(skel->maps.stats);
 	m->thresholds = bpf_map__fd(skel->maps.thresholds);
 	m->marks = bpf_map__fd(skel->maps.marks);
+	m->rules = bpf_map__fd(skel->maps.rules);
+	m->rule_hint = bpf_map__fd(skel->maps.rule_hint);
 }
 
 uint32_t *rw_marks_map(int marks_fd)

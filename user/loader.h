@@ -36,7 +36,7 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 
 /* The maps the loader reads each tick, from a skeleton or from pins. */
 struct rw_maps {
-	int flows, window, stats, thresholds, marks;
+	int flows, window, stats, thresholds, marks, rules, rule_hint;
 };
 void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m);
 

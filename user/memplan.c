@@ -86,7 +86,12 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	    array_bytes(ncpus, RW_MAX_SLOTS, sizeof(struct rw_wslot), 1));
 	add(out, "inherit_scratch", "promotion scratch, per CPU",
 	    array_bytes(ncpus, 1, 2 * RW_MAX_SLOTS * sizeof(uint64_t), 1));
-	add(out, "stats", "counters, per CPU", array_bytes(ncpus, 1, sizeof(struct rw_stats), 1));
+	add(out, "stats", "counters, per CPU and interface",
+	    array_bytes(ncpus, RW_STATS_ENTRIES, sizeof(struct rw_stats), 1));
+	/* The trie allocates per rule (about 100 B each); empty, it is charged nothing. */
+	add(out, "rules", "operators' rules, longest prefix (grows ~100 B a rule)", 0);
+	add(out, "rule_hint", "which /16s any rule covers",
+	    array_bytes(ncpus, 1, sizeof(struct rw_rule_hint), 0));
 	add(out, "zero_flow", "template for new flows",
 	    array_bytes(ncpus, 1, rw_flow_value_size(slots, ncpus), 0));
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));

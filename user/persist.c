@@ -291,7 +291,8 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 
 	if (e >= 0)
 		return e;
-	if (rw_first_thresholds(s) || pin_maps(s, NULL) || pin_as(s, s->prog_fd, "prog"))
+	if (rw_first_thresholds(s) || rw_session_rules(s, false) || pin_maps(s, NULL) ||
+	    pin_as(s, s->prog_fd, "prog"))
 		goto undo;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		if (attach_pinned(s, s->nat, s->cfg->xdp_mode))
@@ -345,9 +346,12 @@ static int adopt(struct rw_session *s)
 	s->maps.stats = open_pinned_map(s, "stats");
 	s->maps.thresholds = open_pinned_map(s, "thresholds");
 	s->maps.marks = open_pinned_map(s, "marks");
+	s->maps.rules = open_pinned_map(s, "rules");
+	s->maps.rule_hint = open_pinned_map(s, "rule_hint");
 	s->prog_fd = open_pin(s, "prog");
 	if (s->maps.flows < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
-	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->prog_fd < 0) {
+	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->maps.rules < 0 ||
+	    s->maps.rule_hint < 0 || s->prog_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
@@ -372,6 +376,8 @@ static int adopt(struct rw_session *s)
 	}
 	s->lp.hash_seed = m->hash_seed;
 	s->start_ns = m->start_clock_ns;
+	if (rw_session_rules(s, false))
+		return RW_EXIT_RUNTIME;
 	meta_loader(m);
 	m->interval_ns = s->cfg->interval_ns;
 	if (write_meta(s))
@@ -402,8 +408,18 @@ static int reuse_pinned(struct ratewall_bpf *skel, void *arg)
 			continue;
 		if (i >= (int)(sizeof(rc->kept) / sizeof(rc->kept[0])))
 			return -E2BIG;
-		/* stats is indexed by interface; everything else is the flow state */
-		keep = strcmp(bpf_map__name(map), "stats") == 0 ? rc->ifaces : rc->layout;
+		/*
+		 * Rules are kept whatever changes (their per-window limits are
+		 * recomputed after the load); stats is indexed by interface;
+		 * everything else is the flow state.
+		 */
+		if (strcmp(bpf_map__name(map), "rules") == 0 ||
+		    strcmp(bpf_map__name(map), "rule_hint") == 0)
+			keep = true;
+		else if (strcmp(bpf_map__name(map), "stats") == 0)
+			keep = rc->ifaces;
+		else
+			keep = rc->layout;
 		rc->kept[i++] = keep;
 		if (!keep)
 			continue;
@@ -441,7 +457,10 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 		return e;
 	}
 	new_id = prog_id_of(s->prog_fd);
-	if (!rc.layout && rw_first_thresholds(s))
+	/* Before the links switch: the new program must meet its rules from its first packet. */
+	if ((!rc.layout && rw_first_thresholds(s)) || rw_session_rules(s, m->window_ns != s->cfg->window_ns ||
+									 m->slots != s->lp.slots ||
+									 m->ncpus != s->ncpus))
 		goto fail;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = BPF_F_REPLACE, .old_prog_fd = old_prog);
@@ -637,7 +656,7 @@ void rw_persist_leave(struct rw_session *s, int exit_status)
 void rw_persist_close_maps(struct rw_session *s)
 {
 	int *fds[] = { &s->maps.flows, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
-		       &s->maps.marks, &s->prog_fd };
+		       &s->maps.marks, &s->maps.rules, &s->maps.rule_hint, &s->prog_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

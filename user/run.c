@@ -22,16 +22,20 @@
 #include "rank.h"
 #include "ratewall.skel.h"
 #include "report.h"
+#include "rules_maps.h"
 #include "session.h"
 #include "window.h"
 #include "units.h"
 
-static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t stop_requested, reload_requested;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	/* SIGHUP re-reads the rules file; SIGINT and SIGTERM end the run. */
+	if (sig == SIGHUP)
+		reload_requested = 1;
+	else
+		stop_requested = 1;
 }
 
 static int install_signals(void)
@@ -186,6 +190,65 @@ static bool still_attached(struct rw_session *s)
 	return left > 0;
 }
 
+static struct rw_rule_env rule_env(const struct rw_session *s)
+{
+	return (struct rw_rule_env){ .rules_fd = s->maps.rules, .hint_fd = s->maps.rule_hint,
+				     .window_ns = s->lp.slot_ns * s->lp.slots, .ncpus = s->ncpus };
+}
+
+int rw_session_rules(struct rw_session *s, bool recompute)
+{
+	struct rw_rule_env env = rule_env(s);
+	struct rw_ruleset in_kernel = { 0 };
+	int e;
+
+	if (s->cfg->rules_path[0]) {
+		e = rw_rules_install(&env, &s->rules);
+		if (!e)
+			fprintf(stderr, "ratewall: %zu rules in force from %s\n", s->rules.n,
+				s->cfg->rules_path);
+	} else if (recompute) {
+		/* Rules added at runtime stay; their per-window limits follow the new window. */
+		e = rw_rules_read(&env, &in_kernel);
+		if (!e)
+			e = rw_rules_install(&env, &in_kernel);
+		rw_ruleset_free(&in_kernel);
+	} else {
+		return 0;
+	}
+	if (e)
+		fprintf(stderr, "ratewall: cannot put the rules in the kernel: %s\n", strerror(-e));
+	return e;
+}
+
+/* SIGHUP: the rules file again; a bad one leaves the rules in force as they are. */
+static void reload_rules(struct rw_session *s)
+{
+	struct rw_rule_env env = rule_env(s);
+	struct rw_ruleset next = { 0 };
+	char err[512];
+	int e;
+
+	if (!s->cfg->rules_path[0]) {
+		fprintf(stderr, "ratewall: SIGHUP: no --rules file to read again\n");
+		return;
+	}
+	if (rw_rules_parse_file(s->cfg->rules_path, &next, err, sizeof(err))) {
+		say_error(s, "rules not reloaded, the old ones stay: %s", err);
+		return;
+	}
+	e = rw_rules_install(&env, &next);
+	if (e) {
+		say_error(s, "rules reload failed: %s", strerror(-e));
+		rw_ruleset_free(&next);
+		return;
+	}
+	rw_ruleset_free(&s->rules);
+	s->rules = next;
+	fprintf(stderr, "ratewall: %zu rules in force from %s (reloaded)\n", s->rules.n,
+		s->cfg->rules_path);
+}
+
 static int loop(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
@@ -199,8 +262,12 @@ static int loop(struct rw_session *s)
 		sleep_until(wake);
 		if (stop_requested)
 			break;
+		if (reload_requested) {
+			reload_requested = 0;
+			reload_rules(s);
+		}
 		if (mono_ns() < wake)
-			continue; /* woken early by a signal we ignore */
+			continue; /* woken early by a signal */
 		if (!still_attached(s))
 			return -ENODEV;
 		err = tick(s);
@@ -285,7 +352,7 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 
 	if (e >= 0)
 		return e;
-	if (rw_first_thresholds(s) || attach_all(s))
+	if (rw_first_thresholds(s) || rw_session_rules(s, false) || attach_all(s))
 		return RW_EXIT_RUNTIME;
 	s->start_ns = rw_clock_ns(s->clock);
 	return -1;
@@ -293,7 +360,7 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 
 int rw_run(const struct rw_config *cfg)
 {
-	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .maps = { -1, -1, -1, -1, -1 },
+	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .maps = { -1, -1, -1, -1, -1, -1, -1 },
 				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;
 	int ret = RW_EXIT_RUNTIME, e;
@@ -322,6 +389,15 @@ int rw_run(const struct rw_config *cfg)
 	rw_memplan(s.ncpus, s.max_flows, cfg->slots, &plan);
 	if (!plan_fits(&plan, s.max_flows, s.ncpus))
 		return RW_EXIT_RUNTIME;
+	/* A bad rules file is bad usage: said before anything is loaded. */
+	if (cfg->rules_path[0]) {
+		char err[512];
+
+		if (rw_rules_parse_file(cfg->rules_path, &s.rules, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: %s\n", err);
+			return RW_EXIT_USAGE;
+		}
+	}
 	if (install_signals()) {
 		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
 		return RW_EXIT_RUNTIME;
@@ -373,5 +449,6 @@ out:
 		ratewall_bpf__destroy(s.skel);
 	else
 		rw_persist_close_maps(&s);
+	rw_ruleset_free(&s.rules);
 	return ret;
 }

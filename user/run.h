@@ -2,6 +2,7 @@
 #ifndef RW_RUN_H
 #define RW_RUN_H
 
+#include <stdbool.h>
 #include "config.h"
 #include "memplan.h"
 
@@ -21,5 +22,11 @@ int rw_run(const struct rw_config *cfg);
 int rw_session_load(struct rw_session *s, const struct rw_memplan *plan);
 /* Writes the thresholds a fresh flow state starts with; negative errno (said) on failure. */
 int rw_first_thresholds(const struct rw_session *s);
+/*
+ * Puts --rules' rules in the kernel (none given: leaves what is there, but
+ * recomputes their per-window limits when recompute says the window changed).
+ * Negative errno (said) on failure.
+ */
+int rw_session_rules(struct rw_session *s, bool recompute);
 
 #endif

@@ -10,6 +10,7 @@
 #include "loader.h"
 #include "pins.h"
 #include "rank.h"
+#include "rules.h"
 
 struct rw_session {
 	const struct rw_config *cfg;
@@ -30,6 +31,7 @@ struct rw_session {
 	uint64_t start_ns; /* when the flow state began, on that clock */
 	uint64_t tick0_ns; /* this loader's start on CLOCK_MONOTONIC, which schedules ticks */
 	struct rw_instance inst; /* --persist only: dir_fd >= 0 */
+	struct rw_ruleset rules; /* --rules: what the file held when last read */
 };
 
 #endif

@@ -18,6 +18,8 @@
 #include "frames.h"
 #include "loader.h"
 #include "ratewall_hash.h"
+#include "rules_maps.h"
+#include "key.h"
 #include "ratewall.skel.h"
 #include "testlib.h"
 #include "window.h"
@@ -875,6 +877,144 @@ static void test_filter_follows_tracked_flows(void)
 	env_close(&e);
 }
 
+/* The test env's rule maps, as the loader uses them. */
+static struct rw_rule_env rule_env_of(struct env *e)
+{
+	return (struct rw_rule_env){ .rules_fd = bpf_map__fd(e->skel->maps.rules),
+				     .hint_fd = bpf_map__fd(e->skel->maps.rule_hint),
+				     .window_ns = e->slot_ns * e->slots, .ncpus = e->ncpus };
+}
+
+/* Installs the rules in text (a rules file) into the env's program. */
+static void install_rules(struct env *e, const char *text)
+{
+	struct rw_rule_env env = rule_env_of(e);
+	struct rw_ruleset rs = { 0 };
+	char err[256] = "";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ(rw_rules_parse_stream(f, "t.rules", &rs, err, sizeof(err)), 0);
+	if (err[0])
+		fprintf(stderr, "  %s\n", err);
+	fclose(f);
+	CHECK_EQ(rw_rules_install(&env, &rs), 0);
+	rw_ruleset_free(&rs);
+}
+
+/* Sends count frames from saddr; returns how many passed. */
+static uint32_t passed_of(struct env *e, uint32_t saddr, int count)
+{
+	uint32_t p = 0, d = 0;
+
+	send4(e, saddr, count, 30, &p, &d);
+	CHECK_EQ(p + d, (uint32_t)count);
+	return p;
+}
+
+/* allow, deny and a rule's own limit beside the command line's limit (10 a window). */
+static void test_rules_actions(void)
+{
+	struct rw_stats st;
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 10, 0))
+		return;
+	install_rules(&e, "198.18.0.2 allow\n198.18.0.3 deny\n198.18.0.4 limit 20\n");
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 30), 10);     /* no rule: the default */
+	CHECK_EQ(passed_of(&e, SRC4 + 1, 30), 30); /* allow: never dropped */
+	CHECK_EQ(passed_of(&e, SRC4 + 2, 30), 0);  /* deny: never passed */
+	CHECK_EQ(passed_of(&e, SRC4 + 3, 30), 20); /* its own limit: 20 a 1 s window */
+	read_stats(&e, &st);
+	CHECK_EQ(st.dropped, 20 + 30 + 10);
+	env_close(&e);
+}
+
+/* The longest prefix wins, in both directions, IPv4 and IPv6. */
+static void test_rules_longest_prefix(void)
+{
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 10, 0))
+		return;
+	install_rules(&e, "198.18.0.0/16 deny\n198.18.5.0/24 allow\n198.18.5.128/25 limit 3\n"
+			  "0.0.0.0/0 limit 5\n");
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, 0xc6120509u, 30), 30); /* 198.18.5.9: the /24 allow */
+	CHECK_EQ(passed_of(&e, 0xc6120581u, 30), 3);  /* 198.18.5.129: the /25 */
+	CHECK_EQ(passed_of(&e, 0xc6120601u, 30), 0);  /* 198.18.6.1: the /16 deny */
+	CHECK_EQ(passed_of(&e, 0xc6130001u, 30), 5);  /* 198.19.0.1: only 0.0.0.0/0 */
+	env_close(&e);
+}
+
+/* limit ... per /24: each /24 one budget, shared by its sources, shown as the prefix. */
+static void test_rules_per_prefix_budget(void)
+{
+	struct rw_key k = key4(0xc6120700u); /* 198.18.7.0 */
+	struct rw_window_sum w;
+	char text[RW_KEY_STRLEN];
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 10, 0))
+		return;
+	install_rules(&e, "198.18.0.0/16 limit 20 per /24\n");
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, 0xc6120701u, 15) + passed_of(&e, 0xc61207feu, 15), 20);
+	CHECK_EQ(passed_of(&e, 0xc6120801u, 15), 15); /* another /24, its own budget */
+	RW_KEY_PREFIX_LEN(&k) = 24;
+	CHECK(flow_window(&e, &k, 0, &w));
+	CHECK_EQ(w.packets, 30);
+	CHECK_EQ(w.drop_packets, 10);
+	rw_key_format(&k, text, sizeof(text));
+	CHECK_STR(text, "198.18.7.0/24");
+	env_close(&e);
+}
+
+/* Rules change under a running program: the next packet follows; hint bits follow too. */
+static void test_rules_change_at_runtime(void)
+{
+	struct rw_rule_spec r;
+	struct rw_rule_env env;
+	struct rw_rule_hint *hint = calloc(1, sizeof(*hint));
+	char err[256];
+	__u32 zero = 0;
+	struct env e;
+
+	if (!hint || !env_open(&e, 10, 100 * MS, 10, 0)) {
+		free(hint);
+		return;
+	}
+	env = rule_env_of(&e);
+	set_time(&e, 5 * MS);
+	install_rules(&e, "198.18.0.0/16 deny\n10.0.0.0/8 allow\n");
+	CHECK_EQ(passed_of(&e, SRC4, 5), 0);
+	CHECK_EQ(rw_rule_parse("198.18.0.0/16 allow", &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rules_add(&env, &r), 0); /* replaces the deny */
+	CHECK_EQ(passed_of(&e, SRC4, 30), 30);
+	CHECK_EQ(rw_rules_del(&env, &r), 0);
+	CHECK_EQ(rw_rules_del(&env, &r), -ENOENT);
+	/* Gone: the default limit again (the 30 allowed ones were admitted, so none left). */
+	CHECK_EQ(passed_of(&e, SRC4, 5), 0);
+	set_time(&e, 1105 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 30), 10);
+	/* The hint keeps 10.0.0.0/8's 256 /16s and no longer 198.18.0.0/16. */
+	CHECK_EQ(bpf_map_lookup_elem(env.hint_fd, &zero, hint), 0);
+	CHECK(!(hint->v4[0xc612 / 64] & (1ULL << (0xc612 % 64))));
+	{
+		int set = 0;
+
+		for (int i = 0; i < 65536; i++)
+			set += (hint->v4[i / 64] >> (i % 64)) & 1;
+		CHECK_EQ(set, 256);
+		CHECK(hint->v4[0x0a00 / 64] & (1ULL << (0x0a00 % 64)));
+	}
+	free(hint);
+	env_close(&e);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -896,6 +1036,10 @@ int main(void)
 	RUN(test_full_table_caps_at_threshold);
 	RUN(test_frame_table_malformed_drop);
 	RUN(test_dry_run_counts_and_passes);
+	RUN(test_rules_actions);
+	RUN(test_rules_longest_prefix);
+	RUN(test_rules_per_prefix_budget);
+	RUN(test_rules_change_at_runtime);
 	RUN(test_sketch_stale_slot_not_counted);
 	RUN(test_filter_follows_tracked_flows);
 	return tl_finish();

@@ -64,8 +64,10 @@ void rw_cli_usage(FILE *out)
 		"\n"
 		"usage: ratewall status [--json] [--pin-dir DIR]\n"
 		"       ratewall stop IFACE... | --name NAME | --all [--pin-dir DIR]\n"
+		"       ratewall rule add RULE | del CIDR | list [--name NAME] [--pin-dir DIR]\n"
 		"\n"
-		"status lists the pinned instances; stop detaches one and removes its pins.\n",
+		"status lists the pinned instances; stop detaches one and removes its pins;\n"
+		"rule edits the rules of one (--name, or the only one), in force at once.\n",
 		RW_MAX_IFACES, RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS, RW_DEFAULT_PIN_ROOT);
 }
 

@@ -19,6 +19,7 @@ static void usage(FILE *out)
 		     "  run IFACE... [options]  attach, enforce and report (ratewall run --help)\n"
 		     "  status [--json]       pinned (--persist) instances: limits, totals, loader\n"
 		     "  stop IFACE...|--name NAME|--all  detach a pinned instance, remove its pins\n"
+		     "  rule add RULE|del CIDR|list [--name NAME]  edit a pinned instance's rules\n"
 		     "  memory [--cpus N] [options]  kernel memory of every map, planned\n"
 		     "  version               print the version\n",
 		RATEWALL_VERSION);
@@ -49,6 +50,8 @@ int main(int argc, char **argv)
 		return rw_status_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "stop") == 0)
 		return rw_stop_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "rule") == 0)
+		return rw_rule_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0) {
 		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
 		return 2;

@@ -23,10 +23,52 @@ static const struct option svc_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Both commands; `stop` takes interfaces, --name and --all, `status` takes --json. */
-static int parse(int argc, char **argv, bool stop, struct rw_svc_args *a, char *err,
+enum svc_cmd { CMD_STATUS, CMD_STOP, CMD_RULE };
+
+/* After the options: the operation, then the rule's words joined by blanks. */
+static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
+{
+	static const char *const ops[] = { "add", "del", "list" };
+	size_t n = 0;
+	int op = -1;
+
+	if (optind < argc) {
+		for (int i = 0; i < 3; i++) {
+			if (strcmp(argv[optind], ops[i]) == 0)
+				op = i;
+		}
+	}
+	if (op < 0)
+		return fail(err, errlen, "rule takes add RULE, del CIDR or list");
+	a->rule_op = op;
+	for (int i = optind + 1; i < argc; i++) {
+		size_t len = strlen(argv[i]);
+
+		if (n + len + 2 > sizeof(a->rule_text))
+			return fail(err, errlen, "the rule is longer than %zu bytes",
+				    sizeof(a->rule_text) - 1);
+		if (n)
+			a->rule_text[n++] = ' ';
+		memcpy(a->rule_text + n, argv[i], len + 1);
+		n += len;
+	}
+	if (op == RW_RULE_OP_LIST && n)
+		return fail(err, errlen, "rule list takes no rule ('%s')", a->rule_text);
+	if (op != RW_RULE_OP_LIST && !n)
+		return fail(err, errlen, "rule %s needs %s", ops[op],
+			    op == RW_RULE_OP_ADD ? "a rule: CIDR allow|deny|limit ..." : "a CIDR");
+	return 0;
+}
+
+/*
+ * The three commands: `stop` takes interfaces, --name and --all; `status`
+ * --json; `rule` an operation, --name and the rule's words.
+ */
+static int parse(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a, char *err,
 		 size_t errlen)
 {
+	bool stop = cmd == CMD_STOP;
+
 	int opt;
 
 	*a = (struct rw_svc_args){ .pin_root = RW_DEFAULT_PIN_ROOT };
@@ -46,12 +88,12 @@ static int parse(int argc, char **argv, bool stop, struct rw_svc_args *a, char *
 			strcpy(a->pin_root, optarg);
 			continue;
 		case OPT_JSON:
-			if (stop)
+			if (cmd != CMD_STATUS)
 				break;
 			a->json = true;
 			continue;
 		case OPT_NAME:
-			if (!stop)
+			if (cmd == CMD_STATUS)
 				break;
 			if (!rw_valid_instance_name(optarg))
 				return fail(err, errlen, "--name: '%s' is not an instance name", optarg);
@@ -65,6 +107,8 @@ static int parse(int argc, char **argv, bool stop, struct rw_svc_args *a, char *
 		}
 		return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
 	}
+	if (cmd == CMD_RULE)
+		return rule_words(argc, argv, a, err, errlen);
 	if (!stop) {
 		if (optind < argc)
 			return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
@@ -80,10 +124,15 @@ static int parse(int argc, char **argv, bool stop, struct rw_svc_args *a, char *
 
 int rw_cli_parse_status(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
 {
-	return parse(argc, argv, false, a, err, errlen);
+	return parse(argc, argv, CMD_STATUS, a, err, errlen);
 }
 
 int rw_cli_parse_stop(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
 {
-	return parse(argc, argv, true, a, err, errlen);
+	return parse(argc, argv, CMD_STOP, a, err, errlen);
+}
+
+int rw_cli_parse_rule(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
+{
+	return parse(argc, argv, CMD_RULE, a, err, errlen);
 }

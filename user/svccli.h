@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include "config.h"
 
+#define RW_RULE_TEXT_MAX 512
+
 struct rw_svc_args {
 	char pin_root[RW_PIN_ROOT_MAX];
 	char name[RW_NAME_MAX]; /* stop --name */
@@ -14,10 +16,14 @@ struct rw_svc_args {
 	bool json;              /* status --json */
 	char ifnames[RW_MAX_IFACES][IF_NAMESIZE]; /* stop IFACE... */
 	uint32_t nifaces;
+	enum { RW_RULE_OP_ADD, RW_RULE_OP_DEL, RW_RULE_OP_LIST } rule_op; /* rule */
+	char rule_text[RW_RULE_TEXT_MAX]; /* rule add: the rule; del: its CIDR */
 };
 
 /* argv[0] is the command. 0, 1 for --help, or -EINVAL with the reason in err. */
 int rw_cli_parse_status(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
 int rw_cli_parse_stop(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
+/* `rule add RULE... | del CIDR | list` [--name NAME] [--pin-dir DIR]. */
+int rw_cli_parse_rule(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
 
 #endif

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* `ratewall status` and `ratewall stop`: pinned instances, seen and removed. */
+/* `ratewall status`, `stop` and `rule`: pinned instances, seen, removed and edited. */
 #ifndef RW_SVCCMD_H
 #define RW_SVCCMD_H
 
 /* argv[0] is the command; both return the exit status. */
 int rw_status_command(int argc, char **argv);
 int rw_stop_command(int argc, char **argv);
+int rw_rule_command(int argc, char **argv);
 
 #endif

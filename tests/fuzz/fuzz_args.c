@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer: command lines. The first byte picks the command (run, memory,
- * status, stop); the rest is split at newlines into arguments.
+ * status, stop, rule); the rest is split at newlines into arguments.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const commands[] = { "run", "memory", "status", "stop" };
+	static const char *const commands[] = { "run", "memory", "status", "stop", "rule" };
 	char *argv[FUZZ_MAX_ARGS + 1], *s, err[256];
 	struct rw_svc_args svc;
 	struct rw_config cfg;
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 4;
+	which = data[0] % 5;
 	s = fuzz_cstring(data + 1, size - 1);
 	if (!s)
 		return 0;
@@ -39,8 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err));
 	else if (which == 2)
 		ret = rw_cli_parse_status(argc, argv, &svc, err, sizeof(err));
-	else
+	else if (which == 3)
 		ret = rw_cli_parse_stop(argc, argv, &svc, err, sizeof(err));
+	else
+		ret = rw_cli_parse_rule(argc, argv, &svc, err, sizeof(err));
 	FUZZ_ASSERT(ret == 0 || ret == 1 || (ret == -EINVAL && err[0]));
 	if (ret == 0 && which == 0) {
 		FUZZ_ASSERT(cfg.nifaces >= 1 && cfg.nifaces <= RW_MAX_IFACES);

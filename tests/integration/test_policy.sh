@@ -3,11 +3,18 @@
 # Policy options on a real veth, seen by an nft counter after XDP.
 #  (a) --dry-run: a source at 10x its limit loses nothing, and the report
 #      says what would have been dropped (offered minus the limit)
+#  (b) --rules: an allowed source at 10x loses nothing, a denied one passes
+#      nothing, `limit ... per /24` holds each /24 to its budget within 5 %
+#  (c) `ratewall rule add` on a running instance is in force within a second,
+#      the program id unchanged; `rule del` takes it back
+#  (d) SIGHUP with a bad rules file: refused by line, the old rules stay; a
+#      good one replaces them; a bad file at start: exit 2, nothing attached
 set -u
 . "$(dirname "$0")/lib.sh"
 
 LIMIT=10000
 OFFERED=100000
+PIN_DIR=/sys/fs/bpf/rwpolicy$$
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 nft_observe v4 ip saddr 198.18.0.1
@@ -42,5 +49,116 @@ check "(a) the report says what would be dropped: offered - limit (within 5%)" \
 check "(a) every report is marked dry_run" test "$dry" = True
 grep -q "DRY RUN" "$WORK/a.json.err"
 check "(a) the start-up line says DRY RUN" test $? -eq 0
+
+# (b) rules from a file, on a persistent instance (so (c) can edit them)
+nft_observe allowed ip saddr 198.18.0.2
+nft_observe denied ip saddr 198.18.0.3
+nft_observe p4 ip saddr 198.18.4.0/24
+nft_observe p5 ip saddr 198.18.5.0/24
+cat >"$WORK/r.rules" <<'RULES'
+# monitoring and load balancers are never limited
+198.18.0.2 allow
+198.18.0.3 deny          # a known-bad host
+198.18.4.0/22 limit 5k per /24
+RULES
+start_persist "$WORK/b.json" "$TB_RX" --pps 10k --rules "$WORK/r.rules" --json ||
+	fail "(b) ratewall starts with --rules"
+grep -q "3 rules in force from $WORK/r.rules" "$WORK/b.json.err"
+check "(b) it says 3 rules are in force" test $? -eq 0
+gen --src 198.18.0.2 --rate $OFFERED --duration 4s >"$WORK/b_allow.gen" &
+G1=$!
+gen --src 198.18.0.3 --rate 20000 --duration 4s >"$WORK/b_deny.gen" &
+G2=$!
+wait $G1 $G2
+sleep 0.3
+sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/b_allow.gen")
+echo "     (b) allowed source: sent $sent at $OFFERED pps, nft saw $(nft_count allowed);" \
+	"denied source: nft saw $(nft_count denied)"
+check "(b) the allowed source at 10x the limit lost nothing" test "$(nft_count allowed)" -eq "$sent"
+check "(b) the denied source passed nothing" test "$(nft_count denied)" -eq 0
+# two sources in 198.18.4.0/24 at 10k each, one in 198.18.5.0/24 at 10k: 5k a /24
+gen --src 198.18.4.1 --sources 2 --rate 20000 --duration 8s >/dev/null &
+G1=$!
+gen --src 198.18.5.1 --rate 10000 --duration 8s >/dev/null &
+G2=$!
+sleep 2.5
+read -r t1 a1 < <(nft_sample p4)
+read -r _ b1 < <(nft_sample p5)
+sleep 5
+read -r t2 a2 < <(nft_sample p4)
+read -r _ b2 < <(nft_sample p5)
+wait $G1 $G2
+r4=$(awk -v c="$((a2 - a1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f", c / (e - s) }')
+r5=$(awk -v c="$((b2 - b1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f", c / (e - s) }')
+echo "     (b) limit 5k per /24: 198.18.4.0/24 (2 sources, 20k offered) admitted $r4 pps," \
+	"198.18.5.0/24 (10k offered) $r5 pps"
+check "(b) the /24 with two sources is held to 5k within 5%" within "$r4" 5000 0.05
+check "(b) the other /24 has its own 5k within 5%" within "$r5" 5000 0.05
+tail -n 1 "$WORK/b.json" | grep -q '"key": "198.18.4.0/24"'
+check "(b) the report ranks the /24 budget as 198.18.4.0/24" test $? -eq 0
+
+# (c) a rule added while the instance runs
+PROG=$("$RW" status --json --pin-dir "$PIN_DIR" |
+	python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['prog_id'])")
+nft_observe one ip saddr 198.18.0.1
+gen --src 198.18.0.1 --rate $OFFERED --duration 9s >/dev/null &
+G1=$!
+sleep 2
+before=$(steady_rate one 1)
+"$RW" rule add 198.18.0.1 allow --pin-dir "$PIN_DIR" 2>"$WORK/c.err"
+check "(c) rule add exits 0" test $? -eq 0
+after=$(steady_rate one 1) # the second right after the add
+"$RW" rule list --pin-dir "$PIN_DIR" >"$WORK/c.list"
+check "(c) rule list shows it" grep -qx "198.18.0.1/32 allow" "$WORK/c.list"
+"$RW" rule del 198.18.0.1 --pin-dir "$PIN_DIR" 2>>"$WORK/c.err"
+check "(c) rule del exits 0" test $? -eq 0
+sleep 1.5
+again=$(steady_rate one 2)
+wait $G1
+echo "     (c) 198.18.0.1 at $OFFERED pps: $before pps before the rule, $after with" \
+	"'allow' (the second right after the add), $again after rule del"
+check "(c) before: held to the default limit" within "$before" $LIMIT 0.10
+check "(c) within a second of rule add, nothing of it is dropped" within "$after" $OFFERED 0.05
+check "(c) after rule del, the default limit again" at_most "$again" $((LIMIT * 11 / 10))
+check "(c) the program id is unchanged ($PROG)" test "$("$RW" status --json --pin-dir "$PIN_DIR" |
+	python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['prog_id'])")" = "$PROG"
+"$RW" rule del 198.18.0.1 --pin-dir "$PIN_DIR" 2>/dev/null
+check "(c) deleting it again: exit 1" test $? -eq 1
+
+# (d) SIGHUP: a bad file is refused by line and the old rules stay
+printf '198.18.0.2 allow
+198.18.0.3 allow
+198.18.9.0/24 limt 5k
+' >"$WORK/r.rules"
+kill -HUP "$RW_PID"
+sleep 0.5
+check "(d) a bad rules file on SIGHUP is refused by file and line" \
+	grep -q "rules not reloaded, the old ones stay: $WORK/r.rules:3: 'limt' is not an action" \
+	"$WORK/b.json.err"
+gen --src 198.18.0.3 --rate 20000 --duration 1s >/dev/null
+sleep 0.2
+check "(d) ... and the old deny is still in force" test "$(nft_count denied)" -eq 0
+"$RW" status --pin-dir "$PIN_DIR" | grep -q "rules not reloaded"
+check "(d) status shows the refused reload among the last errors" test $? -eq 0
+printf '198.18.0.3 allow
+' >"$WORK/r.rules"
+kill -HUP "$RW_PID"
+sleep 0.5
+gen --src 198.18.0.3 --rate 20000 --duration 1s >"$WORK/d.gen"
+sleep 0.2
+sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/d.gen")
+check "(d) a good file on SIGHUP replaces the rules (the deny became allow)" \
+	test "$(nft_count denied)" -eq "$sent"
+check "(d) ... and rule list shows only it" test "$("$RW" rule list --pin-dir "$PIN_DIR")" = \
+	"198.18.0.3/32 allow"
+stop_ratewall TERM
+in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" 2>/dev/null
+printf '198.18.0.0/16 deny
+10.0.0.0/8 allow now
+' >"$WORK/bad.rules"
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --rules "$WORK/bad.rules" >/dev/null 2>"$WORK/d2.err"
+rc=$?
+check "(d) a bad rules file at start: exit 2 naming the line, nothing attached" \
+	eval "[ $rc -eq 2 ] && grep -q '$WORK/bad.rules:2: .allow. takes no options' '$WORK/d2.err' && ! xdp_attached $TB_RCV $TB_RX"
 
 finish

@@ -210,11 +210,14 @@ static void test_cli_defaults_and_options(void)
 	CHECK(!c.malformed_drop);
 }
 
+/* status, stop or rule, by the line's first word. */
 static int parse_svc(bool stop, struct rw_svc_args *a, char *err, const char *line)
 {
 	char copy[512], *argv[32];
 	int argc = split_args(line, copy, argv);
 
+	if (strcmp(argv[0], "rule") == 0)
+		return rw_cli_parse_rule(argc, argv, a, err, 256);
 	return stop ? rw_cli_parse_stop(argc, argv, a, err, 256)
 		    : rw_cli_parse_status(argc, argv, a, err, 256);
 }
@@ -232,6 +235,13 @@ static void test_cli_status_stop(void)
 		{ false, "status --all", "unknown option '--all'" },
 		{ false, "status eth0", "unexpected argument 'eth0'" },
 		{ false, "status --pin-dir", "needs a value" },
+		{ false, "rule", "rule takes add RULE, del CIDR or list" },
+		{ false, "rule drop 1.2.3.4 deny", "rule takes add RULE" },
+		{ false, "rule add", "rule add needs a rule" },
+		{ false, "rule del --name x", "rule del needs a CIDR" },
+		{ false, "rule list 1.2.3.4", "rule list takes no rule" },
+		{ false, "rule list --all", "unknown option '--all'" },
+		{ false, "rule list --json", "unknown option '--json'" },
 	};
 	struct rw_svc_args a;
 	char err[256];
@@ -250,6 +260,14 @@ static void test_cli_status_stop(void)
 	CHECK_EQ(parse_svc(true, &a, err, "stop --all"), 0);
 	CHECK(a.all);
 	CHECK_EQ(parse_svc(true, &a, err, "stop --help"), 1);
+	CHECK_EQ(parse_svc(false, &a, err, "rule add 198.18.0.0/16 limit 5k per /24 --name edge"), 0);
+	CHECK_EQ(a.rule_op, RW_RULE_OP_ADD);
+	CHECK_STR(a.rule_text, "198.18.0.0/16 limit 5k per /24");
+	CHECK_STR(a.name, "edge");
+	CHECK_EQ(parse_svc(false, &a, err, "rule del 198.18.0.0/16"), 0);
+	CHECK_EQ(a.rule_op, RW_RULE_OP_DEL);
+	CHECK_EQ(parse_svc(false, &a, err, "rule list --pin-dir /sys/fs/bpf/x"), 0);
+	CHECK_EQ(a.rule_op, RW_RULE_OP_LIST);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_EQ(parse_svc(bad[i].stop, &a, err, bad[i].line), -EINVAL);
 		if (!strstr(err, bad[i].needle)) {

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `ratewall rule add RULE | del CIDR | list` on a pinned instance: the rules
+ * maps are edited in place, so a change is in force at the next packet, with
+ * no reload of the program. A loader started with --rules puts its file back
+ * on SIGHUP: the file stays the source of truth for those.
+ */
+#include "svccmd.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "loader.h"
+#include "pins.h"
+#include "rules_maps.h"
+#include "svccli.h"
+
+struct pick {
+	const char *want; /* --name, or NULL: the only instance */
+	char name[RW_NAME_MAX];
+	unsigned int seen;
+};
+
+static int pick_one(const char *name, void *arg)
+{
+	struct pick *p = arg;
+
+	if (p->want && strcmp(p->want, name) != 0)
+		return 0;
+	p->seen++;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	return 0;
+}
+
+/* The instance the command is about: --name, or the only one there is. */
+static int find_instance(const struct rw_svc_args *a, char name[RW_NAME_MAX])
+{
+	struct pick p = { .want = a->name[0] ? a->name : NULL };
+	int e = rw_instances_each(a->pin_root, pick_one, &p);
+
+	if (e) {
+		fprintf(stderr, "ratewall: cannot list %s: %s\n", a->pin_root, strerror(-e));
+		return -1;
+	}
+	if (p.seen == 1) {
+		strcpy(name, p.name);
+		return 0;
+	}
+	if (p.want)
+		fprintf(stderr, "ratewall: no pinned instance named %s in %s\n", p.want, a->pin_root);
+	else if (p.seen == 0)
+		fprintf(stderr, "ratewall: no pinned instance in %s (rules are edited on a "
+			"ratewall run --persist)\n", a->pin_root);
+	else
+		fprintf(stderr, "ratewall: %u pinned instances in %s: say which with --name\n", p.seen,
+			a->pin_root);
+	return -1;
+}
+
+static int open_map(const struct rw_instance *in, const char *what)
+{
+	char path[PATH_MAX];
+
+	if (rw_pin_path(path, sizeof(path), in->dir, what))
+		return -1;
+	return bpf_obj_get(path);
+}
+
+static int list_rules(const struct rw_rule_env *env)
+{
+	struct rw_ruleset rs = { 0 };
+	char text[RW_RULE_STRLEN];
+	int e = rw_rules_read(env, &rs);
+
+	if (e) {
+		fprintf(stderr, "ratewall: cannot read the rules: %s\n", strerror(-e));
+		return 1;
+	}
+	for (size_t i = 0; i < rs.n; i++) {
+		rw_rule_format(&rs.rule[i], text, sizeof(text));
+		printf("%s\n", text);
+	}
+	rw_ruleset_free(&rs);
+	return 0;
+}
+
+static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env, const char *name)
+{
+	struct rw_rule_spec r;
+	char err[256], text[RW_RULE_STRLEN];
+	int e;
+
+	if (a->rule_op == RW_RULE_OP_ADD) {
+		if (rw_rule_parse(a->rule_text, &r, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: %s\n", err);
+			return 2;
+		}
+		e = rw_rules_add(env, &r);
+	} else {
+		if (rw_parse_cidr(a->rule_text, &r.prefix, &r.plen, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: %s\n", err);
+			return 2;
+		}
+		e = rw_rules_del(env, &r);
+	}
+	if (e == -ENOENT) {
+		fprintf(stderr, "ratewall: %s has no rule for %s\n", name, a->rule_text);
+		return 1;
+	}
+	if (e == -E2BIG || e == -ENOSPC) {
+		fprintf(stderr, "ratewall: %s has %d rules already\n", name, RW_MAX_RULES);
+		return 1;
+	}
+	if (e) {
+		fprintf(stderr, "ratewall: cannot change the rules of %s: %s\n", name, strerror(-e));
+		return 1;
+	}
+	if (a->rule_op == RW_RULE_OP_ADD) {
+		rw_rule_format(&r, text, sizeof(text));
+		fprintf(stderr, "ratewall: %s: %s (in force now)\n", name, text);
+	} else {
+		fprintf(stderr, "ratewall: %s: rule for %s deleted\n", name, a->rule_text);
+	}
+	return 0;
+}
+
+int rw_rule_command(int argc, char **argv)
+{
+	struct rw_svc_args args;
+	struct rw_instance in;
+	struct rw_rule_env env;
+	char err[512], name[RW_NAME_MAX];
+	int ret = rw_cli_outcome(rw_cli_parse_rule(argc, argv, &args, err, sizeof(err)), err);
+
+	if (ret >= 0)
+		return ret;
+	if (find_instance(&args, name))
+		return 1;
+	ret = rw_instance_open(args.pin_root, name, &in, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "ratewall: instance %s cannot be used: %s\n", name,
+			ret == -EPROTO || ret == -ENODATA ? err : strerror(-ret));
+		rw_instance_close(&in);
+		return 1;
+	}
+	env = (struct rw_rule_env){ .rules_fd = open_map(&in, "map_rules"),
+				    .hint_fd = open_map(&in, "map_rule_hint"),
+				    .window_ns = in.meta.slot_ns * in.meta.slots,
+				    .ncpus = in.meta.ncpus };
+	if (env.rules_fd < 0 || env.hint_fd < 0) {
+		fprintf(stderr, "ratewall: instance %s has no pinned rules maps\n", name);
+		ret = 1;
+	} else if (args.rule_op == RW_RULE_OP_LIST) {
+		ret = list_rules(&env);
+	} else {
+		ret = edit_rules(&args, &env, name);
+	}
+	if (env.rules_fd >= 0)
+		close(env.rules_fd);
+	if (env.hint_fd >= 0)
+		close(env.hint_fd);
+	rw_instance_close(&in);
+	return ret;
+}

@@ -20,6 +20,7 @@
 #include "loader.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
+#include "rules_maps.h"
 #include "units.h"
 #include "xdp_drop_all.skel.h"
 
@@ -67,6 +68,51 @@ struct scenario {
 	bool tracked; /* promoted at its first packet, as `ratewall run` does while there is room */
 };
 
+/*
+ * n rules the test frame (198.18.0.1) never matches: /24s in random /16s
+ * other than 198.18/15, so their hint bits are set elsewhere; plus, with
+ * matching, one for 198.18.0.0/15 that enforces what the scenario does (its
+ * limit, or allow for none), so the trie is walked for every packet.
+ */
+static int install_rules(struct ratewall_bpf *skel, uint32_t n, bool matching, uint64_t limit,
+			 uint32_t slots)
+{
+	struct rw_rule_env env = { .rules_fd = bpf_map__fd(skel->maps.rules),
+				   .hint_fd = bpf_map__fd(skel->maps.rule_hint),
+				   .window_ns = 1000000000ULL / slots * slots,
+				   .ncpus = rw_possible_cpus() };
+	struct rw_ruleset rs = { .rule = calloc(n + 1, sizeof(struct rw_rule_spec)), .cap = n + 1 };
+	uint64_t x = 0x9e3779b97f4a7c15ULL;
+	int err;
+
+	if (!rs.rule)
+		return -ENOMEM;
+	while (rs.n < n) {
+		struct rw_rule_spec *r = &rs.rule[rs.n];
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		*r = (struct rw_rule_spec){ .prefix = { .family = RW_FAMILY_IPV4 }, .plen = 24,
+					    .action = RW_RULE_LIMIT, .pps = 1000 };
+		r->prefix.addr[0] = (uint8_t)(x >> 8);
+		r->prefix.addr[1] = (uint8_t)(x >> 16);
+		r->prefix.addr[2] = (uint8_t)(x >> 24);
+		if (r->prefix.addr[0] == 198 && (r->prefix.addr[1] & 0xfe) == 18)
+			continue;
+		rs.n++;
+	}
+	if (matching) {
+		struct rw_rule_spec *r = &rs.rule[rs.n++];
+
+		*r = (struct rw_rule_spec){ .prefix = { .family = RW_FAMILY_IPV4,
+							.addr = { 198, 18 } },
+					    .plen = 15, .action = limit ? RW_RULE_LIMIT : RW_RULE_ALLOW,
+					    .pps = limit };
+	}
+	err = rw_rules_install(&env, &rs);
+	rw_ruleset_free(&rs);
+	return err;
+}
+
 /* Lets the next new source be promoted at its first packet. */
 static int allow_one_promotion(struct ratewall_bpf *skel)
 {
@@ -85,14 +131,14 @@ int main(int argc, char **argv)
 		{ "ratewall_over_limit", 1, true },                 /* tracked drop path, saturated */
 	};
 	unsigned int repeat = 1000000, verdict;
-	uint32_t slots = 10, fill = 0;
+	uint32_t slots = 10, fill = 0, nrules = 0;
 	int rounds = 7, c;
-	bool no_clock = false, coarse = false;
+	bool no_clock = false, coarse = false, matching = false;
 	struct xdp_drop_all_bpf *base;
 	cpu_set_t set;
 	double floor;
 
-	while ((c = getopt(argc, argv, "r:n:s:cCk:")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:s:cCk:R:m")) != -1) {
 		uint64_t v;
 
 		if (c == 'c')
@@ -107,8 +153,13 @@ int main(int argc, char **argv)
 			slots = (uint32_t)v;
 		else if (c == 'k' && !rw_parse_uint(optarg, 0, 1u << 24, &v))
 			fill = (uint32_t)v;
+		else if (c == 'R' && !rw_parse_uint(optarg, 0, RW_MAX_RULES - 1, &v))
+			nrules = (uint32_t)v;
+		else if (c == 'm')
+			matching = true;
 		else {
-			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read) | -C (coarse clock)]\n");
+			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read) | -C (coarse clock)]\n"
+				"                [-R RULES (none matching the frame)] [-m (and one matching it)]\n");
 			return 2;
 		}
 	}
@@ -124,8 +175,10 @@ int main(int argc, char **argv)
 	}
 	floor = cost_ns(bpf_program__fd(base->progs.xdp_drop_all), repeat, rounds, &verdict);
 	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, "
-	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
-	       repeat, rounds, slots, no_clock ? "none" : coarse ? "coarse" : "precise", fill, floor);
+	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"rules\": %u, \"matching_rule\": %s, "
+	       "\"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
+	       repeat, rounds, slots, no_clock ? "none" : coarse ? "coarse" : "precise", fill, nrules,
+	       matching ? "true" : "false", floor);
 	for (size_t i = 0; i < sizeof(scen) / sizeof(scen[0]); i++) {
 		struct rw_load_params p = { .slot_ns = 1000000000ULL / slots, .slots = slots,
 					    .test_clock = no_clock, .coarse_clock = coarse,
@@ -140,6 +193,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		err = rw_fill_flows(bpf_map__fd(skel->maps.flows), fill, rw_possible_cpus(), slots, 0);
+		if (!err && (nrules || matching))
+			err = install_rules(skel, nrules, matching, scen[i].limit_packets, slots);
 		if (!err && scen[i].tracked)
 			err = allow_one_promotion(skel);
 		if (err) {

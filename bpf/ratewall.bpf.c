@@ -743,7 +743,7 @@ static __always_inline void rw_key_mask(struct rw_key *key, __u32 len)
 
 /*
  * The limits this source is held to: its longest-matching rule's, else the
- * command line's. The trie is walked only for a /16 some rule covers. A
+ * command line's. The trie is walked only where the hint says a rule may be. A
  * `per /LEN` rule turns the key into its /LEN: that prefix shares one budget.
  */
 static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *lim)
@@ -759,7 +759,7 @@ static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *
 	hint = bpf_map_lookup_elem(&rule_hint, &zero);
 	if (!hint)
 		return;
-	idx = (__u32)key->addr[0] << 8 | key->addr[1];
+	idx = rw_hint_index(key->family, key->addr) & 0xffff;
 	word = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
 	if (!((word >> (idx & 63)) & 1))
 		return;

@@ -266,7 +266,7 @@ struct rw_rule {
 };
 
 /*
- * Which /16s (of an IPv4 address; the first 16 bits of an IPv6 one) any rule
+ * Which /16s of IPv4, and which /32s of IPv6 (folded to 16 bits), any rule
  * covers, one bit each: a packet from anywhere else skips the trie. Set before
  * a rule goes in, cleared after it is gone, so a bit is never missing.
  */
@@ -275,6 +275,14 @@ struct rw_rule_hint {
 	__u64 v4[RW_HINT_WORDS];
 	__u64 v6[RW_HINT_WORDS];
 };
+
+/* A source's bit in the hint: IPv4 by its /16, IPv6 by its /32 folded in half. */
+static inline __u32 rw_hint_index(__u8 family, const __u8 *addr)
+{
+	__u32 hi = (__u32)addr[0] << 8 | addr[1];
+
+	return family == RW_FAMILY_IPV4 ? hi : hi ^ ((__u32)addr[2] << 8 | addr[3]);
+}
 
 /* A source key standing for a prefix (a shared budget) carries its length here. */
 #define RW_KEY_PREFIX_LEN(k) ((k)->pad[0])

@@ -38,14 +38,38 @@ void rw_rule_from_kernel(const struct rw_rule_key *key, const struct rw_rule *va
 	r->bps = value->bps;
 }
 
+static void set_bit64(__u64 *bits, uint32_t i)
+{
+	bits[(i & 0xffff) / 64] |= 1ULL << (i % 64);
+}
+
 void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r)
 {
-	__u64 *bits = r->prefix.family == RW_FAMILY_IPV4 ? hint->v4 : hint->v6;
-	uint32_t first = (uint32_t)r->prefix.addr[0] << 8 | r->prefix.addr[1];
-	uint32_t count = r->plen >= 16 ? 1 : 1u << (16 - r->plen);
+	/* The hint keys IPv4 by 16 bits, IPv6 by 32: every such prefix the rule spans. */
+	unsigned int key_bits = r->prefix.family == RW_FAMILY_IPV4 ? 16 : 32;
+	uint32_t first, span;
+	uint8_t a[4];
 
-	for (uint32_t i = first; i < first + count && i < 65536; i++)
-		bits[i / 64] |= 1ULL << (i % 64);
+	if (r->plen <= key_bits - 16) { /* spans every index there is */
+		memset(r->prefix.family == RW_FAMILY_IPV4 ? hint->v4 : hint->v6, 0xff,
+		       sizeof(hint->v4));
+		return;
+	}
+	memcpy(a, r->prefix.addr, 4);
+	first = (uint32_t)a[0] << 24 | (uint32_t)a[1] << 16 | (uint32_t)a[2] << 8 | a[3];
+	first >>= 32 - key_bits;
+	span = r->plen >= key_bits ? 1 : 1u << (key_bits - r->plen);
+	for (uint32_t i = 0; i < span; i++) {
+		uint32_t v = first + i;
+
+		if (key_bits == 16) {
+			set_bit64(hint->v4, v);
+		} else {
+			a[0] = (uint8_t)(v >> 24), a[1] = (uint8_t)(v >> 16);
+			a[2] = (uint8_t)(v >> 8), a[3] = (uint8_t)v;
+			set_bit64(hint->v6, rw_hint_index(RW_FAMILY_IPV6, a));
+		}
+	}
 }
 
 static int write_hint(const struct rw_rule_env *env, const struct rw_rule_hint *hint)

@@ -1015,6 +1015,72 @@ static void test_rules_change_at_runtime(void)
 	env_close(&e);
 }
 
+/* Sends count IPv6 frames from 2001:db8:0:SUBNET::LOW; returns how many passed. */
+static uint32_t passed6_of(struct env *e, uint8_t subnet, uint32_t low, int count)
+{
+	uint32_t p = 0;
+	struct fb f;
+
+	fb_l2(&f, 0, 0x86dd);
+	fb_ipv6(&f, low, 17, -1, 16);
+	f.b[14 + 8 + 7] = subnet;
+	for (int i = 0; i < count; i++)
+		p += run_frame(e, &f) == XDP_PASS;
+	return p;
+}
+
+/* IPv6 rules: the /32 hint, the longest prefix, a neighbour /32 untouched. */
+static void test_rules_ipv6(void)
+{
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 10, 0))
+		return;
+	install_rules(&e, "2001:db8::/32 limit 5\n2001:db8:0:1::/64 deny\n2001:db9::/32 allow\n");
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed6_of(&e, 0, 7, 30), 5);  /* the /32's own limit */
+	CHECK_EQ(passed6_of(&e, 1, 9, 30), 0);  /* the /64 inside it: deny */
+	CHECK_EQ(passed6_of(&e, 2, 9, 30), 5);
+	env_close(&e);
+}
+
+static int hint_bits_set(const __u64 *bits)
+{
+	int n = 0;
+
+	for (int i = 0; i < RW_HINT_WORDS; i++)
+		n += __builtin_popcountll(bits[i]);
+	return n;
+}
+
+/* How many hint bits a rule sets: IPv4 per /16, IPv6 per /32 folded. */
+static void test_rule_hint_bits(void)
+{
+	static const struct { const char *rule; int v4, v6; } cases[] = {
+		{ "198.18.0.0/24 deny", 1, 0 },  { "198.18.0.0/15 deny", 2, 0 },
+		{ "10.0.0.0/8 deny", 256, 0 },   { "0.0.0.0/0 deny", 65536, 0 },
+		{ "2001:db8:1::/48 deny", 0, 1 }, { "2001:db8::/32 deny", 0, 1 },
+		{ "2001:d00::/24 deny", 0, 256 }, { "2001::/16 deny", 0, 65536 },
+	};
+	struct rw_rule_hint *hint = malloc(sizeof(*hint));
+	struct rw_rule_spec r;
+	char err[256];
+
+	for (size_t i = 0; hint && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(hint, 0, sizeof(*hint));
+		CHECK_EQ(rw_rule_parse(cases[i].rule, &r, err, sizeof(err)), 0);
+		rw_rule_hint_add(hint, &r);
+		CHECK_EQ(hint_bits_set(hint->v4), cases[i].v4);
+		CHECK_EQ(hint_bits_set(hint->v6), cases[i].v6);
+		if (r.prefix.family == RW_FAMILY_IPV6 && r.plen >= 32) {
+			__u32 idx = rw_hint_index(RW_FAMILY_IPV6, r.prefix.addr);
+
+			CHECK(hint->v6[idx / 64] & (1ULL << (idx % 64)));
+		}
+	}
+	free(hint);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -1040,6 +1106,8 @@ int main(void)
 	RUN(test_rules_longest_prefix);
 	RUN(test_rules_per_prefix_budget);
 	RUN(test_rules_change_at_runtime);
+	RUN(test_rules_ipv6);
+	RUN(test_rule_hint_bits);
 	RUN(test_sketch_stale_slot_not_counted);
 	RUN(test_filter_follows_tracked_flows);
 	return tl_finish();

@@ -9,6 +9,9 @@
 #      the program id unchanged; `rule del` takes it back
 #  (d) SIGHUP with a bad rules file: refused by line, the old rules stay; a
 #      good one replaces them; a bad file at start: exit 2, nothing attached
+#  (e) a spoofed flood from one /16 (a packet or two per source, under any
+#      per-source limit) held to one budget by `limit ... per /16`, while a
+#      legitimate source outside it loses nothing
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -160,5 +163,29 @@ ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --rules "$WORK/bad.rules" >/dev/null 
 rc=$?
 check "(d) a bad rules file at start: exit 2 naming the line, nothing attached" \
 	eval "[ $rc -eq 2 ] && grep -q '$WORK/bad.rules:2: .allow. takes no options' '$WORK/d2.err' && ! xdp_attached $TB_RCV $TB_RX"
+
+# (e) the prefix rule against a spoofed flood from one /16
+nft_observe flood ip saddr 198.18.0.0/16
+nft_observe legit ip saddr 198.19.0.1
+printf '198.18.0.0/15 limit 10k per /16\n' >"$WORK/e.rules"
+start_ratewall "$WORK/e.json" --pps 10k --rules "$WORK/e.rules" --json || fail "(e) ratewall starts"
+gen --src 198.18.0.1 --sources 65535 --dist random --seed 5 --rate 100000 --duration 8s \
+	>/dev/null &
+G1=$!
+gen --src 198.19.0.1 --rate 5000 --duration 8s >"$WORK/e_legit.gen" &
+G2=$!
+sleep 2.5
+flood=$(steady_rate flood 5)
+wait $G1 $G2
+sleep 0.3
+legit_sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/e_legit.gen")
+legit_seen=$(nft_count legit)
+stop_ratewall INT
+top=$(tail -n 2 "$WORK/e.json" | head -n 1 | python3 -c "import json, sys; print(json.load(sys.stdin)['top'][0]['key'])")
+echo "     (e) flood of 100k pps from 65535 sources of 198.18.0.0/16: admitted $flood pps" \
+	"(budget 10k for the /16); legit 198.19.0.1: sent $legit_sent, seen $legit_seen; top key $top"
+check "(e) the flood from one /16 is held to its one budget within 5%" within "$flood" 10000 0.05
+check "(e) the legitimate source outside it lost nothing" test "$legit_seen" -eq "$legit_sent"
+check "(e) the report ranks the flood as 198.18.0.0/16" test "$top" = "198.18.0.0/16"
 
 finish

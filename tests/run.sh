@@ -62,6 +62,9 @@ suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \
 # Pinning, adoption, --replace, status and stop under the sanitizers.
 suite "integration: test_persist (ratewall under ASan, UBSan)" \
 	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_persist.sh"
+# Rules files, SIGHUP reloads and `rule` edits under the sanitizers.
+suite "integration: test_policy (ratewall under ASan, UBSan)" \
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_policy.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -46,6 +46,8 @@ const volatile __u32 cfg_nr_ifaces;
 const volatile bool cfg_dry_run;
 /* --malformed drop: frames whose IP headers do not hold together are dropped */
 const volatile bool cfg_malformed_drop;
+/* --levels: sample one in (mask + 1) untracked packets for the loader; 0 = off */
+const volatile __u32 cfg_sample_mask;
 
 __u64 test_clock_ns;
 
@@ -136,6 +138,12 @@ struct {
 	__type(value, struct rw_rule_hint);
 	__uint(max_entries, 1);
 } rule_hint SEC(".maps");
+
+/* Sampled untracked packets (struct rw_sample) for the loader's prefix counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RW_SAMPLES_RINGBUF);
+} samples SEC(".maps");
 
 /* Window totals of every keyed packet, per CPU and slot (index epoch % slots). */
 struct {
@@ -661,6 +669,17 @@ static __always_inline bool rw_above_noise(struct rw_wslot *ws, __u64 epoch, __u
 
 enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
 
+/* Hands one untracked packet's source to the loader; a full buffer costs a count. */
+static __always_inline void rw_sample(const struct rw_key *key, __u64 epoch, struct rw_wslot *ws)
+{
+	struct rw_sample s = { .key = *key, .epoch = epoch };
+
+	if (bpf_ringbuf_output(&samples, &s, sizeof(s), 0))
+		ws->sample_lost++;
+	else
+		ws->sampled++;
+}
+
 /*
  * An untracked source's packet: count it in the sketch, and promote the source
  * when this CPU's estimate reaches a threshold. With no room to track it, a
@@ -689,6 +708,9 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 */
 	ws->sketch_packets++;
 	ws->sketch_bytes += len;
+	/* Every (mask + 1)-th untracked packet of this CPU and slot, for the prefix counts. */
+	if (cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
+		rw_sample(key, epoch, ws);
 
 	over_cap = (lim->cap_packets && est_p >= lim->cap_packets) ||
 		   (lim->cap_bytes && est_b >= lim->cap_bytes);

@@ -28,7 +28,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 1
+#define RW_LAYOUT_VERSION 2
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -223,6 +223,19 @@ struct rw_wslot {
 	__u64 noise_epoch;    /* epoch + 1 they were taken for, 0 = not yet */
 	__u64 earlier_sketch_packets;
 	__u64 earlier_sketch_bytes;
+	__u64 sampled;        /* untracked packets written to `samples` (--levels) */
+	__u64 sample_lost;    /* ... that did not fit: the loader was slow or gone */
+};
+
+/* --- Prefix samples (hierarchical heavy hitters) ------------------------------- */
+
+/* One in RW_SAMPLE_EVERY untracked keyed packets goes to the loader, this way. */
+#define RW_SAMPLE_EVERY 64
+#define RW_SAMPLES_RINGBUF (1u << 20)
+struct rw_sample {
+	struct rw_key key;
+	__u32 pad;
+	__u64 epoch;
 };
 
 /* Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70 Mpps). */
@@ -291,7 +304,9 @@ _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
-_Static_assert(sizeof(struct rw_wslot) == 88, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_wslot) == 104, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_sample) == 32, "rw_sample layout");
+_Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(RW_HIST_TAG_BITS + RW_HIST_VALUE_BITS == 64, "history word");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)

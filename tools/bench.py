@@ -570,7 +570,7 @@ def table(results):
         if floor and r is not floor:
             c += f" ({r['mpps'] / floor['mpps']:.2f}x, +{1e3 / r['mpps'] - 1e3 / floor['mpps']:.0f} ns)"
         if r.get("dropped_by_case") is not None and r.get("verdict") == "drop" and r["dropped_by_case"] < r["sent"]:
-            c += f" dropped only {100 * r['dropped_by_case'] / r['sent']:.0f} %"
+            c += f" dropped only {100 * r['dropped_by_case'] / r['sent']:.1f} %"
         return c
 
     for key, label, _, floor_case, verdict, cases in ROWS_ALL:

@@ -38,6 +38,10 @@ void rw_cli_usage(FILE *out)
 		"  --rules FILE        per-prefix rules, one a line: CIDR allow | deny |\n"
 		"                      limit RATE[pps] [RATEbps] [per /LEN]; longest prefix\n"
 		"                      wins; SIGHUP reads the file again\n"
+		"  --levels SPEC       also rank prefixes, e.g. 'v4:32,24,16 v6:128,64,48': the\n"
+		"                      hierarchical heavy hitters of the window\n"
+		"  --hhh-share PCT     a prefix is heavy at this share of the window's traffic,\n"
+		"                      net of its heavy more-specific prefixes (default 5)\n"
 		"  --dry-run           drop nothing: count and report what would be dropped\n"
 		"  --malformed pass|drop  frames whose IPv4/IPv6 headers do not hold together\n"
 		"                      (truncated, bad lengths): pass them unkeyed (default)\n"
@@ -78,7 +82,7 @@ enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
-	OPT_RULES,
+	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE,
 };
 
 static const struct option run_options[] = {
@@ -99,6 +103,8 @@ static const struct option run_options[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "rules", required_argument, NULL, OPT_RULES },
+	{ "levels", required_argument, NULL, OPT_LEVELS },
+	{ "hhh-share", required_argument, NULL, OPT_HHH_SHARE },
 	{ "malformed", required_argument, NULL, OPT_MALFORMED },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
@@ -197,6 +203,14 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		return 0;
 	case OPT_DRY_RUN:
 		cfg->dry_run = true;
+		return 0;
+	case OPT_LEVELS:
+		return rw_parse_levels(arg, &cfg->levels, err, errlen);
+	case OPT_HHH_SHARE:
+		if (rw_parse_uint(arg, 1, 100, &v))
+			return fail(err, errlen, "--hhh-share: '%s' must be a whole percentage, 1 to 100",
+				    arg);
+		cfg->hhh_share_pct = (uint32_t)v;
 		return 0;
 	case OPT_RULES:
 		if (!arg[0] || strlen(arg) >= RW_PATH_MAX)
@@ -409,6 +423,7 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		.xdp_mode = RW_XDP_AUTO,
 		.clock = RW_CLOCK_AUTO,
 		.pin_root = RW_DEFAULT_PIN_ROOT,
+		.hhh_share_pct = 5,
 	};
 	err[0] = '\0';
 	/* A config file first, so that flags override it. */

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
+#include "hhh.h"
 #include "ratewall.h"
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
@@ -53,6 +54,8 @@ struct rw_config {
 	bool replace;   /* may swap a pinned program whose options differ */
 	char pin_root[RW_PIN_ROOT_MAX];
 	char rules_path[RW_PATH_MAX]; /* --rules FILE, "" = none */
+	struct rw_levels levels;      /* --levels: none given = no prefix ranking */
+	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
 	char name[RW_NAME_MAX];
 };
 

@@ -140,6 +140,7 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 			out->total.drop_bytes += w->drop_bytes;
 			out->sketch_packets += w->sketch_packets;
 			out->sketch_bytes += w->sketch_bytes;
+			out->sample_lost += w->sample_lost;
 			cpu_sketch[2 * c] += w->sketch_packets;
 			cpu_sketch[2 * c + 1] += w->sketch_bytes;
 		}
@@ -197,6 +198,8 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 				continue;
 			}
 			out->flows++;
+			if (ft->each)
+				ft->each(ft->each_arg, key, &e.sum);
 			e.metric = rw_sort_metric(&e.sum, sort);
 			rw_ranker_offer(ranker, &e);
 		}

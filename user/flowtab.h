@@ -28,6 +28,9 @@ struct rw_flowtab {
 	uint32_t idle_cap;
 	struct rw_wslot *wslots; /* one lookup's worth: ncpus values */
 	uint64_t *cpu_sketch;    /* per CPU: sketch packets, bytes in the window */
+	/* Called for every live tracked flow of a scan (NULL: nobody asks). */
+	void (*each)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum);
+	void *each_arg;
 };
 
 struct rw_tick {
@@ -38,6 +41,7 @@ struct rw_tick {
 	uint64_t sketch_bytes;
 	uint64_t sketch_peak_cpu;    /* most sketch packets one CPU has in the window */
 	uint64_t sketch_peak_cpu_bytes;
+	uint64_t sample_lost;        /* samples the window lost (ring buffer full) */
 	struct rw_thresholds next;   /* thresholds set for the next interval */
 };
 

@@ -65,6 +65,7 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;
 	skel->rodata->cfg_dry_run = p->dry_run;
 	skel->rodata->cfg_malformed_drop = p->malformed_drop;
+	skel->rodata->cfg_sample_mask = p->sample ? RW_SAMPLE_EVERY - 1 : 0;
 	skel->rodata->cfg_nr_ifaces = p->nifaces;
 	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
 		skel->rodata->cfg_ifindex[i] = p->ifindex[i];
@@ -97,6 +98,7 @@ void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 	m->marks = bpf_map__fd(skel->maps.marks);
 	m->rules = bpf_map__fd(skel->maps.rules);
 	m->rule_hint = bpf_map__fd(skel->maps.rule_hint);
+	m->samples = bpf_map__fd(skel->maps.samples);
 }
 
 uint32_t *rw_marks_map(int marks_fd)

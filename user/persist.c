@@ -66,7 +66,8 @@ static void map_pin_name(char *buf, size_t len, const char *map)
 static uint32_t meta_flags(const struct rw_session *s)
 {
 	return (s->lp.dry_run ? RW_META_DRY_RUN : 0) |
-	       (s->lp.malformed_drop ? RW_META_MALFORMED_DROP : 0);
+	       (s->lp.malformed_drop ? RW_META_MALFORMED_DROP : 0) |
+	       (s->lp.sample ? RW_META_SAMPLING : 0);
 }
 
 /* The options a program enforces, as the record keeps them. */
@@ -169,6 +170,9 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 	if ((m->flags ^ meta_flags(s)) & RW_META_MALFORMED_DROP)
 		differs(buf, len, "--malformed", m->flags & RW_META_MALFORMED_DROP ? "drop" : "pass",
 			s->lp.malformed_drop ? "drop" : "pass");
+	if ((m->flags ^ meta_flags(s)) & RW_META_SAMPLING)
+		differs(buf, len, "--levels", m->flags & RW_META_SAMPLING ? "on" : "off",
+			s->lp.sample ? "on" : "off");
 	if (m->ncpus != s->ncpus) {
 		snprintf(a, sizeof(a), "%u", m->ncpus);
 		snprintf(b, sizeof(b), "%u", s->ncpus);
@@ -348,10 +352,11 @@ static int adopt(struct rw_session *s)
 	s->maps.marks = open_pinned_map(s, "marks");
 	s->maps.rules = open_pinned_map(s, "rules");
 	s->maps.rule_hint = open_pinned_map(s, "rule_hint");
+	s->maps.samples = open_pinned_map(s, "samples");
 	s->prog_fd = open_pin(s, "prog");
 	if (s->maps.flows < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
 	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->maps.rules < 0 ||
-	    s->maps.rule_hint < 0 || s->prog_fd < 0) {
+	    s->maps.rule_hint < 0 || s->maps.samples < 0 || s->prog_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
@@ -656,7 +661,8 @@ void rw_persist_leave(struct rw_session *s, int exit_status)
 void rw_persist_close_maps(struct rw_session *s)
 {
 	int *fds[] = { &s->maps.flows, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
-		       &s->maps.marks, &s->maps.rules, &s->maps.rule_hint, &s->prog_fd };
+		       &s->maps.marks, &s->maps.rules, &s->maps.rule_hint, &s->maps.samples,
+		       &s->prog_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

@@ -24,6 +24,7 @@
 #define RW_META_ERROR_LEN 120
 #define RW_META_DRY_RUN (1u << 0)
 #define RW_META_MALFORMED_DROP (1u << 1)
+#define RW_META_SAMPLING (1u << 2) /* the program samples for --levels */
 
 struct rw_meta_iface {
 	char name[IF_NAMESIZE];

@@ -55,6 +55,19 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	rw_format_si((double)r->stats.dropped, c, sizeof(c));
 	rw_format_si((double)(r->stats.malformed + r->stats.non_ip), d, sizeof(d));
 	fprintf(out, " | since start rx %s passed %s dropped %s unkeyed %s\n", a, b, c, d);
+	if (r->cfg->levels.n[0] || r->cfg->levels.n[1]) {
+		fprintf(out, "heavy prefixes (>= %u%% of the window, net of heavier more-specific ones):",
+			r->cfg->hhh_share_pct);
+		for (uint32_t i = 0; i < r->nhhh; i++) {
+			char key[RW_KEY_STRLEN];
+
+			rw_key_format(&r->hhh[i].prefix, key, sizeof(key));
+			fprintf(out, "%s %s %.1f%%", i ? "," : "", key,
+				100.0 * (double)r->hhh[i].residual /
+					(double)(r->tick.total.packets ? r->tick.total.packets : 1));
+		}
+		fprintf(out, "%s\n", r->nhhh ? "" : " none");
+	}
 	for (uint32_t i = 0; r->nifaces > 1 && i < r->nifaces; i++) {
 		rw_format_si((double)r->iface[i].rx_packets, a, sizeof(a));
 		rw_format_si((double)rw_stats_passed(&r->iface[i]), b, sizeof(b));
@@ -133,7 +146,20 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
 			share_of(r, e), e->sum.cpus);
 	}
-	fprintf(out, "], \"interfaces\": [");
+	fprintf(out, "], \"hhh\": [");
+	for (uint32_t i = 0; i < r->nhhh; i++) {
+		const struct rw_hhh_item *h = &r->hhh[i];
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&h->prefix, key, sizeof(key));
+		fprintf(out,
+			"%s{\"prefix\": \"%s\", \"level\": %u, \"packets\": %" PRIu64
+			", \"residual\": %" PRIu64 ", \"share\": %.2f}",
+			i ? ", " : "", key, RW_KEY_PREFIX_LEN(&h->prefix), h->packets, h->residual,
+			100.0 * (double)h->residual /
+				(double)(r->tick.total.packets ? r->tick.total.packets : 1));
+	}
+	fprintf(out, "], \"sample_lost\": %" PRIu64 ", \"interfaces\": [", r->tick.sample_lost);
 	for (uint32_t i = 0; i < r->nifaces; i++) {
 		const struct rw_stats *st = &r->iface[i];
 

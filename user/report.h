@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include "config.h"
 #include "flowtab.h"
+#include "hhh.h"
 #include "loader.h"
 #include "rank.h"
 
@@ -21,6 +22,8 @@ struct rw_report {
 	const struct rw_attachment *at; /* per interface, in cfg->ifnames order */
 	uint32_t nifaces;
 	struct rw_stats iface[RW_MAX_IFACES]; /* each interface's own totals */
+	const struct rw_hhh_item *hhh; /* heavy prefixes (--levels), most specific first */
+	uint32_t nhhh;
 };
 
 static inline double rw_rate(uint64_t count, uint64_t span_ns)

@@ -138,9 +138,17 @@ static int tick(struct rw_session *s)
 	struct rw_report rep = { .cfg = cfg, .top = s->top, .at = s->at, .nifaces = s->nat };
 	int err;
 
+	if (s->samples)
+		ring_buffer__consume(s->samples); /* every sample up to now, before the flows */
 	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, cfg->sort, &s->ranker, &rep.tick);
 	if (err)
 		return err;
+	if (s->hhh) {
+		rep.hhh = s->hhh_items;
+		rep.nhhh = (uint32_t)rw_hhh_report(s->hhh, now / slot_ns, rep.tick.total.packets,
+						   cfg->hhh_share_pct / 100.0, s->hhh_items,
+						   RW_HHH_REPORT_MAX);
+	}
 	rep.ntop = rw_ranker_merge(&s->ranker, s->top);
 	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
 					   rep.tick.flows, s->max_flows, rep.tick.sketch_peak_cpu,
@@ -159,6 +167,40 @@ static int tick(struct rw_session *s)
 	else
 		rw_report_table(stdout, &rep);
 	return ferror(stdout) ? -EPIPE : 0;
+}
+
+/* The data path's sampled sources, into the prefix counts. */
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct rw_session *s = ctx;
+	const struct rw_sample *smp = data;
+
+	if (size >= sizeof(*smp))
+		rw_hhh_sample(s->hhh, &smp->key, smp->epoch);
+	return 0;
+}
+
+/* Each live tracked flow's window, into the prefix counts (exact). */
+static void on_flow(void *arg, const struct rw_key *key, const struct rw_window_sum *sum)
+{
+	struct rw_session *s = arg;
+
+	rw_hhh_exact(s->hhh, key, sum->packets);
+}
+
+/* --levels: counts, the sample reader, and the flow hook. 0 or -ENOMEM/-errno. */
+static int start_hhh(struct rw_session *s)
+{
+	s->hhh = rw_hhh_new(&s->cfg->levels, s->cfg->slots, RW_SAMPLE_EVERY);
+	s->hhh_items = calloc(RW_HHH_REPORT_MAX, sizeof(*s->hhh_items));
+	if (!s->hhh || !s->hhh_items)
+		return -ENOMEM;
+	s->samples = ring_buffer__new(s->maps.samples, on_sample, s, NULL);
+	if (!s->samples)
+		return -errno;
+	s->flowtab.each = on_flow;
+	s->flowtab.each_arg = s;
+	return 0;
 }
 
 /* Prints an error and, for a pinned instance, keeps it where `status` shows it. */
@@ -360,7 +402,7 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 
 int rw_run(const struct rw_config *cfg)
 {
-	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .maps = { -1, -1, -1, -1, -1, -1, -1 },
+	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .maps = { -1, -1, -1, -1, -1, -1, -1, -1 },
 				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;
 	int ret = RW_EXIT_RUNTIME, e;
@@ -414,6 +456,7 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.verbose = cfg->verbose;
 	s.lp.dry_run = cfg->dry_run;
 	s.lp.malformed_drop = cfg->malformed_drop;
+	s.lp.sample = cfg->levels.n[0] || cfg->levels.n[1];
 	s.lp.nifaces = cfg->nifaces;
 
 	e = cfg->persist ? rw_persist_start(&s, &plan) : start_unpinned(&s, &plan);
@@ -433,6 +476,10 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: out of memory\n");
 		goto out;
 	}
+	if (s.lp.sample && (e = start_hhh(&s))) {
+		fprintf(stderr, "ratewall: cannot read the prefix samples: %s\n", strerror(-e));
+		goto out;
+	}
 	s.tick0_ns = mono_ns();
 	describe_start(&s, &plan, clock);
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
@@ -450,5 +497,8 @@ out:
 	else
 		rw_persist_close_maps(&s);
 	rw_ruleset_free(&s.rules);
+	ring_buffer__free(s.samples);
+	rw_hhh_free(s.hhh);
+	free(s.hhh_items);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include "flowtab.h"
 #include "loader.h"
 #include "pins.h"
+#include "hhh.h"
 #include "rank.h"
 #include "rules.h"
 
@@ -32,6 +33,11 @@ struct rw_session {
 	uint64_t tick0_ns; /* this loader's start on CLOCK_MONOTONIC, which schedules ticks */
 	struct rw_instance inst; /* --persist only: dir_fd >= 0 */
 	struct rw_ruleset rules; /* --rules: what the file held when last read */
+	struct rw_hhh *hhh;      /* --levels: prefix counts; NULL without */
+	struct ring_buffer *samples; /* the data path's sampled sources */
+	struct rw_hhh_item *hhh_items;
 };
+
+#define RW_HHH_REPORT_MAX 64
 
 #endif

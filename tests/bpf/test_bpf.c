@@ -48,7 +48,7 @@ static void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free
  */
 /* The load options tests vary besides the limits. */
 struct env_mode {
-	bool dry_run, malformed_drop;
+	bool dry_run, malformed_drop, sample;
 };
 
 static bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
@@ -57,7 +57,7 @@ static bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint6
 	struct rw_load_params p = {
 		.slot_ns = slot_ns, .slots = slots, .limit_packets = limit_packets,
 		.limit_bytes = limit_bytes, .max_flows = max_flows, .test_clock = true,
-		.dry_run = mode.dry_run, .malformed_drop = mode.malformed_drop,
+		.dry_run = mode.dry_run, .malformed_drop = mode.malformed_drop, .sample = mode.sample,
 	};
 	int err;
 
@@ -1081,6 +1081,51 @@ static void test_rule_hint_bits(void)
 	free(hint);
 }
 
+static int count_sample(void *ctx, void *data, size_t size)
+{
+	const struct rw_sample *s = data;
+	uint32_t *n = ctx;
+
+	CHECK_EQ(size, sizeof(*s));
+	CHECK_EQ(s->key.family, RW_FAMILY_IPV4);
+	CHECK_EQ(s->key.addr[0], 198);
+	CHECK_EQ(s->epoch, 0);
+	(*n)++;
+	return 0;
+}
+
+/* --levels: one in RW_SAMPLE_EVERY untracked packets reaches the loader; tracked ones never. */
+static void test_samples_for_levels(void)
+{
+	struct ring_buffer *rb;
+	uint32_t n = 0, p = 0, d = 0;
+	struct env e;
+
+	if (!env_open_mode(&e, 10, 100 * MS, 0, 0, 1024, (struct env_mode){ .sample = true }))
+		return;
+	set_thresholds(&e, 1000000, 0); /* nobody is promoted: every packet untracked */
+	set_time(&e, 5 * MS);
+	for (uint32_t i = 0; i < 10 * RW_SAMPLE_EVERY; i++)
+		send4(&e, SRC4 + i, 1, 30, &p, &d);
+	rb = ring_buffer__new(bpf_map__fd(e.skel->maps.samples), count_sample, &n, NULL);
+	CHECK(rb != NULL);
+	if (rb) {
+		CHECK_EQ(ring_buffer__consume(rb), 10);
+		ring_buffer__free(rb);
+	}
+	CHECK_EQ(n, 10);
+	/* A tracked source is counted exactly instead: none of its packets is sampled. */
+	set_thresholds(&e, 0, 1);
+	n = 0;
+	send4(&e, 0xc6130001u, 3 * RW_SAMPLE_EVERY, 30, &p, &d);
+	rb = ring_buffer__new(bpf_map__fd(e.skel->maps.samples), count_sample, &n, NULL);
+	if (rb) {
+		CHECK_EQ(ring_buffer__consume(rb), 0);
+		ring_buffer__free(rb);
+	}
+	env_close(&e);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -1108,6 +1153,7 @@ int main(void)
 	RUN(test_rules_change_at_runtime);
 	RUN(test_rules_ipv6);
 	RUN(test_rule_hint_bits);
+	RUN(test_samples_for_levels);
 	RUN(test_sketch_stale_slot_not_counted);
 	RUN(test_filter_follows_tracked_flows);
 	return tl_finish();

@@ -12,6 +12,8 @@
 #  (e) a spoofed flood from one /16 (a packet or two per source, under any
 #      per-source limit) held to one budget by `limit ... per /16`, while a
 #      legitimate source outside it loses nothing
+#  (f) --levels: the same flood with no rule is reported as its /16 within two
+#      windows, no source or /24 of it is, and the legitimate source is untouched
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -187,5 +189,38 @@ echo "     (e) flood of 100k pps from 65535 sources of 198.18.0.0/16: admitted $
 check "(e) the flood from one /16 is held to its one budget within 5%" within "$flood" 10000 0.05
 check "(e) the legitimate source outside it lost nothing" test "$legit_seen" -eq "$legit_sent"
 check "(e) the report ranks the flood as 198.18.0.0/16" test "$top" = "198.18.0.0/16"
+
+# (f) hierarchical heavy hitters: the flood found as its /16
+nft_observe legit2 ip saddr 198.19.0.1
+start_ratewall "$WORK/f.json" --pps 10k --levels "v4:32,24,16" --json || fail "(f) ratewall starts"
+gen --src 198.18.0.1 --sources 65535 --dist random --seed 6 --rate 100000 --duration 5s \
+	>/dev/null &
+G1=$!
+gen --src 198.19.0.1 --rate 3000 --duration 5s >"$WORK/f_legit.gen" &
+G2=$!
+wait $G1 $G2
+sleep 0.3
+stop_ratewall INT
+legit_sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/f_legit.gen")
+read -r first_at ok2 others lost <<<"$(python3 - "$WORK/f.json" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+first = next((i + 1 for i, r in enumerate(rows)
+              if any(h["prefix"] == "198.18.0.0/16" for h in r["hhh"])), 0)
+# From the second report on (two windows), each must show the /16 and nothing inside it.
+steady = rows[1:4]
+ok = all(any(h["prefix"] == "198.18.0.0/16" for h in r["hhh"]) for r in steady)
+inside = sum(1 for r in steady for h in r["hhh"]
+             if h["prefix"].startswith("198.18.") and h["level"] > 16)
+print(first, ok, inside, max(r["sample_lost"] for r in rows))
+PY
+)"
+echo "     (f) flood of 100k pps from 198.18.0.0/16: /16 reported from report $first_at on;" \
+	"reports 2-4 all show it: $ok2; sources or /24s of it reported: $others; samples lost: $lost;" \
+	"legit sent $legit_sent, seen $(nft_count legit2)"
+check "(f) the flood is reported as 198.18.0.0/16 within two windows" \
+	eval "[ '$first_at' -ge 1 ] && [ '$first_at' -le 2 ] && [ '$ok2' = True ]"
+check "(f) no source or /24 of the flood is reported" test "$others" -eq 0
+check "(f) the legitimate source elsewhere lost nothing" test "$(nft_count legit2)" -eq "$legit_sent"
 
 finish

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "svccli.h"
 #include "rules.h"
+#include "hhh.h"
 #include "key.h"
 #include <arpa/inet.h>
 
@@ -888,6 +889,114 @@ static void test_rules_file(void)
 	rw_ruleset_free(&rs);
 }
 
+static void test_levels_parse(void)
+{
+	static const struct { const char *text, *needle; } bad[] = {
+		{ "", "give v4" }, { "v5:24", "not v4:LEN" }, { "v4:", "has no lengths" },
+		{ "v4:33", "1 to 32" }, { "v6:0", "1 to 128" }, { "v4:24,24", "/24 is given twice" },
+		{ "v4:24 v4:16", "v4 is given twice" }, { "v4:1,2,3,4,5,6,7", "at most 6" },
+		{ "v4:24x", "not a prefix length" },
+	};
+	struct rw_levels lv;
+	char err[256];
+
+	CHECK_EQ(rw_parse_levels("v4:16,32,24 v6:48,128,64", &lv, err, sizeof(err)), 0);
+	CHECK_EQ(lv.n[0], 3);
+	CHECK(lv.len[0][0] == 32 && lv.len[0][1] == 24 && lv.len[0][2] == 16);
+	CHECK(lv.len[1][0] == 128 && lv.len[1][2] == 48);
+	CHECK_EQ(rw_parse_levels("v6:64;v4:24", &lv, err, sizeof(err)), 0);
+	CHECK(lv.n[0] == 1 && lv.n[1] == 1);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(rw_parse_levels(bad[i].text, &lv, err, sizeof(err)), -EINVAL);
+		if (!strstr(err, bad[i].needle)) {
+			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", bad[i].text, err,
+				bad[i].needle);
+			CHECK(0);
+		}
+	}
+}
+
+static struct rw_key v4key(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
+{
+	struct rw_key k = { .family = RW_FAMILY_IPV4, .addr = { a, b, c, d } };
+
+	return k;
+}
+
+/* Finds a reported prefix by text ("198.18.0.0/16"); NULL if it was not reported. */
+static const struct rw_hhh_item *reported(const struct rw_hhh_item *it, size_t n, const char *text)
+{
+	char buf[RW_KEY_STRLEN];
+
+	for (size_t i = 0; i < n; i++) {
+		rw_key_format(&it[i].prefix, buf, sizeof(buf));
+		if (strcmp(buf, text) == 0)
+			return &it[i];
+	}
+	return NULL;
+}
+
+/*
+ * A spoofed flood over one /16 (sampled 1 in 64), a heavy tracked source in
+ * another, and a /24 of many tracked sources with a rest around it: each shows
+ * at the level where it is heavy, and no prefix counts its reported
+ * descendants' traffic again.
+ */
+static void test_hhh_report(void)
+{
+	struct rw_levels lv;
+	struct rw_hhh_item out[64];
+	const struct rw_hhh_item *it;
+	struct rw_hhh *h;
+	char err[256];
+	size_t n;
+	uint32_t x = 1;
+
+	CHECK_EQ(rw_parse_levels("v4:32,24,16", &lv, err, sizeof(err)), 0);
+	h = rw_hhh_new(&lv, 10, 64);
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	for (int i = 0; i < 1000; i++) { /* 64 000 packets over 198.18.0.0/16, epochs 95..99 */
+		x = x * 1103515245u + 12345u;
+		struct rw_key k = v4key(198, 18, (uint8_t)(x >> 16), (uint8_t)(x >> 24));
+
+		rw_hhh_sample(h, &k, 95 + (uint64_t)(i % 5));
+	}
+	{
+		struct rw_key old = v4key(203, 0, 113, 1);
+
+		rw_hhh_sample(h, &old, 80); /* a slot out of the window: never counted */
+		rw_hhh_sample(h, &old, 90);
+	}
+	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 19, 0, 1 } }, 20000);
+	for (int i = 0; i < 15; i++) /* 15 000 in 198.20.1.0/24, 8 000 elsewhere in 198.20/16 */
+		rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4,
+						  .addr = { 198, 20, 1, (uint8_t)i } }, 1000);
+	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 20, 7, 1 } }, 8000);
+	n = rw_hhh_report(h, 99, 107000, 0.05, out, 64);
+	CHECK((it = reported(out, n, "198.19.0.1/32")) && it->residual == 20000);
+	CHECK((it = reported(out, n, "198.18.0.0/16")) && it->packets == 64000);
+	CHECK((it = reported(out, n, "198.20.1.0/24")) && it->residual == 15000);
+	CHECK((it = reported(out, n, "198.20.7.1/32")) && it->residual == 8000);
+	/* 198.20.0.0/16 holds 23 000, all of it in reported descendants. */
+	CHECK(reported(out, n, "198.20.0.0/16") == NULL);
+	CHECK(reported(out, n, "198.19.0.0/16") == NULL); /* all of it is 198.19.0.1 */
+	CHECK(reported(out, n, "198.18.7.0/24") == NULL); /* a /24 of the flood: 1/256 */
+	CHECK(reported(out, n, "203.0.113.0/24") == NULL);
+	CHECK_EQ(n, 4);
+	/* The order: most specific level first. */
+	CHECK_EQ(RW_KEY_PREFIX_LEN(&out[0].prefix), 32);
+	CHECK_EQ(RW_KEY_PREFIX_LEN(&out[n - 1].prefix), 16);
+	/* Exact counts are this tick's only: the next report has the samples alone. */
+	n = rw_hhh_report(h, 99, 64000, 0.05, out, 64);
+	CHECK_EQ(n, 1);
+	/* Five slots later the flood's first slot has left the window. */
+	n = rw_hhh_report(h, 105, 64000, 0.05, out, 64);
+	CHECK((it = reported(out, n, "198.18.0.0/16")) && it->packets == 64000 - 200 * 64);
+	rw_hhh_free(h);
+}
+
 int main(void)
 {
 	RUN(test_parse_rate_valid);
@@ -901,6 +1010,8 @@ int main(void)
 	RUN(test_cli_status_stop);
 	RUN(test_rules_parse);
 	RUN(test_rules_file);
+	RUN(test_levels_parse);
+	RUN(test_hhh_report);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);

@@ -1,0 +1,285 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "hhh.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "ratewall_hash.h"
+#include "ratewall_window.h"
+
+#define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
+
+static int fam_index(uint8_t family)
+{
+	return family == RW_FAMILY_IPV4 ? 0 : 1;
+}
+
+static int desc(const void *a, const void *b)
+{
+	return *(const uint8_t *)b - *(const uint8_t *)a;
+}
+
+int rw_parse_levels(const char *s, struct rw_levels *out, char *err, size_t errlen)
+{
+	char buf[256], *save = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (strlen(s) >= sizeof(buf))
+		return fail(err, errlen, "--levels: too long");
+	strcpy(buf, s);
+	for (char *t = strtok_r(buf, " \t;", &save); t; t = strtok_r(NULL, " \t;", &save)) {
+		int f = strncmp(t, "v4:", 3) == 0 ? 0 : strncmp(t, "v6:", 3) == 0 ? 1 : -1;
+		unsigned int max = f == 0 ? 32 : 128;
+		char *save2 = NULL;
+
+		if (f < 0)
+			return fail(err, errlen, "--levels: '%s' is not v4:LEN,... or v6:LEN,...", t);
+		if (out->n[f])
+			return fail(err, errlen, "--levels: %s is given twice", f ? "v6" : "v4");
+		for (char *l = strtok_r(t + 3, ",", &save2); l; l = strtok_r(NULL, ",", &save2)) {
+			char *end;
+			unsigned long v = strtoul(l, &end, 10);
+
+			if (*l < '0' || *l > '9' || *end || v < 1 || v > max)
+				return fail(err, errlen, "--levels: '%s' is not a prefix length 1 to %u",
+					    l, max);
+			if (out->n[f] == RW_HHH_LEVELS)
+				return fail(err, errlen, "--levels: at most %d lengths a family",
+					    RW_HHH_LEVELS);
+			for (uint32_t i = 0; i < out->n[f]; i++) {
+				if (out->len[f][i] == v)
+					return fail(err, errlen, "--levels: /%lu is given twice", v);
+			}
+			out->len[f][out->n[f]++] = (uint8_t)v;
+		}
+		if (!out->n[f])
+			return fail(err, errlen, "--levels: %s has no lengths", f ? "v6" : "v4");
+		qsort(out->len[f], out->n[f], 1, desc);
+	}
+	if (!out->n[0] && !out->n[1])
+		return fail(err, errlen, "--levels: give v4:LEN,... and/or v6:LEN,...");
+	return 0;
+}
+
+struct sample_slot {
+	uint64_t epoch;
+	struct rw_key *keys;
+	uint32_t n, cap;
+};
+
+struct exact {
+	struct rw_key key;
+	uint64_t packets;
+};
+
+struct rw_hhh {
+	struct rw_levels lv;
+	uint32_t slots, every;
+	struct sample_slot slot[RW_MAX_SLOTS];
+	struct exact *exact;
+	size_t nexact, capexact;
+};
+
+struct rw_hhh *rw_hhh_new(const struct rw_levels *lv, uint32_t slots, uint32_t sample_every)
+{
+	struct rw_hhh *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->lv = *lv;
+	h->slots = slots > RW_MAX_SLOTS ? RW_MAX_SLOTS : slots;
+	h->every = sample_every ? sample_every : 1;
+	return h; /* every slot empty: whatever epoch it says, it counts nothing */
+}
+
+void rw_hhh_free(struct rw_hhh *h)
+{
+	if (!h)
+		return;
+	for (uint32_t i = 0; i < RW_MAX_SLOTS; i++)
+		free(h->slot[i].keys);
+	free(h->exact);
+	free(h);
+}
+
+void rw_hhh_sample(struct rw_hhh *h, const struct rw_key *key, uint64_t epoch)
+{
+	struct sample_slot *s = &h->slot[epoch % h->slots];
+
+	if (s->epoch != epoch) {
+		s->epoch = epoch;
+		s->n = 0;
+	}
+	if (s->n == s->cap) {
+		uint32_t cap = s->cap ? s->cap * 2 : 1024;
+		struct rw_key *k;
+
+		if (cap > RW_HHH_MAX_SAMPLES_PER_SLOT)
+			return; /* bounded: a slot keeps its first million samples */
+		k = realloc(s->keys, cap * sizeof(*k));
+		if (!k)
+			return;
+		s->keys = k;
+		s->cap = cap;
+	}
+	s->keys[s->n++] = *key;
+}
+
+void rw_hhh_exact(struct rw_hhh *h, const struct rw_key *key, uint64_t packets)
+{
+	if (h->nexact == h->capexact) {
+		size_t cap = h->capexact ? h->capexact * 2 : 1024;
+		struct exact *e = realloc(h->exact, cap * sizeof(*e));
+
+		if (!e)
+			return;
+		h->exact = e;
+		h->capexact = cap;
+	}
+	h->exact[h->nexact++] = (struct exact){ .key = *key, .packets = packets };
+}
+
+/* --- counting prefixes: an open-addressing table, built per report ----------- */
+
+struct cell {
+	struct rw_key prefix;
+	uint64_t packets;
+	bool used;
+};
+
+struct table {
+	struct cell *c;
+	size_t mask;
+};
+
+/* key cut to len bits, its length recorded; false when the key is already shorter. */
+static bool cut(const struct rw_key *key, unsigned int len, struct rw_key *out)
+{
+	unsigned int have = RW_KEY_PREFIX_LEN(key);
+
+	if (have && len > have)
+		return false;
+	*out = *key;
+	for (unsigned int i = 0; i < 16; i++) {
+		int keep = (int)len - 8 * (int)i;
+
+		if (keep < 8)
+			out->addr[i] &= keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
+	}
+	RW_KEY_PREFIX_LEN(out) = (uint8_t)len;
+	return true;
+}
+
+static void count(struct table *t, const struct rw_key *prefix, uint64_t packets)
+{
+	size_t i = rw_hash(prefix, 0x5bd1e995) & t->mask;
+
+	while (t->c[i].used && memcmp(&t->c[i].prefix, prefix, sizeof(*prefix)) != 0)
+		i = (i + 1) & t->mask;
+	t->c[i].used = true;
+	t->c[i].prefix = *prefix;
+	t->c[i].packets += packets;
+}
+
+static void count_all_levels(struct table *t, const struct rw_levels *lv, const struct rw_key *key,
+			     uint64_t packets)
+{
+	int f = fam_index(key->family);
+	struct rw_key p;
+
+	for (uint32_t l = 0; l < lv->n[f]; l++) {
+		if (cut(key, lv->len[f][l], &p))
+			count(t, &p, packets);
+	}
+}
+
+/* Whether prefix a (length la) holds prefix b. */
+static bool covers(const struct rw_key *a, const struct rw_key *b)
+{
+	struct rw_key c;
+
+	return a->family == b->family && RW_KEY_PREFIX_LEN(a) < RW_KEY_PREFIX_LEN(b) &&
+	       cut(b, RW_KEY_PREFIX_LEN(a), &c) && memcmp(c.addr, a->addr, sizeof(c.addr)) == 0;
+}
+
+static int by_residual(const void *pa, const void *pb)
+{
+	const struct rw_hhh_item *a = pa, *b = pb;
+
+	return a->residual < b->residual ? 1 : a->residual > b->residual ? -1 : 0;
+}
+
+size_t rw_hhh_report(struct rw_hhh *h, uint64_t now_epoch, uint64_t total, double share,
+		     struct rw_hhh_item *out, size_t max)
+{
+	size_t cells = 0, n = 0, size = 1024;
+	bool *absorbed = calloc(max ? max : 1, sizeof(*absorbed));
+	struct table t;
+
+	for (uint32_t s = 0; s < h->slots; s++) {
+		if (rw_slot_live(h->slot[s].epoch, now_epoch, h->slots))
+			cells += h->slot[s].n;
+	}
+	cells = (cells + h->nexact) * (h->lv.n[0] > h->lv.n[1] ? h->lv.n[0] : h->lv.n[1]);
+	while (size < 2 * cells)
+		size <<= 1;
+	t.c = calloc(size, sizeof(*t.c));
+	t.mask = size - 1;
+	if (!t.c || !absorbed) {
+		free(t.c);
+		free(absorbed);
+		h->nexact = 0;
+		return 0;
+	}
+	for (uint32_t s = 0; s < h->slots; s++) {
+		const struct sample_slot *sl = &h->slot[s];
+
+		if (!rw_slot_live(sl->epoch, now_epoch, h->slots))
+			continue;
+		for (uint32_t i = 0; i < sl->n; i++)
+			count_all_levels(&t, &h->lv, &sl->keys[i], h->every);
+	}
+	for (size_t i = 0; i < h->nexact; i++)
+		count_all_levels(&t, &h->lv, &h->exact[i].key, h->exact[i].packets);
+	h->nexact = 0;
+
+	/* Most specific level first; a prefix keeps what its reported descendants do not. */
+	for (int f = 0; f < 2; f++) {
+		for (uint32_t l = 0; l < h->lv.n[f]; l++) {
+			size_t level_start = n;
+
+			for (size_t i = 0; i < size && n < max; i++) {
+				struct rw_hhh_item it;
+
+				if (!t.c[i].used || fam_index(t.c[i].prefix.family) != f ||
+				    RW_KEY_PREFIX_LEN(&t.c[i].prefix) != h->lv.len[f][l])
+					continue;
+				it = (struct rw_hhh_item){ .prefix = t.c[i].prefix,
+							   .packets = t.c[i].packets,
+							   .residual = t.c[i].packets };
+				for (size_t j = 0; j < level_start; j++) {
+					if (!absorbed[j] && covers(&it.prefix, &out[j].prefix))
+						it.residual -= it.residual > out[j].packets ?
+							       out[j].packets : it.residual;
+				}
+				if ((double)it.residual >= share * (double)total && it.residual > 0)
+					out[n++] = it;
+			}
+			/* Reported now: their descendants are accounted for by them from here up. */
+			for (size_t k = level_start; k < n; k++) {
+				for (size_t j = 0; j < level_start; j++) {
+					if (covers(&out[k].prefix, &out[j].prefix))
+						absorbed[j] = true;
+				}
+			}
+			qsort(out + level_start, n - level_start, sizeof(*out), by_residual);
+		}
+	}
+	free(t.c);
+	free(absorbed);
+	return n;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Hierarchical heavy hitters over the sliding window: the prefixes whose
+ * traffic, minus what their reported more-specific prefixes already account
+ * for, is at least a share of all traffic in the window. A spoofed flood from
+ * one /16 has no heavy source and no heavy /24, but its /16 is.
+ *
+ * Counts come from two places, never the same packet twice: tracked flows
+ * (exact, every tick) and a 1-in-N sample of untracked packets the data path
+ * writes to a ring buffer, kept per slot so the window slides (the
+ * sample-based sliding-window idea of Memento / H-Memento).
+ */
+#ifndef RW_HHH_H
+#define RW_HHH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ratewall.h"
+
+#define RW_HHH_LEVELS 6 /* per family */
+#define RW_HHH_MAX_SAMPLES_PER_SLOT (1u << 20)
+
+/* Prefix lengths ranked, per family, longest first; n = 0: none for that family. */
+struct rw_levels {
+	uint8_t len[2][RW_HHH_LEVELS]; /* [0] IPv4, [1] IPv6 */
+	uint32_t n[2];
+};
+
+/* "v4:32,24,16 v6:128,64,48" (blanks or ';' between families). -EINVAL, reason in err. */
+int rw_parse_levels(const char *s, struct rw_levels *out, char *err, size_t errlen);
+
+struct rw_hhh_item {
+	struct rw_key prefix; /* masked; RW_KEY_PREFIX_LEN holds the length */
+	uint64_t packets;     /* all of its traffic in the window (estimated where sampled) */
+	uint64_t residual;    /* minus its reported more-specific prefixes */
+};
+
+struct rw_hhh;
+
+/* sample_every: N of the data path's 1-in-N sample. NULL when out of memory. */
+struct rw_hhh *rw_hhh_new(const struct rw_levels *lv, uint32_t slots, uint32_t sample_every);
+void rw_hhh_free(struct rw_hhh *h);
+/* One sampled untracked packet of slot `epoch`. */
+void rw_hhh_sample(struct rw_hhh *h, const struct rw_key *key, uint64_t epoch);
+/* One tracked flow's window count, this tick. */
+void rw_hhh_exact(struct rw_hhh *h, const struct rw_key *key, uint64_t packets);
+/*
+ * The heavy prefixes of the window ending at now_epoch, most specific level
+ * first, each level by residual: residual >= share x total. Writes at most
+ * max, returns how many; forgets this tick's exact counts. 0 on no memory.
+ */
+size_t rw_hhh_report(struct rw_hhh *h, uint64_t now_epoch, uint64_t total, double share,
+		     struct rw_hhh_item *out, size_t max);
+
+#endif

@@ -19,7 +19,8 @@ USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c us
 		 user/memplan.c user/thresholds.c \
 		 user/flowtab.c user/report.c user/loader.c user/run.c user/memcmd.c \
 		 user/svccli.c user/pins.c user/persist.c user/statuscmd.c user/stopcmd.c \
-		 user/rules.c user/rules_maps.c user/rulecmd.c user/hhh.c
+		 user/rules.c user/rules_maps.c user/rulecmd.c user/hhh.c user/keyset.c \
+		 user/events.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
 	     user/memplan.c user/thresholds.c user/svccli.c user/rules.c user/hhh.c

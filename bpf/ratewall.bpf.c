@@ -48,6 +48,11 @@ const volatile bool cfg_dry_run;
 const volatile bool cfg_malformed_drop;
 /* --levels: sample one in (mask + 1) untracked packets for the loader; 0 = off */
 const volatile __u32 cfg_sample_mask;
+/* --events: limited / banned / unbanned go to the `events` ring buffer */
+const volatile bool cfg_events;
+/* --ban: a tracked source over its limit is dropped entirely this long; 0 = off */
+const volatile __u64 cfg_ban_ns;
+const volatile __u32 cfg_shared_off = 320; /* rw_flow_shared_offset(cfg_slots) */
 
 __u64 test_clock_ns;
 
@@ -144,6 +149,12 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, RW_SAMPLES_RINGBUF);
 } samples SEC(".maps");
+
+/* Limited, banned, unbanned (struct rw_event), for the loader's --events. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RW_EVENTS_RINGBUF);
+} events SEC(".maps");
 
 /* Window totals of every keyed packet, per CPU and slot (index epoch % slots). */
 struct {
@@ -804,6 +815,51 @@ static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *
 		rw_key_mask(key, r->per_len > 128 ? 128 : r->per_len);
 }
 
+static __always_inline void rw_event(__u32 type, const struct rw_key *key, __u64 now,
+				     __u64 until, struct rw_wslot *ws)
+{
+	struct rw_event ev = { .type = type, .cpu = bpf_get_smp_processor_id(), .key = *key,
+			       .ts_ns = now, .until_ns = until };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		ws->event_lost++;
+}
+
+/*
+ * A tracked source's first drop in a window: the `limited` event, and with
+ * --ban the start of its ban.
+ */
+static __always_inline void rw_limited(struct rw_flow_shared *sh, const struct rw_key *key,
+				       __u64 epoch, __u64 now, struct rw_wslot *ws)
+{
+	/* limited_epoch holds epoch + 1: 0 is "never", epoch 0 a real slot */
+	if (sh->limited_epoch && epoch + 1 < sh->limited_epoch + cfg_slots)
+		return;
+	sh->limited_epoch = epoch + 1;
+	if (cfg_events)
+		rw_event(RW_EV_LIMITED, key, now, 0, ws);
+	if (cfg_ban_ns) {
+		sh->ban_until_ns = now + cfg_ban_ns;
+		if (cfg_events)
+			rw_event(RW_EV_BANNED, key, now, now + cfg_ban_ns, ws);
+	}
+}
+
+/* --ban: whether the source is banned now; a ban that ran out ends here, once. */
+static __always_inline bool rw_banned(struct rw_flow_shared *sh, const struct rw_key *key,
+				      __u64 now, struct rw_wslot *ws)
+{
+	__u64 until = sh->ban_until_ns;
+
+	if (!until)
+		return false;
+	if (now < until)
+		return true;
+	if (__sync_val_compare_and_swap(&sh->ban_until_ns, until, 0) == until && cfg_events)
+		rw_event(RW_EV_UNBANNED, key, now, until, ws);
+	return false;
+}
+
 /* The stats entry of the interface the packet came in on: constant compares, no lookup. */
 static __always_inline __u32 rw_iface_index(const struct xdp_md *ctx)
 {
@@ -828,9 +884,10 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_flow *f;
 	__u32 zero = 0, slot, *mark, ifi = rw_iface_index(ctx);
 	struct rw_limit lim;
+	struct rw_flow_shared *sh;
 	struct rw_marks *mk;
-	__u64 epoch, h;
-	bool admit;
+	__u64 epoch, h, now;
+	bool admit, banned;
 	void *v;
 	int ret;
 
@@ -855,7 +912,8 @@ int ratewall_xdp(struct xdp_md *ctx)
 		return cfg_dry_run ? XDP_PASS : XDP_DROP;
 	}
 
-	epoch = rw_now() / cfg_slot_ns;
+	now = rw_now();
+	epoch = now / cfg_slot_ns;
 	slot = rw_slot_index(epoch); /* once a packet: every user takes it from here */
 	ws = rw_window_slot(epoch, slot);
 	if (!ws)
@@ -885,8 +943,10 @@ int ratewall_xdp(struct xdp_md *ctx)
 		return XDP_PASS;
 	if (f->epoch != epoch)
 		rw_flush(f, v, epoch, st);
+	sh = v + (cfg_shared_off & 0xffff);
+	banned = cfg_ban_ns && rw_banned(sh, &key, now, ws);
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
-	admit = !lim.deny &&
+	admit = !lim.deny && !banned &&
 		((!lim.packets && !lim.bytes) || rw_admit(f, v, &key, epoch, len, st, &lim));
 	f->packets++;
 	f->bytes += len;
@@ -894,6 +954,9 @@ int ratewall_xdp(struct xdp_md *ctx)
 		return XDP_PASS;
 	f->drop_packets++;
 	f->drop_bytes += len;
+	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
+	if ((cfg_events || cfg_ban_ns) && !lim.deny && !banned)
+		rw_limited(sh, &key, epoch, now, ws);
 drop:
 	ws->drop_packets++;
 	ws->drop_bytes += len;

@@ -152,11 +152,26 @@ static inline __u32 rw_hist_size(__u32 slots)
  * their size, which rw_flow_value_size keeps a multiple of 64). A wrong guess
  * costs speed (lines shared by two CPUs), never correctness.
  */
+/*
+ * After the history: what every CPU shares about the source beyond its counts
+ * (plain stores; a race costs at most a repeated event).
+ */
+struct rw_flow_shared {
+	__u64 limited_epoch; /* slot of its last `limited` event, plus one; 0 = never */
+	__u64 ban_until_ns;  /* --ban: dropped while the clock is below this; 0 = not banned */
+};
+
+static inline __u32 rw_flow_shared_offset(__u32 slots)
+{
+	return rw_hist_size(slots);
+}
+
 static inline __u32 rw_flow_hot_offset(__u32 slots)
 {
 	__u32 skew = RW_HTAB_VALUE_SKEW % 64;
 
-	return ((rw_hist_size(slots) + skew + 63) & ~63u) - skew;
+	return ((rw_hist_size(slots) + (__u32)sizeof(struct rw_flow_shared) + skew + 63) & ~63u) -
+	       skew;
 }
 
 static inline __u32 rw_flow_value_size(__u32 slots, __u32 ncpus)
@@ -225,6 +240,26 @@ struct rw_wslot {
 	__u64 earlier_sketch_bytes;
 	__u64 sampled;        /* untracked packets written to `samples` (--levels) */
 	__u64 sample_lost;    /* ... that did not fit: the loader was slow or gone */
+	__u64 event_lost;     /* events that did not fit in `events` */
+	__u64 pad;
+};
+
+/* --- Events (--events) ------------------------------------------------------- */
+
+#define RW_EVENTS_RINGBUF (1u << 18)
+enum rw_event_type {
+	RW_EV_LIMITED = 1,  /* first drop of a source in a window */
+	RW_EV_RELEASED = 2, /* a window with no drop after it was limited (the loader's) */
+	RW_EV_BANNED = 3,   /* --ban: dropped entirely until `until_ns` */
+	RW_EV_UNBANNED = 4, /* the ban ran out (seen at the source's next packet) */
+};
+struct rw_event {
+	__u32 type;
+	__u32 cpu;
+	struct rw_key key;
+	__u32 pad;
+	__u64 ts_ns;    /* the program's clock */
+	__u64 until_ns; /* banned: when it ends, on the same clock */
 };
 
 /* --- Prefix samples (hierarchical heavy hitters) ------------------------------- */
@@ -304,7 +339,9 @@ _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
-_Static_assert(sizeof(struct rw_wslot) == 104, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_wslot) == 120, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_event) == 48, "rw_event layout");
+_Static_assert(sizeof(struct rw_flow_shared) == 16, "rw_flow_shared layout");
 _Static_assert(sizeof(struct rw_sample) == 32, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(RW_HIST_TAG_BITS + RW_HIST_VALUE_BITS == 64, "history word");

@@ -42,6 +42,10 @@ void rw_cli_usage(FILE *out)
 		"                      hierarchical heavy hitters of the window\n"
 		"  --hhh-share PCT     a prefix is heavy at this share of the window's traffic,\n"
 		"                      net of its heavy more-specific prefixes (default 5)\n"
+		"  --ban DURATION      a tracked source that goes over its limit is dropped\n"
+		"                      entirely this long, then released\n"
+		"  --events FILE|-     limited, released, banned, unbanned as JSON lines\n"
+		"                      (at most 1000 a second; the rest counted)\n"
 		"  --dry-run           drop nothing: count and report what would be dropped\n"
 		"  --malformed pass|drop  frames whose IPv4/IPv6 headers do not hold together\n"
 		"                      (truncated, bad lengths): pass them unkeyed (default)\n"
@@ -82,7 +86,7 @@ enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
-	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE,
+	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS,
 };
 
 static const struct option run_options[] = {
@@ -105,6 +109,8 @@ static const struct option run_options[] = {
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "levels", required_argument, NULL, OPT_LEVELS },
 	{ "hhh-share", required_argument, NULL, OPT_HHH_SHARE },
+	{ "ban", required_argument, NULL, OPT_BAN },
+	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "malformed", required_argument, NULL, OPT_MALFORMED },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
@@ -211,6 +217,16 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 			return fail(err, errlen, "--hhh-share: '%s' must be a whole percentage, 1 to 100",
 				    arg);
 		cfg->hhh_share_pct = (uint32_t)v;
+		return 0;
+	case OPT_BAN:
+		if (rw_parse_duration(arg, &cfg->ban_ns))
+			return fail(err, errlen, "--ban: '%s' is not a duration (e.g. 30s, 10m)", arg);
+		return 0;
+	case OPT_EVENTS:
+		if (!arg[0] || strlen(arg) >= RW_PATH_MAX)
+			return fail(err, errlen, "--events: give a file path (or -) shorter than %d bytes",
+				    RW_PATH_MAX);
+		strcpy(cfg->events_path, arg);
 		return 0;
 	case OPT_RULES:
 		if (!arg[0] || strlen(arg) >= RW_PATH_MAX)

@@ -56,6 +56,8 @@ struct rw_config {
 	char rules_path[RW_PATH_MAX]; /* --rules FILE, "" = none */
 	struct rw_levels levels;      /* --levels: none given = no prefix ranking */
 	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
+	uint64_t ban_ns;              /* --ban: 0 = no bans */
+	char events_path[RW_PATH_MAX]; /* --events FILE or "-", "" = none */
 	char name[RW_NAME_MAX];
 };
 

@@ -141,6 +141,7 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 			out->sketch_packets += w->sketch_packets;
 			out->sketch_bytes += w->sketch_bytes;
 			out->sample_lost += w->sample_lost;
+			out->event_lost += w->event_lost;
 			cpu_sketch[2 * c] += w->sketch_packets;
 			cpu_sketch[2 * c + 1] += w->sketch_bytes;
 		}
@@ -190,7 +191,10 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 
 			rw_flow_window((const struct rw_flow *)(v + hot_off), ft->ncpus,
 				       (const uint64_t *)v, ft->slots, now_epoch, &e.sum);
-			if (rw_window_idle(&e.sum, now_epoch, ft->slots)) {
+			if (rw_window_idle(&e.sum, now_epoch, ft->slots) &&
+			    !(ft->ban_now_ns &&
+			      ((const struct rw_flow_shared *)(v + rw_flow_shared_offset(ft->slots)))
+					      ->ban_until_ns > ft->ban_now_ns)) {
 				err = remember_idle(ft, nidle, key);
 				if (err)
 					return err;

@@ -31,6 +31,8 @@ struct rw_flowtab {
 	/* Called for every live tracked flow of a scan (NULL: nobody asks). */
 	void (*each)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum);
 	void *each_arg;
+	/* --ban: the program's clock now (set before each scan); a banned flow is never idle. */
+	uint64_t ban_now_ns;
 };
 
 struct rw_tick {
@@ -42,6 +44,7 @@ struct rw_tick {
 	uint64_t sketch_peak_cpu;    /* most sketch packets one CPU has in the window */
 	uint64_t sketch_peak_cpu_bytes;
 	uint64_t sample_lost;        /* samples the window lost (ring buffer full) */
+	uint64_t event_lost;         /* events the window lost (ring buffer full) */
 	struct rw_thresholds next;   /* thresholds set for the next interval */
 };
 

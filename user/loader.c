@@ -60,6 +60,9 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus, RW_MAX_THRESHOLD);
 	skel->rodata->cfg_nr_cpus = ncpus;
 	skel->rodata->cfg_hot_off = rw_flow_hot_offset(p->slots);
+	skel->rodata->cfg_shared_off = rw_flow_shared_offset(p->slots);
+	skel->rodata->cfg_events = p->events;
+	skel->rodata->cfg_ban_ns = p->ban_ns;
 	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	skel->rodata->cfg_test_clock = p->test_clock;
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;
@@ -99,6 +102,7 @@ void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 	m->rules = bpf_map__fd(skel->maps.rules);
 	m->rule_hint = bpf_map__fd(skel->maps.rule_hint);
 	m->samples = bpf_map__fd(skel->maps.samples);
+	m->events = bpf_map__fd(skel->maps.events);
 }
 
 uint32_t *rw_marks_map(int marks_fd)

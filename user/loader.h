@@ -25,6 +25,8 @@ struct rw_load_params {
 	bool dry_run;           /* count drops, enforce none */
 	bool malformed_drop;    /* drop frames with broken IP headers instead of passing them */
 	bool sample;            /* sample untracked packets for the prefix counts (--levels) */
+	bool events;            /* limited / banned / unbanned into the events ring buffer */
+	uint64_t ban_ns;        /* --ban, 0 = off */
 	uint32_t nifaces;       /* per-interface totals for these; 0: all in one entry */
 	uint32_t ifindex[RW_MAX_IFACES];
 	/* Called after configuration, before the kernel load (e.g. to reuse pinned maps). */
@@ -37,7 +39,7 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 
 /* The maps the loader reads each tick, from a skeleton or from pins. */
 struct rw_maps {
-	int flows, window, stats, thresholds, marks, rules, rule_hint, samples;
+	int flows, window, stats, thresholds, marks, rules, rule_hint, samples, events;
 };
 void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m);
 

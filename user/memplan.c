@@ -95,6 +95,8 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	/* Ring buffer: data pages, mapped twice, plus its header pages. */
 	add(out, "samples", "sampled sources for --levels (ring buffer)",
 	    RW_SAMPLES_RINGBUF + 4 * 4096 + 2 * 8 * (RW_SAMPLES_RINGBUF / 4096));
+	add(out, "events", "limited / banned / unbanned for --events (ring buffer)",
+	    RW_EVENTS_RINGBUF + 4 * 4096 + 2 * 8 * (RW_EVENTS_RINGBUF / 4096));
 	add(out, "zero_flow", "template for new flows",
 	    array_bytes(ncpus, 1, rw_flow_value_size(slots, ncpus), 0));
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));

@@ -67,7 +67,7 @@ static uint32_t meta_flags(const struct rw_session *s)
 {
 	return (s->lp.dry_run ? RW_META_DRY_RUN : 0) |
 	       (s->lp.malformed_drop ? RW_META_MALFORMED_DROP : 0) |
-	       (s->lp.sample ? RW_META_SAMPLING : 0);
+	       (s->lp.sample ? RW_META_SAMPLING : 0) | (s->lp.events ? RW_META_EVENTS : 0);
 }
 
 /* The options a program enforces, as the record keeps them. */
@@ -87,6 +87,7 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	m->clock = s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE;
 	m->hash_seed = s->lp.hash_seed;
 	m->flags = meta_flags(s);
+	m->ban_ns = s->lp.ban_ns;
 	m->nifaces = cfg->nifaces;
 	memset(m->ifaces, 0, sizeof(m->ifaces));
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
@@ -170,6 +171,14 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 	if ((m->flags ^ meta_flags(s)) & RW_META_MALFORMED_DROP)
 		differs(buf, len, "--malformed", m->flags & RW_META_MALFORMED_DROP ? "drop" : "pass",
 			s->lp.malformed_drop ? "drop" : "pass");
+	if ((m->flags ^ meta_flags(s)) & RW_META_EVENTS)
+		differs(buf, len, "--events", m->flags & RW_META_EVENTS ? "on" : "off",
+			s->lp.events ? "on" : "off");
+	if (m->ban_ns != s->lp.ban_ns) {
+		snprintf(a, sizeof(a), "%.3gs", m->ban_ns / 1e9);
+		snprintf(b, sizeof(b), "%.3gs", s->lp.ban_ns / 1e9);
+		differs(buf, len, "--ban", m->ban_ns ? a : "off", s->lp.ban_ns ? b : "off");
+	}
 	if ((m->flags ^ meta_flags(s)) & RW_META_SAMPLING)
 		differs(buf, len, "--levels", m->flags & RW_META_SAMPLING ? "on" : "off",
 			s->lp.sample ? "on" : "off");
@@ -353,10 +362,11 @@ static int adopt(struct rw_session *s)
 	s->maps.rules = open_pinned_map(s, "rules");
 	s->maps.rule_hint = open_pinned_map(s, "rule_hint");
 	s->maps.samples = open_pinned_map(s, "samples");
+	s->maps.events = open_pinned_map(s, "events");
 	s->prog_fd = open_pin(s, "prog");
 	if (s->maps.flows < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
 	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->maps.rules < 0 ||
-	    s->maps.rule_hint < 0 || s->maps.samples < 0 || s->prog_fd < 0) {
+	    s->maps.rule_hint < 0 || s->maps.samples < 0 || s->maps.events < 0 || s->prog_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
@@ -662,7 +672,7 @@ void rw_persist_close_maps(struct rw_session *s)
 {
 	int *fds[] = { &s->maps.flows, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
 		       &s->maps.marks, &s->maps.rules, &s->maps.rule_hint, &s->maps.samples,
-		       &s->prog_fd };
+		       &s->maps.events, &s->prog_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

@@ -25,6 +25,7 @@
 #define RW_META_DRY_RUN (1u << 0)
 #define RW_META_MALFORMED_DROP (1u << 1)
 #define RW_META_SAMPLING (1u << 2) /* the program samples for --levels */
+#define RW_META_EVENTS (1u << 3)   /* the program emits events */
 
 struct rw_meta_iface {
 	char name[IF_NAMESIZE];
@@ -48,6 +49,7 @@ struct rw_meta {
 	uint64_t limit_packets, limit_bytes; /* per window, as the program holds them */
 	uint32_t slots, max_flows, ncpus, clock; /* clock: enum rw_clock, resolved */
 	uint64_t hash_seed;
+	uint64_t ban_ns;         /* --ban, 0 = off */
 	uint32_t nifaces;
 	uint32_t flags;          /* RW_META_DRY_RUN, RW_META_MALFORMED_DROP */
 	struct rw_meta_iface ifaces[RW_MAX_IFACES];

@@ -159,7 +159,9 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			100.0 * (double)h->residual /
 				(double)(r->tick.total.packets ? r->tick.total.packets : 1));
 	}
-	fprintf(out, "], \"sample_lost\": %" PRIu64 ", \"interfaces\": [", r->tick.sample_lost);
+	fprintf(out, "], \"sample_lost\": %" PRIu64 ", \"events_lost\": %" PRIu64
+		", \"events_not_written\": %" PRIu64 ", \"interfaces\": [", r->tick.sample_lost,
+		r->tick.event_lost, r->events_not_written);
 	for (uint32_t i = 0; i < r->nifaces; i++) {
 		const struct rw_stats *st = &r->iface[i];
 

@@ -24,6 +24,7 @@ struct rw_report {
 	struct rw_stats iface[RW_MAX_IFACES]; /* each interface's own totals */
 	const struct rw_hhh_item *hhh; /* heavy prefixes (--levels), most specific first */
 	uint32_t nhhh;
+	uint64_t events_not_written; /* --events: over the budget, ever */
 };
 
 static inline double rw_rate(uint64_t count, uint64_t span_ns)

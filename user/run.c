@@ -140,6 +140,12 @@ static int tick(struct rw_session *s)
 
 	if (s->samples)
 		ring_buffer__consume(s->samples); /* every sample up to now, before the flows */
+	if (s->event_rb) {
+		rw_events_clock(&s->events, (int64_t)rw_clock_ns(CLOCK_REALTIME) - (int64_t)now);
+		ring_buffer__consume(s->event_rb);
+	}
+	if (cfg->ban_ns)
+		s->flowtab.ban_now_ns = now;
 	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, cfg->sort, &s->ranker, &rep.tick);
 	if (err)
 		return err;
@@ -159,6 +165,10 @@ static int tick(struct rw_session *s)
 	if (err)
 		return err;
 	rw_persist_heartbeat(s);
+	if (s->event_rb) {
+		rw_events_tick_end(&s->events, now);
+		rep.events_not_written = s->events.not_written;
+	}
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
 	rep.tick_ns = mono_ns() - t0;
 	rep.ts = wall_seconds();
@@ -180,12 +190,35 @@ static int on_sample(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* Each live tracked flow's window, into the prefix counts (exact). */
+/* Each live tracked flow's window: the prefix counts (exact), and who is still limited. */
 static void on_flow(void *arg, const struct rw_key *key, const struct rw_window_sum *sum)
 {
 	struct rw_session *s = arg;
 
-	rw_hhh_exact(s->hhh, key, sum->packets);
+	if (s->hhh)
+		rw_hhh_exact(s->hhh, key, sum->packets);
+	if (s->events.f)
+		rw_events_flow(&s->events, key, sum);
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct rw_session *s = ctx;
+
+	if (size >= sizeof(struct rw_event))
+		rw_events_kernel(&s->events, data);
+	return 0;
+}
+
+/* --events: the reader of the data path's events (the output is open already). 0 or -errno. */
+static int start_events(struct rw_session *s)
+{
+	s->event_rb = ring_buffer__new(s->maps.events, on_event, s, NULL);
+	if (!s->event_rb)
+		return -errno;
+	s->flowtab.each = on_flow;
+	s->flowtab.each_arg = s;
+	return 0;
 }
 
 /* --levels: counts, the sample reader, and the flow hook. 0 or -ENOMEM/-errno. */
@@ -402,7 +435,8 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 
 int rw_run(const struct rw_config *cfg)
 {
-	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .maps = { -1, -1, -1, -1, -1, -1, -1, -1 },
+	struct rw_session s = { .cfg = cfg, .prog_fd = -1,
+				.maps = { -1, -1, -1, -1, -1, -1, -1, -1, -1 },
 				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;
 	int ret = RW_EXIT_RUNTIME, e;
@@ -440,9 +474,17 @@ int rw_run(const struct rw_config *cfg)
 			return RW_EXIT_USAGE;
 		}
 	}
+	/* An events file that cannot be written is said before anything is attached. */
+	if (cfg->events_path[0]) {
+		e = rw_events_open(&s.events, cfg->events_path);
+		if (e) {
+			fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
+			goto out;
+		}
+	}
 	if (install_signals()) {
 		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
-		return RW_EXIT_RUNTIME;
+		goto out; /* nothing loaded yet: out only frees */
 	}
 
 	clock = rw_clock_resolve(cfg->clock, rw_slot_ns(cfg), coarse_tick_ns());
@@ -457,6 +499,8 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.dry_run = cfg->dry_run;
 	s.lp.malformed_drop = cfg->malformed_drop;
 	s.lp.sample = cfg->levels.n[0] || cfg->levels.n[1];
+	s.lp.events = cfg->events_path[0] != '\0';
+	s.lp.ban_ns = cfg->ban_ns;
 	s.lp.nifaces = cfg->nifaces;
 
 	e = cfg->persist ? rw_persist_start(&s, &plan) : start_unpinned(&s, &plan);
@@ -480,6 +524,10 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: cannot read the prefix samples: %s\n", strerror(-e));
 		goto out;
 	}
+	if (s.lp.events && (e = start_events(&s))) {
+		fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
+		goto out;
+	}
 	s.tick0_ns = mono_ns();
 	describe_start(&s, &plan, clock);
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
@@ -498,6 +546,8 @@ out:
 		rw_persist_close_maps(&s);
 	rw_ruleset_free(&s.rules);
 	ring_buffer__free(s.samples);
+	ring_buffer__free(s.event_rb);
+	rw_events_close(&s.events);
 	rw_hhh_free(s.hhh);
 	free(s.hhh_items);
 	return ret;

@@ -9,6 +9,7 @@
 #include "flowtab.h"
 #include "loader.h"
 #include "pins.h"
+#include "events.h"
 #include "hhh.h"
 #include "rank.h"
 #include "rules.h"
@@ -36,6 +37,8 @@ struct rw_session {
 	struct rw_hhh *hhh;      /* --levels: prefix counts; NULL without */
 	struct ring_buffer *samples; /* the data path's sampled sources */
 	struct rw_hhh_item *hhh_items;
+	struct rw_events_out events;  /* --events: the output; f NULL without */
+	struct ring_buffer *event_rb; /* the data path's events */
 };
 
 #define RW_HHH_REPORT_MAX 64

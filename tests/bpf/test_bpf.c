@@ -48,7 +48,8 @@ static void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free
  */
 /* The load options tests vary besides the limits. */
 struct env_mode {
-	bool dry_run, malformed_drop, sample;
+	bool dry_run, malformed_drop, sample, events;
+	uint64_t ban_ns;
 };
 
 static bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
@@ -58,6 +59,7 @@ static bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint6
 		.slot_ns = slot_ns, .slots = slots, .limit_packets = limit_packets,
 		.limit_bytes = limit_bytes, .max_flows = max_flows, .test_clock = true,
 		.dry_run = mode.dry_run, .malformed_drop = mode.malformed_drop, .sample = mode.sample,
+		.events = mode.events, .ban_ns = mode.ban_ns,
 	};
 	int err;
 
@@ -1126,6 +1128,89 @@ static void test_samples_for_levels(void)
 	env_close(&e);
 }
 
+struct event_log {
+	uint32_t type[16];
+	uint64_t until[16];
+	int n;
+};
+
+static int log_event(void *ctx, void *data, size_t size)
+{
+	const struct rw_event *ev = data;
+	struct event_log *l = ctx;
+
+	CHECK_EQ(size, sizeof(*ev));
+	CHECK_EQ(ev->key.addr[3], 1); /* 198.18.0.1 */
+	if (l->n < 16) {
+		l->type[l->n] = ev->type;
+		l->until[l->n++] = ev->until_ns;
+	}
+	return 0;
+}
+
+/* The events so far, in order. */
+static void read_events(struct env *e, struct event_log *l)
+{
+	struct ring_buffer *rb = ring_buffer__new(bpf_map__fd(e->skel->maps.events), log_event, l,
+						  NULL);
+
+	CHECK(rb != NULL);
+	if (rb) {
+		ring_buffer__consume(rb);
+		ring_buffer__free(rb);
+	}
+}
+
+/* `limited` once a window per source, not once a packet. */
+static void test_events_limited_once_a_window(void)
+{
+	struct event_log l = { 0 };
+	struct env e;
+
+	if (!env_open_mode(&e, 10, 100 * MS, 10, 0, 1024, (struct env_mode){ .events = true }))
+		return;
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 30), 10);
+	set_time(&e, 505 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 30), 0);
+	read_events(&e, &l);
+	CHECK_EQ(l.n, 1);
+	CHECK_EQ(l.type[0], RW_EV_LIMITED);
+	set_time(&e, 1105 * MS); /* a window after the first one */
+	CHECK_EQ(passed_of(&e, SRC4, 30), 10);
+	read_events(&e, &l);
+	CHECK_EQ(l.n, 2);
+	CHECK_EQ(l.type[1], RW_EV_LIMITED);
+	env_close(&e);
+}
+
+/* --ban: dropped entirely for the ban, even with budget free; then released, once. */
+static void test_ban(void)
+{
+	struct event_log l = { 0 };
+	struct env e;
+
+	if (!env_open_mode(&e, 10, 100 * MS, 10, 0, 1024,
+			   (struct env_mode){ .events = true, .ban_ns = 3000 * MS }))
+		return;
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 30), 10); /* the 11th is the first drop: banned until 3.005 s */
+	set_time(&e, 1505 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 10), 0);  /* the window has budget again: banned all the same */
+	set_time(&e, 3000 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 10), 0);
+	set_time(&e, 3105 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 10), 10); /* the ban ran out: the limit alone again */
+	CHECK_EQ(passed_of(&e, SRC4, 1), 0);   /* over it again: a new ban */
+	read_events(&e, &l);
+	CHECK_EQ(l.n, 5);
+	CHECK(l.type[0] == RW_EV_LIMITED && l.type[1] == RW_EV_BANNED && l.type[2] == RW_EV_UNBANNED &&
+	      l.type[3] == RW_EV_LIMITED && l.type[4] == RW_EV_BANNED);
+	CHECK_EQ(l.until[1], 3005 * MS);
+	CHECK_EQ(l.until[4], 6105 * MS);
+	env_close(&e);
+}
+
 int main(void)
 {
 	if (geteuid() != 0) {
@@ -1154,6 +1239,8 @@ int main(void)
 	RUN(test_rules_ipv6);
 	RUN(test_rule_hint_bits);
 	RUN(test_samples_for_levels);
+	RUN(test_events_limited_once_a_window);
+	RUN(test_ban);
 	RUN(test_sketch_stale_slot_not_counted);
 	RUN(test_filter_follows_tracked_flows);
 	return tl_finish();

@@ -14,6 +14,9 @@
 #      legitimate source outside it loses nothing
 #  (f) --levels: the same flood with no rule is reported as its /16 within two
 #      windows, no source or /24 of it is, and the legitimate source is untouched
+#  (g) --ban 3s --events: a source over its limit passes nothing for the ban,
+#      even far under its limit, and everything after; the events file says
+#      limited, banned, unbanned, released, in that order
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -106,10 +109,11 @@ check "(b) the report ranks the /24 budget as 198.18.4.0/24" test $? -eq 0
 PROG=$("$RW" status --json --pin-dir "$PIN_DIR" |
 	python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['prog_id'])")
 nft_observe one ip saddr 198.18.0.1
-gen --src 198.18.0.1 --rate $OFFERED --duration 9s >/dev/null &
+gen --src 198.18.0.1 --rate $OFFERED --duration 12s >/dev/null &
 G1=$!
 sleep 2
-before=$(steady_rate one 1)
+# Admission comes in a burst as each window slides: measure over several windows.
+before=$(steady_rate one 4)
 "$RW" rule add 198.18.0.1 allow --pin-dir "$PIN_DIR" 2>"$WORK/c.err"
 check "(c) rule add exits 0" test $? -eq 0
 after=$(steady_rate one 1) # the second right after the add
@@ -122,7 +126,7 @@ again=$(steady_rate one 2)
 wait $G1
 echo "     (c) 198.18.0.1 at $OFFERED pps: $before pps before the rule, $after with" \
 	"'allow' (the second right after the add), $again after rule del"
-check "(c) before: held to the default limit" within "$before" $LIMIT 0.10
+check "(c) before: held to the default limit (within 15% over 4 s)" within "$before" $LIMIT 0.15
 check "(c) within a second of rule add, nothing of it is dropped" within "$after" $OFFERED 0.05
 check "(c) after rule del, the default limit again" at_most "$again" $((LIMIT * 11 / 10))
 check "(c) the program id is unchanged ($PROG)" test "$("$RW" status --json --pin-dir "$PIN_DIR" |
@@ -222,5 +226,42 @@ check "(f) the flood is reported as 198.18.0.0/16 within two windows" \
 	eval "[ '$first_at' -ge 1 ] && [ '$first_at' -le 2 ] && [ '$ok2' = True ]"
 check "(f) no source or /24 of the flood is reported" test "$others" -eq 0
 check "(f) the legitimate source elsewhere lost nothing" test "$(nft_count legit2)" -eq "$legit_sent"
+
+# (g) a ban, and the events that tell it
+nft_observe banned ip saddr 198.18.0.9
+start_ratewall "$WORK/g.json" --pps 10k --ban 3s --events "$WORK/g.events" --json ||
+	fail "(g) ratewall starts"
+t0=$(date +%s.%N)
+gen --src 198.18.0.9 --rate $OFFERED --duration 1s >/dev/null   # over: limited, banned
+gen --src 198.18.0.9 --rate 5000 --duration 6s >"$WORK/g_after.gen" &
+G1=$!
+sleep 0.3
+read -r ta ca < <(nft_sample banned)
+sleep "$(awk -v t0="$t0" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + 2.6 - now; print (d > 0 ? d : 0) }')"
+read -r tb cb < <(nft_sample banned)
+sleep "$(awk -v t0="$t0" -v now="$(date +%s.%N)" 'BEGIN { d = t0 + 3.8 - now; print (d > 0 ? d : 0) }')"
+read -r tc cc < <(nft_sample banned)
+sleep 2.5
+read -r td cd < <(nft_sample banned)
+wait $G1
+sleep 1.5 # a window with no drop, and a tick to see it: released
+stop_ratewall INT
+during=$((cb - ca))
+after=$(awk -v c="$((cd - cc))" -v s="$tc" -v e="$td" 'BEGIN { printf "%.1f", c / (e - s) }')
+events=$(python3 - "$WORK/g.events" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+mine = [e["event"] for e in ev if e.get("key") == "198.18.0.9"]
+ordered = all(a["ts"] <= b["ts"] for a, b in zip(ev, ev[1:]))
+print(",".join(mine), ordered)
+PY
+)
+echo "     (g) samples: t0=$t0 a=$ta/$ca b=$tb/$cb c=$tc/$cc d=$td/$cd"
+echo "     (g) banned 3 s: passed $during packets in $(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.1f", b - a }') s" \
+	"of the ban while sending 5k pps; after it $after pps; events: $events"
+check "(g) a banned source passes nothing for the ban time" test "$during" -eq 0
+check "(g) ... and everything after it (5k pps within 5%)" within "$after" 5000 0.05
+check "(g) events: limited, banned, unbanned, released, in time order" \
+	test "$events" = "limited,banned,unbanned,released True"
 
 finish

@@ -23,7 +23,7 @@ USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c us
 		 user/events.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
-	     user/memplan.c user/thresholds.c user/svccli.c user/rules.c user/hhh.c
+	     user/memplan.c user/thresholds.c user/svccli.c user/rules.c user/hhh.c user/keyset.c
 HDRS := $(wildcard user/*.h include/*.h tests/*.h)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \

@@ -9,6 +9,7 @@
 #include "svccli.h"
 #include "rules.h"
 #include "hhh.h"
+#include "keyset.h"
 #include "key.h"
 #include <arpa/inet.h>
 
@@ -209,6 +210,10 @@ static void test_cli_defaults_and_options(void)
 	CHECK(c.dry_run && c.malformed_drop);
 	CHECK_EQ(parse(&c, err, "run eth0 --malformed pass"), 0);
 	CHECK(!c.malformed_drop);
+	CHECK_EQ(parse(&c, err, "run eth0 --ban 10m --events - --levels v4:24 --hhh-share 10"), 0);
+	CHECK_EQ(c.ban_ns, 600000000000ULL);
+	CHECK_STR(c.events_path, "-");
+	CHECK(c.levels.n[0] == 1 && c.levels.len[0][0] == 24 && c.hhh_share_pct == 10);
 }
 
 /* status, stop or rule, by the line's first word. */
@@ -290,6 +295,9 @@ static void test_cli_errors(void)
 		{ "run a --replace", "needs --persist" },
 		{ "run a --malformed sideways", "--malformed: 'sideways' is not one of pass, drop" },
 		{ "run a --malformed", "needs a value" },
+		{ "run a --ban forever", "--ban: 'forever' is not a duration" },
+		{ "run a --hhh-share 0", "--hhh-share" },
+		{ "run a --levels v4:40", "1 to 32" },
 		{ "run a --persist --name ../x", "--name" },
 		{ "run a --persist --name ..", "--name" },
 		{ "run a --persist --name a\tb", "--name" },
@@ -997,6 +1005,47 @@ static void test_hhh_report(void)
 	rw_hhh_free(h);
 }
 
+static void count_swept(void *arg, const struct rw_key *k)
+{
+	(void)k;
+	(*(int *)arg)++;
+}
+
+/* The loader's set of limited sources: add, mark, sweep what was not marked. */
+static void test_keyset(void)
+{
+	struct rw_keyset s = { 0 };
+	int swept = 0;
+
+	for (uint8_t i = 0; i < 200; i++)
+		CHECK_EQ(rw_keyset_add(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, i } }), 0);
+	CHECK_EQ(rw_keyset_add(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, 7 } }), 0);
+	CHECK_EQ(s.n, 200);
+	CHECK(rw_keyset_has(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, 199 } }));
+	CHECK(!rw_keyset_has(&s, &(struct rw_key){ .family = 6, .addr = { 198, 18, 0, 199 } }));
+	for (uint8_t i = 0; i < 50; i++)
+		rw_keyset_mark(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, i } });
+	rw_keyset_sweep_unmarked(&s, count_swept, &swept);
+	CHECK_EQ(swept, 150);
+	CHECK_EQ(s.n, 50);
+	/* The marks are cleared: the next sweep takes the rest. */
+	swept = 0;
+	rw_keyset_sweep_unmarked(&s, count_swept, &swept);
+	CHECK_EQ(swept, 50);
+	CHECK_EQ(s.n, 0);
+	/* Deleted slots are reused, and the set still finds what it holds. */
+	for (int round = 0; round < 20; round++) {
+		for (uint8_t i = 0; i < 100; i++)
+			CHECK_EQ(rw_keyset_add(&s, &(struct rw_key){ .family = 4,
+								   .addr = { 10, (uint8_t)round, 0, i } }), 0);
+		for (uint8_t i = 0; i < 100; i++)
+			rw_keyset_del(&s, &(struct rw_key){ .family = 4, .addr = { 10, (uint8_t)round, 0, i } });
+	}
+	CHECK_EQ(s.n, 0);
+	CHECK(s.cap <= 1024);
+	rw_keyset_free(&s);
+}
+
 int main(void)
 {
 	RUN(test_parse_rate_valid);
@@ -1012,6 +1061,7 @@ int main(void)
 	RUN(test_rules_file);
 	RUN(test_levels_parse);
 	RUN(test_hhh_report);
+	RUN(test_keyset);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);

@@ -29,6 +29,12 @@ static inline char *fuzz_cstring(const uint8_t *data, size_t size)
 	return s;
 }
 
+/* The input as a file (the file parsers read streams); NULL when empty or no memory. */
+static inline FILE *fuzz_stream(const uint8_t *data, size_t size)
+{
+	return size ? fmemopen((void *)data, size, "r") : NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #endif

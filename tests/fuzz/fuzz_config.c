@@ -13,9 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256] = "";
 	FILE *f;
 
-	if (size == 0)
-		return 0;
-	f = fmemopen((void *)data, size, "r");
+	f = fuzz_stream(data, size);
 	if (!f)
 		return 0;
 	if (rw_config_apply_stream(f, "fuzz.conf", &cfg, err, sizeof(err)) == 0)

@@ -16,9 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256] = "", text[RW_RULE_STRLEN];
 	FILE *f;
 
-	if (size == 0)
-		return 0;
-	f = fmemopen((void *)data, size, "r");
+	f = fuzz_stream(data, size);
 	if (!f)
 		return 0;
 	if (rw_rules_parse_stream(f, "fuzz.rules", &rs, err, sizeof(err)) == 0) {

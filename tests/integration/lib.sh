@@ -94,6 +94,9 @@ stop_ratewall() {
 	wait "$RW_PID"
 }
 
+# sent_of FILE: frames the generator says it sent (its JSON in FILE).
+sent_of() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$1"; }
+
 # gen ARGS...: the generator in the sender namespace, aimed at the receiver.
 gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@"; }
 

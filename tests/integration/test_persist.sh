@@ -35,7 +35,6 @@ first_json() {
 	for _ in $(seq 50); do [ -s "$1" ] && break; sleep 0.1; done
 	python3 -c "import json, sys; r = json.loads(open(sys.argv[1]).readline()); print($2)" "$1"
 }
-sent_of() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$1"; }
 
 # (a) the loader killed while a source floods at 10x
 start_persist "$WORK/a.json" "$TB_RX" --pps 10k --json || fail "(a) ratewall starts"

@@ -47,7 +47,7 @@ print("%.0f %.0f %s" % (sum(e["pps"] for e in tops) / len(tops),
 PY
 )"
 echo "     (a) dry run: offered $offered pps, admitted $rate pps (nft), reported as would-drop $would pps"
-sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/a.gen")
+sent=$(sent_of "$WORK/a.gen")
 seen=$(nft_count v4)
 echo "     (a) frames sent $sent, seen after XDP by nft $seen"
 check "(a) nothing is dropped: nft saw every frame sent" test "$seen" -eq "$sent"
@@ -79,7 +79,7 @@ gen --src 198.18.0.3 --rate 20000 --duration 4s >"$WORK/b_deny.gen" &
 G2=$!
 wait $G1 $G2
 sleep 0.3
-sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/b_allow.gen")
+sent=$(sent_of "$WORK/b_allow.gen")
 echo "     (b) allowed source: sent $sent at $OFFERED pps, nft saw $(nft_count allowed);" \
 	"denied source: nft saw $(nft_count denied)"
 check "(b) the allowed source at 10x the limit lost nothing" test "$(nft_count allowed)" -eq "$sent"
@@ -155,7 +155,7 @@ kill -HUP "$RW_PID"
 sleep 0.5
 gen --src 198.18.0.3 --rate 20000 --duration 1s >"$WORK/d.gen"
 sleep 0.2
-sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/d.gen")
+sent=$(sent_of "$WORK/d.gen")
 check "(d) a good file on SIGHUP replaces the rules (the deny became allow)" \
 	test "$(nft_count denied)" -eq "$sent"
 check "(d) ... and rule list shows only it" test "$("$RW" rule list --pin-dir "$PIN_DIR")" = \
@@ -170,21 +170,28 @@ rc=$?
 check "(d) a bad rules file at start: exit 2 naming the line, nothing attached" \
 	eval "[ $rc -eq 2 ] && grep -q '$WORK/bad.rules:2: .allow. takes no options' '$WORK/d2.err' && ! xdp_attached $TB_RCV $TB_RX"
 
+# flood_and_legit SEED SECONDS LEGIT_PPS: 100 kpps of random sources from
+# 198.18.0.0/16 beside 198.19.0.1 at LEGIT_PPS, in the background (G1, G2);
+# the legitimate one's generator output in $WORK/legit.gen.
+flood_and_legit() {
+	gen --src 198.18.0.1 --sources 65535 --dist random --seed "$1" --rate 100000 --duration "$2s" \
+		>/dev/null &
+	G1=$!
+	gen --src 198.19.0.1 --rate "$3" --duration "$2s" >"$WORK/legit.gen" &
+	G2=$!
+}
+
 # (e) the prefix rule against a spoofed flood from one /16
 nft_observe flood ip saddr 198.18.0.0/16
 nft_observe legit ip saddr 198.19.0.1
 printf '198.18.0.0/15 limit 10k per /16\n' >"$WORK/e.rules"
 start_ratewall "$WORK/e.json" --pps 10k --rules "$WORK/e.rules" --json || fail "(e) ratewall starts"
-gen --src 198.18.0.1 --sources 65535 --dist random --seed 5 --rate 100000 --duration 8s \
-	>/dev/null &
-G1=$!
-gen --src 198.19.0.1 --rate 5000 --duration 8s >"$WORK/e_legit.gen" &
-G2=$!
+flood_and_legit 5 8 5000
 sleep 2.5
 flood=$(steady_rate flood 5)
 wait $G1 $G2
 sleep 0.3
-legit_sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/e_legit.gen")
+legit_sent=$(sent_of "$WORK/legit.gen")
 legit_seen=$(nft_count legit)
 stop_ratewall INT
 top=$(tail -n 2 "$WORK/e.json" | head -n 1 | python3 -c "import json, sys; print(json.load(sys.stdin)['top'][0]['key'])")
@@ -197,15 +204,11 @@ check "(e) the report ranks the flood as 198.18.0.0/16" test "$top" = "198.18.0.
 # (f) hierarchical heavy hitters: the flood found as its /16
 nft_observe legit2 ip saddr 198.19.0.1
 start_ratewall "$WORK/f.json" --pps 10k --levels "v4:32,24,16" --json || fail "(f) ratewall starts"
-gen --src 198.18.0.1 --sources 65535 --dist random --seed 6 --rate 100000 --duration 5s \
-	>/dev/null &
-G1=$!
-gen --src 198.19.0.1 --rate 3000 --duration 5s >"$WORK/f_legit.gen" &
-G2=$!
+flood_and_legit 6 5 3000
 wait $G1 $G2
 sleep 0.3
 stop_ratewall INT
-legit_sent=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$WORK/f_legit.gen")
+legit_sent=$(sent_of "$WORK/legit.gen")
 read -r first_at ok2 others lost <<<"$(python3 - "$WORK/f.json" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]

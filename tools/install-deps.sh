@@ -7,7 +7,7 @@
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
-iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev"
+iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev curl"
 
 missing=""
 for p in $PACKAGES; do

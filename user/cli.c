@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "listen.h"
 #include "ratewall.h"
 #include "units.h"
 
@@ -46,6 +47,8 @@ void rw_cli_usage(FILE *out)
 		"                      entirely this long, then released\n"
 		"  --events FILE|-     limited, released, banned, unbanned as JSON lines\n"
 		"                      (at most 1000 a second; the rest counted)\n"
+		"  --metrics [ADDR:]PORT  serve /metrics for Prometheus (address default\n"
+		"                      127.0.0.1; IPv6 as [::1]:PORT)\n"
 		"  --dry-run           drop nothing: count and report what would be dropped\n"
 		"  --malformed pass|drop  frames whose IPv4/IPv6 headers do not hold together\n"
 		"                      (truncated, bad lengths): pass them unkeyed (default)\n"
@@ -86,7 +89,7 @@ enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
-	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS,
+	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS,
 };
 
 static const struct option run_options[] = {
@@ -111,6 +114,7 @@ static const struct option run_options[] = {
 	{ "hhh-share", required_argument, NULL, OPT_HHH_SHARE },
 	{ "ban", required_argument, NULL, OPT_BAN },
 	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "malformed", required_argument, NULL, OPT_MALFORMED },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "replace", no_argument, NULL, OPT_REPLACE },
@@ -222,6 +226,17 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		if (rw_parse_duration(arg, &cfg->ban_ns))
 			return fail(err, errlen, "--ban: '%s' is not a duration (e.g. 30s, 10m)", arg);
 		return 0;
+	case OPT_METRICS: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+
+		if (strlen(arg) >= sizeof(cfg->metrics))
+			return fail(err, errlen, "--metrics: '%s' is too long", arg);
+		if (rw_parse_listen(arg, &ss, &len, err, errlen))
+			return -EINVAL;
+		strcpy(cfg->metrics, arg);
+		return 0;
+	}
 	case OPT_EVENTS:
 		if (!arg[0] || strlen(arg) >= RW_PATH_MAX)
 			return fail(err, errlen, "--events: give a file path (or -) shorter than %d bytes",

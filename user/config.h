@@ -58,6 +58,7 @@ struct rw_config {
 	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
 	uint64_t ban_ns;              /* --ban: 0 = no bans */
 	char events_path[RW_PATH_MAX]; /* --events FILE or "-", "" = none */
+	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
 	char name[RW_NAME_MAX];
 };
 

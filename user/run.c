@@ -172,6 +172,8 @@ static int tick(struct rw_session *s)
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
 	rep.tick_ns = mono_ns() - t0;
 	rep.ts = wall_seconds();
+	if (s->metrics.daemon)
+		rw_metrics_publish(&s->metrics, &rep);
 	if (cfg->json)
 		rw_report_json(stdout, &rep);
 	else
@@ -482,6 +484,15 @@ int rw_run(const struct rw_config *cfg)
 			goto out;
 		}
 	}
+	/* A busy metrics port is said before anything is attached, too. */
+	if (cfg->metrics[0]) {
+		char err[256];
+
+		if (rw_metrics_start(&s.metrics, cfg->metrics, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: %s\n", err);
+			goto out;
+		}
+	}
 	if (install_signals()) {
 		fprintf(stderr, "ratewall: cannot install signal handlers: %s\n", strerror(errno));
 		goto out; /* nothing loaded yet: out only frees */
@@ -547,6 +558,8 @@ out:
 	rw_ruleset_free(&s.rules);
 	ring_buffer__free(s.samples);
 	ring_buffer__free(s.event_rb);
+	if (s.metrics.daemon)
+		rw_metrics_stop(&s.metrics);
 	rw_events_close(&s.events);
 	rw_hhh_free(s.hhh);
 	free(s.hhh_items);

@@ -11,6 +11,7 @@
 #include "pins.h"
 #include "events.h"
 #include "hhh.h"
+#include "metrics.h"
 #include "rank.h"
 #include "rules.h"
 
@@ -39,6 +40,7 @@ struct rw_session {
 	struct rw_hhh_item *hhh_items;
 	struct rw_events_out events;  /* --events: the output; f NULL without */
 	struct ring_buffer *event_rb; /* the data path's events */
+	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 };
 
 #define RW_HHH_REPORT_MAX 64

@@ -10,6 +10,7 @@
 #include "rules.h"
 #include "hhh.h"
 #include "keyset.h"
+#include "listen.h"
 #include "key.h"
 #include <arpa/inet.h>
 
@@ -1046,6 +1047,29 @@ static void test_keyset(void)
 	rw_keyset_free(&s);
 }
 
+static void test_parse_listen(void)
+{
+	static const struct { const char *in, *out; } good[] = {
+		{ "9100", "127.0.0.1:9100" }, { "0.0.0.0:80", "0.0.0.0:80" },
+		{ "[::1]:9100", "[::1]:9100" }, { "[::]:1", "[::]:1" }, { "10.1.2.3:65535", "10.1.2.3:65535" },
+	};
+	static const char *const bad[] = { "", "0", "65536", "host:9100", ":9100", "[::1]9100",
+					   "[::1:9100", "1.2.3.4:", "9100x", "::1:9100" };
+	struct sockaddr_storage ss;
+	char err[256], text[64];
+	socklen_t len;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		CHECK_EQ(rw_parse_listen(good[i].in, &ss, &len, err, sizeof(err)), 0);
+		rw_format_listen(&ss, text, sizeof(text));
+		CHECK_STR(text, good[i].out);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK_EQ(rw_parse_listen(bad[i], &ss, &len, err, sizeof(err)), -EINVAL);
+		CHECK(strncmp(err, "--metrics:", 10) == 0);
+	}
+}
+
 int main(void)
 {
 	RUN(test_parse_rate_valid);
@@ -1062,6 +1086,7 @@ int main(void)
 	RUN(test_levels_parse);
 	RUN(test_hhh_report);
 	RUN(test_keyset);
+	RUN(test_parse_listen);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);

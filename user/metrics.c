@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "metrics.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "errmsg.h"
+#include "key.h"
+#include "listen.h"
+
+#ifndef RATEWALL_VERSION
+#define RATEWALL_VERSION "0.2.0"
+#endif
+
+/* Upper bounds of the tick histogram, seconds. */
+static const double tick_le[RW_TICK_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 1 };
+
+/* A label value: backslash, double quote and newline escaped. */
+static void label(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void head(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One counter per interface, from a field of struct rw_stats. */
+static void per_iface(FILE *out, const struct rw_report *r, const char *name, const char *help,
+		      size_t field_off, bool passed)
+{
+	head(out, name, "counter", help);
+	for (uint32_t i = 0; i < r->nifaces; i++) {
+		const struct rw_stats *st = &r->iface[i];
+		uint64_t v = passed ? rw_stats_passed(st) : *(const uint64_t *)((const char *)st + field_off);
+
+		fprintf(out, "%s{interface=\"", name);
+		label(out, r->cfg->ifnames[i]);
+		fprintf(out, "\"} %" PRIu64 "\n", v);
+	}
+}
+
+static void top_gauge(FILE *out, const struct rw_report *r, const char *name, const char *help,
+		      int what)
+{
+	head(out, name, "gauge", help);
+	for (uint32_t i = 0; i < r->ntop; i++) {
+		const struct rw_rank_entry *e = &r->top[i];
+		char key[RW_KEY_STRLEN];
+		double v;
+
+		rw_key_format(&e->key, key, sizeof(key));
+		v = what == 0 ? rw_rate(e->sum.packets, r->span_ns) :
+		    what == 1 ? rw_rate(e->sum.bytes * 8, r->span_ns) :
+		    what == 2 ? rw_rate(e->sum.drop_packets, r->span_ns) :
+				(e->sum.drop_packets ? 1.0 : 0.0);
+		fprintf(out, "%s{source=\"%s\"} %.10g\n", name, key, v);
+	}
+}
+
+void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r)
+{
+	head(out, "ratewall_build_info", "gauge", "Version of the running ratewall; always 1.");
+	fprintf(out, "ratewall_build_info{version=\"%s\"} 1\n", RATEWALL_VERSION);
+	per_iface(out, r, "ratewall_received_packets_total", "Packets the XDP program saw.",
+		  offsetof(struct rw_stats, rx_packets), false);
+	per_iface(out, r, "ratewall_received_bytes_total", "Bytes the XDP program saw.",
+		  offsetof(struct rw_stats, rx_bytes), false);
+	per_iface(out, r, "ratewall_passed_packets_total",
+		  "Packets passed on to the stack (with --dry-run: all of them would have been).", 0,
+		  true);
+	per_iface(out, r, "ratewall_dropped_packets_total",
+		  "Packets dropped: over a limit, denied, banned, malformed with --malformed drop.",
+		  offsetof(struct rw_stats, dropped), false);
+	per_iface(out, r, "ratewall_dropped_bytes_total", "Bytes of the dropped packets.",
+		  offsetof(struct rw_stats, dropped_bytes), false);
+	per_iface(out, r, "ratewall_malformed_packets_total",
+		  "Frames whose IPv4/IPv6 headers do not hold together (never keyed).",
+		  offsetof(struct rw_stats, malformed), false);
+	per_iface(out, r, "ratewall_non_ip_packets_total", "Frames that are not IP (passed).",
+		  offsetof(struct rw_stats, non_ip), false);
+	head(out, "ratewall_tracked_sources", "gauge", "Sources counted exactly now.");
+	fprintf(out, "ratewall_tracked_sources %" PRIu64 "\n", r->tick.flows);
+	head(out, "ratewall_window_packets", "gauge", "Keyed packets in the sliding window.");
+	fprintf(out, "ratewall_window_packets %" PRIu64 "\n", (uint64_t)r->tick.total.packets);
+	head(out, "ratewall_window_sketch_packets", "gauge",
+	     "Of the window's packets, those counted in the sketch only (untracked sources).");
+	fprintf(out, "ratewall_window_sketch_packets %" PRIu64 "\n", r->tick.sketch_packets);
+	head(out, "ratewall_window_dropped_packets", "gauge", "Packets dropped in the window.");
+	fprintf(out, "ratewall_window_dropped_packets %" PRIu64 "\n",
+		(uint64_t)r->tick.total.drop_packets);
+	head(out, "ratewall_tick_duration_seconds", "histogram",
+	     "What reading, wiping and ranking took each interval.");
+	for (int i = 0; i < RW_TICK_BUCKETS; i++) /* each bucket counts every tick <= its bound */
+		fprintf(out, "ratewall_tick_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n", tick_le[i],
+			m->tick_bucket[i]);
+	fprintf(out, "ratewall_tick_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
+		m->tick_count);
+	fprintf(out, "ratewall_tick_duration_seconds_sum %.9f\n", m->tick_sum);
+	fprintf(out, "ratewall_tick_duration_seconds_count %" PRIu64 "\n", m->tick_count);
+	top_gauge(out, r, "ratewall_source_packets_per_second",
+		  "Offered packets per second over the window, for the top-N sources only.", 0);
+	top_gauge(out, r, "ratewall_source_bits_per_second",
+		  "Offered bits per second over the window, for the top-N sources only.", 1);
+	top_gauge(out, r, "ratewall_source_dropped_packets_per_second",
+		  "Dropped packets per second over the window, for the top-N sources only.", 2);
+	top_gauge(out, r, "ratewall_source_limited",
+		  "1 when a top-N source had packets dropped in the window.", 3);
+	if (r->cfg->levels.n[0] || r->cfg->levels.n[1]) {
+		head(out, "ratewall_prefix_packets", "gauge",
+		     "Heavy prefixes (--levels): window packets net of their heavy more-specific "
+		     "prefixes.");
+		for (uint32_t i = 0; i < r->nhhh; i++) {
+			char key[RW_KEY_STRLEN];
+
+			rw_key_format(&r->hhh[i].prefix, key, sizeof(key));
+			fprintf(out, "ratewall_prefix_packets{prefix=\"%s\",level=\"%u\"} %" PRIu64 "\n",
+				key, RW_KEY_PREFIX_LEN(&r->hhh[i].prefix), r->hhh[i].residual);
+		}
+	}
+}
+
+void rw_metrics_publish(struct rw_metrics *m, const struct rw_report *r)
+{
+	double secs = r->tick_ns / 1e9;
+	char *page = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	for (int i = 0; i < RW_TICK_BUCKETS; i++)
+		m->tick_bucket[i] += secs <= tick_le[i];
+	m->tick_count++;
+	m->tick_sum += secs;
+	out = open_memstream(&page, &len);
+	if (!out)
+		return;
+	rw_metrics_render(out, m, r);
+	if (fclose(out)) {
+		free(page);
+		return;
+	}
+	pthread_mutex_lock(&m->lock);
+	free(m->page);
+	m->page = page;
+	m->len = len;
+	pthread_mutex_unlock(&m->lock);
+}
+
+static enum MHD_Result serve(void *cls, struct MHD_Connection *c, const char *url,
+			     const char *method, const char *version, const char *upload,
+			     size_t *upload_size, void **state)
+{
+	static const char not_found[] = "ratewall serves /metrics only\n";
+	struct rw_metrics *m = cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char *copy = NULL;
+	size_t len = 0;
+
+	(void)version, (void)upload, (void)upload_size, (void)state;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		resp = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+		ret = MHD_queue_response(c, MHD_HTTP_METHOD_NOT_ALLOWED, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	if (strcmp(url, "/metrics") != 0) {
+		resp = MHD_create_response_from_buffer(sizeof(not_found) - 1, (void *)not_found,
+						       MHD_RESPMEM_PERSISTENT);
+		ret = MHD_queue_response(c, MHD_HTTP_NOT_FOUND, resp);
+		MHD_destroy_response(resp);
+		return ret;
+	}
+	pthread_mutex_lock(&m->lock);
+	if (m->page && (copy = malloc(m->len)))
+		memcpy(copy, m->page, (len = m->len));
+	pthread_mutex_unlock(&m->lock);
+	/* Before the first tick there is nothing to say yet: an empty, valid page. */
+	resp = MHD_create_response_from_buffer(len, copy, copy ? MHD_RESPMEM_MUST_FREE
+							       : MHD_RESPMEM_PERSISTENT);
+	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int rw_metrics_start(struct rw_metrics *m, const char *listen_on, char *err, size_t errlen)
+{
+	struct sockaddr_storage ss;
+	char where[64];
+	socklen_t len;
+	int fd, one = 1, e;
+
+	memset(m, 0, sizeof(*m));
+	pthread_mutex_init(&m->lock, NULL);
+	if (rw_parse_listen(listen_on, &ss, &len, err, errlen))
+		return -EINVAL;
+	rw_format_listen(&ss, where, sizeof(where));
+	/* Our own socket: a busy port is said with its errno, before anything serves. */
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return rw_fail(err, errlen, -errno, "--metrics: cannot listen on %s: %s", where,
+			       strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, len) || listen(fd, 64)) {
+		e = errno;
+		close(fd);
+		return rw_fail(err, errlen, -e, "--metrics: cannot listen on %s: %s", where,
+			       strerror(e));
+	}
+	m->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+				     (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+				     0, NULL, NULL, serve, m, MHD_OPTION_LISTEN_SOCKET, fd,
+				     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10, MHD_OPTION_END);
+	if (!m->daemon) {
+		close(fd);
+		return rw_fail(err, errlen, -EIO, "--metrics: cannot serve on %s", where);
+	}
+	return 0;
+}
+
+void rw_metrics_stop(struct rw_metrics *m)
+{
+	if (m->daemon)
+		MHD_stop_daemon(m->daemon); /* closes the listening socket too */
+	m->daemon = NULL;
+	free(m->page);
+	m->page = NULL;
+	pthread_mutex_destroy(&m->lock);
+}

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Installs the Debian packages ratewall needs to build, test and benchmark
 # (man-db, groff-base and systemd: the tests render the man page and verify the unit;
-# libclang-rt-dev: clang's libFuzzer runtime for the fuzz targets).
+# libclang-rt-dev: clang's libFuzzer runtime for the fuzz targets; prometheus:
+# the fleet test runs its server and promtool in a namespace).
 # Quiet and quick when everything is already there.
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
-iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev curl"
+iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev curl prometheus tmux"
 
 missing=""
 for p in $PACKAGES; do
@@ -23,5 +24,16 @@ fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
+# Packages with services (prometheus) are installed, never started: the tests
+# run their own copies inside namespaces.
+norc=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+	chmod +x /usr/sbin/policy-rc.d
+	norc=1
+fi
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+rc=$?
+[ -n "$norc" ] && rm -f /usr/sbin/policy-rc.d
+exit $rc

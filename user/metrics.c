@@ -63,7 +63,7 @@ static void top_gauge(FILE *out, const struct rw_report *r, const char *name, co
 
 		rw_key_format(&e->key, key, sizeof(key));
 		v = what == 0 ? rw_rate(e->sum.packets, r->span_ns) :
-		    what == 1 ? rw_rate(e->sum.bytes * 8, r->span_ns) :
+		    what == 1 ? rw_rate(e->sum.bytes, r->span_ns) :
 		    what == 2 ? rw_rate(e->sum.drop_packets, r->span_ns) :
 				(e->sum.drop_packets ? 1.0 : 0.0);
 		fprintf(out, "%s{source=\"%s\"} %.10g\n", name, key, v);
@@ -112,8 +112,8 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 	fprintf(out, "ratewall_tick_duration_seconds_count %" PRIu64 "\n", m->tick_count);
 	top_gauge(out, r, "ratewall_source_packets_per_second",
 		  "Offered packets per second over the window, for the top-N sources only.", 0);
-	top_gauge(out, r, "ratewall_source_bits_per_second",
-		  "Offered bits per second over the window, for the top-N sources only.", 1);
+	top_gauge(out, r, "ratewall_source_bytes_per_second",
+		  "Offered bytes per second over the window, for the top-N sources only.", 1);
 	top_gauge(out, r, "ratewall_source_dropped_packets_per_second",
 		  "Dropped packets per second over the window, for the top-N sources only.", 2);
 	top_gauge(out, r, "ratewall_source_limited",

@@ -25,6 +25,12 @@ cleanup() {
 		rm -rf "$PIN_DIR"
 	fi
 	tb_down
+	# Namespaces a test made beyond its testbed: whatever runs there goes too.
+	for _ns in ${EXTRA_NS:-}; do
+		# shellcheck disable=SC2046
+		kill -9 $(ip netns pids "$_ns" 2>/dev/null) 2>/dev/null
+		ip netns del "$_ns" 2>/dev/null
+	done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -3,9 +3,9 @@
 # The fleet view: Debian's Prometheus scrapes three ratewall instances (three
 # testbeds, each its own receiver namespace) over veth links from a monitor
 # namespace, and answers "top sources across all hosts" in PromQL:
-#  (a) topk(10, sum by (source) (ratewall_source_packets_per_second)) gives
-#      each source's rate summed over the hosts, within 10 % of what the
-#      generators send (within 15 %: paced senders come in bursts), heaviest first
+#  (a) topk(10, sum by (source) (avg_over_time(...[5s]))) gives each source's
+#      rate summed over the hosts, within 15 % of what the generators send
+#      (paced senders come in bursts), heaviest first
 #  (b) the alerting rule RatewallSourceLimited fires for the source that is
 #      over its limit on some host, and only for it
 # Everything (namespaces, links, Prometheus) is removed on exit.

@@ -943,7 +943,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 		return XDP_PASS;
 	if (f->epoch != epoch)
 		rw_flush(f, v, epoch, st);
-	sh = v + (cfg_shared_off & 0xffff);
+	sh = v + cfg_shared_off;
 	banned = cfg_ban_ns && rw_banned(sh, &key, now, ws);
 	/* Decide before counting: the sum a refill takes must not hold this packet. */
 	admit = !lim.deny && !banned &&

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "errmsg.h"
+#include "lines.h"
 #include "listen.h"
 #include "ratewall.h"
 #include "units.h"
@@ -321,41 +322,19 @@ static int config_switch(const char *v)
 	return choice(v, off, ARRAY_LEN(off)) >= 0 ? 0 : -1;
 }
 
-/* Strips a comment and surrounding blanks, in place; returns the start. */
-static char *config_trim(char *line)
-{
-	char *end;
-
-	line[strcspn(line, "#\r\n")] = '\0';
-	while (*line == ' ' || *line == '\t')
-		line++;
-	end = line + strlen(line);
-	while (end > line && (end[-1] == ' ' || end[-1] == '\t'))
-		*--end = '\0';
-	return line;
-}
-
 int rw_config_apply_stream(FILE *f, const char *path, struct rw_config *cfg, char *err,
 			   size_t errlen)
 {
-	char buf[RW_CONFIG_LINE_MAX + 2], why[256];
+	char buf[RW_CONFIG_LINE_MAX + 2], why[256], *line;
 	unsigned int seen[64] = { 0 }, lineno = 0;
-	int ret = 0;
+	int ret = 0, got;
 
-	while (!ret && fgets(buf, sizeof(buf), f)) {
+	while (!ret && (got = rw_next_line(f, buf, sizeof(buf), &lineno, &line, path, err,
+					  errlen)) == 1) {
 		const struct option *o;
-		char *line, *key, *val;
+		char *key, *val;
 		size_t klen;
 
-		lineno++;
-		if (strlen(buf) > RW_CONFIG_LINE_MAX && !strchr(buf, '\n')) {
-			ret = fail(err, errlen, "%s:%u: line longer than %d bytes", path, lineno,
-				   RW_CONFIG_LINE_MAX);
-			break;
-		}
-		line = config_trim(buf);
-		if (!*line)
-			continue;
 		klen = strcspn(line, " \t=");
 		key = line;
 		val = line + klen;
@@ -392,6 +371,8 @@ int rw_config_apply_stream(FILE *f, const char *path, struct rw_config *cfg, cha
 		if (parse_one(o->val, val, cfg, why, sizeof(why)))
 			ret = fail(err, errlen, "%s:%u: %s", path, lineno, why);
 	}
+	if (!ret && got < 0)
+		ret = got; /* an overlong line, said by rw_next_line */
 	if (!ret && ferror(f))
 		ret = fail(err, errlen, "--config: cannot read '%s': %s", path, strerror(errno));
 	return ret;

@@ -7,10 +7,8 @@
 #include "memcmd.h"
 #include "run.h"
 #include "svccmd.h"
+#include "version.h"
 
-#ifndef RATEWALL_VERSION
-#define RATEWALL_VERSION "0.2.0"
-#endif
 
 static void usage(FILE *out)
 {

@@ -11,10 +11,8 @@
 #include "errmsg.h"
 #include "key.h"
 #include "listen.h"
+#include "version.h"
 
-#ifndef RATEWALL_VERSION
-#define RATEWALL_VERSION "0.2.0"
-#endif
 
 /* Upper bounds of the tick histogram, seconds. */
 static const double tick_le[RW_TICK_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 1 };

@@ -41,28 +41,6 @@ static int pin_as(const struct rw_session *s, int fd, const char *what)
 	return bpf_obj_pin(fd, path) ? -errno : 0;
 }
 
-/* Opens dir/what; a negative errno when it is not there. */
-static int open_pin(const struct rw_session *s, const char *what)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (rw_pin_path(path, sizeof(path), s->inst.dir, what))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
-static void link_pin_name(char *buf, size_t len, const char *ifname)
-{
-	snprintf(buf, len, "link_%s", ifname);
-}
-
-static void map_pin_name(char *buf, size_t len, const char *map)
-{
-	snprintf(buf, len, "map_%s", map);
-}
-
 static uint32_t meta_flags(const struct rw_session *s)
 {
 	return (s->lp.dry_run ? RW_META_DRY_RUN : 0) |
@@ -214,40 +192,15 @@ static void meta_loader(struct rw_meta *m)
 	m->loads++;
 }
 
-static uint32_t prog_id_of(int prog_fd)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
-}
-
-/* Interface index a pinned XDP link is attached to, 0 when detached; prog id in *prog. */
-static uint32_t link_target(int link_fd, uint32_t *prog)
-{
-	struct bpf_link_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	if (bpf_obj_get_info_by_fd(link_fd, &info, &len) || info.type != BPF_LINK_TYPE_XDP)
-		return 0;
-	*prog = info.prog_id;
-	return info.xdp.ifindex;
-}
-
 /* The pinned link of interface i when it is live there with program prog_id; else -1. */
 static int live_link(const struct rw_session *s, uint32_t i, uint32_t prog_id)
 {
 	uint32_t on_prog = 0;
-	char name[32];
-	int fd;
+	int fd = rw_pin_open_link(s->inst.dir, s->cfg->ifnames[i]);
 
-	link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
-	fd = open_pin(s, name);
 	if (fd < 0)
 		return -1;
-	if (link_target(fd, &on_prog) == s->lp.ifindex[i] && on_prog == prog_id)
+	if (rw_link_target(fd, &on_prog, NULL) == s->lp.ifindex[i] && on_prog == prog_id)
 		return fd;
 	close(fd);
 	return -1;
@@ -265,7 +218,7 @@ static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode
 		fprintf(stderr, "ratewall: %s\n", err);
 		return e;
 	}
-	link_pin_name(name, sizeof(name), s->cfg->ifnames[i]);
+	rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
 	e = pin_as(s, s->at[i].link_fd, name);
 	if (e)
 		fprintf(stderr, "ratewall: cannot pin the link of %s in %s: %s\n", s->cfg->ifnames[i],
@@ -285,7 +238,7 @@ static int pin_maps(struct rw_session *s, const bool *kept)
 			continue;
 		if (kept && kept[i++])
 			continue;
-		map_pin_name(name, sizeof(name), bpf_map__name(map));
+		rw_pin_map_name(name, sizeof(name), bpf_map__name(map));
 		e = pin_as(s, bpf_map__fd(map), name);
 		if (e) {
 			fprintf(stderr, "ratewall: cannot pin map %s in %s: %s\n", bpf_map__name(map),
@@ -328,7 +281,7 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 		goto undo;
 	}
 	fprintf(stderr, "ratewall: created instance %s in %s (program id %u)\n", s->cfg->name,
-		s->inst.dir, prog_id_of(s->prog_fd));
+		s->inst.dir, rw_prog_id(s->prog_fd));
 	return -1;
 undo:
 	/* Nothing half-made stays behind: detach what was attached, remove every pin. */
@@ -340,30 +293,22 @@ undo:
 	return RW_EXIT_RUNTIME;
 }
 
-static int open_pinned_map(const struct rw_session *s, const char *map)
-{
-	char name[64];
-
-	map_pin_name(name, sizeof(name), map);
-	return open_pin(s, name);
-}
-
 /* Same options: take over the pinned maps and links as they are. */
 static int adopt(struct rw_session *s)
 {
 	struct rw_meta *m = &s->inst.meta;
 	uint32_t prog_id;
 
-	s->maps.flows = open_pinned_map(s, "flows");
-	s->maps.window = open_pinned_map(s, "window");
-	s->maps.stats = open_pinned_map(s, "stats");
-	s->maps.thresholds = open_pinned_map(s, "thresholds");
-	s->maps.marks = open_pinned_map(s, "marks");
-	s->maps.rules = open_pinned_map(s, "rules");
-	s->maps.rule_hint = open_pinned_map(s, "rule_hint");
-	s->maps.samples = open_pinned_map(s, "samples");
-	s->maps.events = open_pinned_map(s, "events");
-	s->prog_fd = open_pin(s, "prog");
+	s->maps.flows = rw_pin_open_map(s->inst.dir, "flows");
+	s->maps.window = rw_pin_open_map(s->inst.dir, "window");
+	s->maps.stats = rw_pin_open_map(s->inst.dir, "stats");
+	s->maps.thresholds = rw_pin_open_map(s->inst.dir, "thresholds");
+	s->maps.marks = rw_pin_open_map(s->inst.dir, "marks");
+	s->maps.rules = rw_pin_open_map(s->inst.dir, "rules");
+	s->maps.rule_hint = rw_pin_open_map(s->inst.dir, "rule_hint");
+	s->maps.samples = rw_pin_open_map(s->inst.dir, "samples");
+	s->maps.events = rw_pin_open_map(s->inst.dir, "events");
+	s->prog_fd = rw_pin_open(s->inst.dir, "prog");
 	if (s->maps.flows < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
 	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->maps.rules < 0 ||
 	    s->maps.rule_hint < 0 || s->maps.samples < 0 || s->maps.events < 0 || s->prog_fd < 0) {
@@ -371,7 +316,7 @@ static int adopt(struct rw_session *s)
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
 	}
-	prog_id = prog_id_of(s->prog_fd);
+	prog_id = rw_prog_id(s->prog_fd);
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		uint32_t i = s->nat;
 		int fd = live_link(s, i, prog_id);
@@ -438,7 +383,7 @@ static int reuse_pinned(struct ratewall_bpf *skel, void *arg)
 		rc->kept[i++] = keep;
 		if (!keep)
 			continue;
-		fd = open_pinned_map(rc->s, bpf_map__name(map));
+		fd = rw_pin_open_map(rc->s->inst.dir, bpf_map__name(map));
 		if (fd < 0)
 			return fd;
 		e = bpf_map__reuse_fd(map, fd);
@@ -454,8 +399,8 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 {
 	struct rw_meta *m = &s->inst.meta;
 	struct reuse_ctx rc = { .s = s, .layout = same_layout(m, s), .ifaces = same_ifaces(m, s) };
-	int old_prog = open_pin(s, "prog"), e;
-	uint32_t old_id = old_prog >= 0 ? prog_id_of(old_prog) : 0, new_id;
+	int old_prog = rw_pin_open(s->inst.dir, "prog"), e;
+	uint32_t old_id = old_prog >= 0 ? rw_prog_id(old_prog) : 0, new_id;
 
 	if (old_prog < 0) {
 		fprintf(stderr, "ratewall: instance %s has no pinned program; remove it with: "
@@ -471,7 +416,7 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 		close(old_prog);
 		return e;
 	}
-	new_id = prog_id_of(s->prog_fd);
+	new_id = rw_prog_id(s->prog_fd);
 	/* Before the links switch: the new program must meet its rules from its first packet. */
 	if ((!rc.layout && rw_first_thresholds(s)) || rw_session_rules(s, m->window_ns != s->cfg->window_ns ||
 									 m->slots != s->lp.slots ||
@@ -512,8 +457,8 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 			listed |= strcmp(m->ifaces[j].name, s->cfg->ifnames[i]) == 0;
 		if (listed)
 			continue;
-		link_pin_name(name, sizeof(name), m->ifaces[j].name);
-		fd = open_pin(s, name);
+		rw_pin_link_name(name, sizeof(name), m->ifaces[j].name);
+		fd = rw_pin_open(s->inst.dir, name);
 		if (fd >= 0) {
 			bpf_link_detach(fd);
 			close(fd);
@@ -594,7 +539,7 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 		return e;
 	if (!existed)
 		return create(s, plan);
-	e = open_pin(s, "meta");
+	e = rw_pin_open(s->inst.dir, "meta");
 	if (e == -ENOENT) {
 		/* A start that died before its record was pinned: nothing in it is complete. */
 		fprintf(stderr, "ratewall: %s holds an unfinished start; removing it\n", s->inst.dir);

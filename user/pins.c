@@ -80,6 +80,67 @@ int rw_pin_path(char *buf, size_t len, const char *dir, const char *what)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+void rw_pin_map_name(char *buf, size_t len, const char *map)
+{
+	snprintf(buf, len, "map_%s", map);
+}
+
+void rw_pin_link_name(char *buf, size_t len, const char *ifname)
+{
+	snprintf(buf, len, "link_%s", ifname);
+}
+
+int rw_pin_open(const char *dir, const char *what)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (rw_pin_path(path, sizeof(path), dir, what))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+int rw_pin_open_map(const char *dir, const char *map)
+{
+	char name[64];
+
+	rw_pin_map_name(name, sizeof(name), map);
+	return rw_pin_open(dir, name);
+}
+
+int rw_pin_open_link(const char *dir, const char *ifname)
+{
+	char name[32];
+
+	rw_pin_link_name(name, sizeof(name), ifname);
+	return rw_pin_open(dir, name);
+}
+
+uint32_t rw_prog_id(int prog_fd)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+uint32_t rw_link_target(int link_fd, uint32_t *prog_id, uint32_t *link_id)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(link_fd, &info, &len) || info.type != BPF_LINK_TYPE_XDP)
+		return 0;
+	if (prog_id)
+		*prog_id = info.prog_id;
+	if (link_id)
+		*link_id = info.id;
+	return info.xdp.ifindex;
+}
+
 int rw_meta_create(void)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);

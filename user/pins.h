@@ -77,6 +77,20 @@ int rw_pins_root(const char *root, char *err, size_t errlen);
 
 /* dir/what, or -ENAMETOOLONG. */
 int rw_pin_path(char *buf, size_t len, const char *dir, const char *what);
+/* The pin names of a map and of an interface's link. */
+void rw_pin_map_name(char *buf, size_t len, const char *map);
+void rw_pin_link_name(char *buf, size_t len, const char *ifname);
+/* Opens dir/what, dir/map_<map>, dir/link_<ifname>: an fd, or a negative errno. */
+int rw_pin_open(const char *dir, const char *what);
+int rw_pin_open_map(const char *dir, const char *map);
+int rw_pin_open_link(const char *dir, const char *ifname);
+/* A program's id, 0 when it cannot be read. */
+uint32_t rw_prog_id(int prog_fd);
+/*
+ * Interface index an XDP link is attached to, 0 when detached or unreadable;
+ * its program's id and its own id in *prog_id, *link_id (either may be NULL).
+ */
+uint32_t rw_link_target(int link_fd, uint32_t *prog_id, uint32_t *link_id);
 
 /* A new, empty meta map (not pinned). Returns its fd or a negative errno. */
 int rw_meta_create(void);

@@ -8,6 +8,13 @@
 #include "key.h"
 #include "units.h"
 
+/* A heavy prefix's part of the window's packets, net of its heavy descendants. */
+static double hhh_share(const struct rw_report *r, const struct rw_hhh_item *h)
+{
+	return 100.0 * (double)h->residual /
+	       (double)(r->tick.total.packets ? r->tick.total.packets : 1);
+}
+
 /* The source's part of all traffic in the window, by what the ranking sorts on. */
 static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
 {
@@ -62,9 +69,7 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 			char key[RW_KEY_STRLEN];
 
 			rw_key_format(&r->hhh[i].prefix, key, sizeof(key));
-			fprintf(out, "%s %s %.1f%%", i ? "," : "", key,
-				100.0 * (double)r->hhh[i].residual /
-					(double)(r->tick.total.packets ? r->tick.total.packets : 1));
+			fprintf(out, "%s %s %.1f%%", i ? "," : "", key, hhh_share(r, &r->hhh[i]));
 		}
 		fprintf(out, "%s\n", r->nhhh ? "" : " none");
 	}
@@ -78,8 +83,7 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	fflush(out);
 }
 
-/* Interface names may hold quotes and backslashes; control bytes cannot pass either. */
-static void json_string(FILE *out, const char *s)
+void rw_json_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
@@ -104,7 +108,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 	rw_default_instance_name(r->cfg->ifnames, r->cfg->nifaces, ifaces);
 	fprintf(out,
 		"{\"ts\": %.3f, \"iface\": ", r->ts);
-	json_string(out, ifaces);
+	rw_json_string(out, ifaces);
 	fprintf(out,
 		", \"dry_run\": %s, \"malformed\": \"%s\", \"window_ms\": %.10g, \"slots\": %u, "
 		"\"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, "
@@ -156,8 +160,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			"%s{\"prefix\": \"%s\", \"level\": %u, \"packets\": %" PRIu64
 			", \"residual\": %" PRIu64 ", \"share\": %.2f}",
 			i ? ", " : "", key, RW_KEY_PREFIX_LEN(&h->prefix), h->packets, h->residual,
-			100.0 * (double)h->residual /
-				(double)(r->tick.total.packets ? r->tick.total.packets : 1));
+			hhh_share(r, h));
 	}
 	fprintf(out, "], \"sample_lost\": %" PRIu64 ", \"events_lost\": %" PRIu64
 		", \"events_not_written\": %" PRIu64 ", \"interfaces\": [", r->tick.sample_lost,
@@ -166,7 +169,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		const struct rw_stats *st = &r->iface[i];
 
 		fprintf(out, "%s{\"name\": ", i ? ", " : "");
-		json_string(out, r->cfg->ifnames[i]);
+		rw_json_string(out, r->cfg->ifnames[i]);
 		fprintf(out,
 			", \"mode\": \"%s\", \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
 			", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"dropped_bytes\": %" PRIu64

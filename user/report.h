@@ -34,5 +34,7 @@ static inline double rw_rate(uint64_t count, uint64_t span_ns)
 
 void rw_report_table(FILE *out, const struct rw_report *r);
 void rw_report_json(FILE *out, const struct rw_report *r);
+/* A JSON string: quotes, backslashes and control bytes escaped (names may hold any). */
+void rw_json_string(FILE *out, const char *s);
 
 #endif

@@ -61,15 +61,6 @@ static int find_instance(const struct rw_svc_args *a, char name[RW_NAME_MAX])
 	return -1;
 }
 
-static int open_map(const struct rw_instance *in, const char *what)
-{
-	char path[PATH_MAX];
-
-	if (rw_pin_path(path, sizeof(path), in->dir, what))
-		return -1;
-	return bpf_obj_get(path);
-}
-
 static int list_rules(const struct rw_rule_env *env)
 {
 	struct rw_ruleset rs = { 0 };
@@ -147,8 +138,8 @@ int rw_rule_command(int argc, char **argv)
 		rw_instance_close(&in);
 		return 1;
 	}
-	env = (struct rw_rule_env){ .rules_fd = open_map(&in, "map_rules"),
-				    .hint_fd = open_map(&in, "map_rule_hint"),
+	env = (struct rw_rule_env){ .rules_fd = rw_pin_open_map(in.dir, "rules"),
+				    .hint_fd = rw_pin_open_map(in.dir, "rule_hint"),
 				    .window_ns = in.meta.slot_ns * in.meta.slots,
 				    .ncpus = in.meta.ncpus };
 	if (env.rules_fd < 0 || env.hint_fd < 0) {

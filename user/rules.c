@@ -9,6 +9,7 @@
 
 #include "errmsg.h"
 #include "key.h"
+#include "lines.h"
 #include "units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
@@ -181,25 +182,15 @@ static int push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
 int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, char *err,
 			  size_t errlen)
 {
-	char buf[RW_RULE_LINE_MAX + 2], why[256];
+	char buf[RW_RULE_LINE_MAX + 2], why[256], *text;
 	struct rw_ruleset rs = { 0 };
 	unsigned int lineno = 0;
-	int ret = 0;
+	int ret = 0, got;
 
-	while (!ret && fgets(buf, sizeof(buf), f)) {
+	while (!ret && (got = rw_next_line(f, buf, sizeof(buf), &lineno, &text, path, err,
+					  errlen)) == 1) {
 		struct rw_rule_spec r;
-		char *text;
 
-		lineno++;
-		if (strlen(buf) > RW_RULE_LINE_MAX && !strchr(buf, '\n')) {
-			ret = fail(err, errlen, "%s:%u: line longer than %d bytes", path, lineno,
-				   RW_RULE_LINE_MAX);
-			break;
-		}
-		buf[strcspn(buf, "#\r\n")] = '\0';
-		text = buf + strspn(buf, " \t");
-		if (!*text)
-			continue;
 		if (rw_rule_parse(text, &r, why, sizeof(why))) {
 			ret = fail(err, errlen, "%s:%u: %s", path, lineno, why);
 		} else if (rs.n >= RW_MAX_RULES) {
@@ -210,6 +201,8 @@ int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, cha
 				ret = fail(err, errlen, "%s: out of memory", path);
 		}
 	}
+	if (!ret && got < 0)
+		ret = got; /* an overlong line, said by rw_next_line */
 	if (!ret && ferror(f))
 		ret = fail(err, errlen, "%s: read error", path);
 	/* The same prefix twice: the second would silently win; say where both are. */

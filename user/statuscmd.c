@@ -15,6 +15,7 @@
 #include "flowtab.h"
 #include "loader.h"
 #include "pins.h"
+#include "report.h"
 #include "svccli.h"
 #include "units.h"
 
@@ -38,17 +39,6 @@ struct status_ctx {
 	unsigned int n;
 };
 
-static int open_pin(const struct rw_instance *in, const char *what)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if (rw_pin_path(path, sizeof(path), in->dir, what))
-		return -1;
-	fd = bpf_obj_get(path);
-	return fd;
-}
-
 static int64_t count_keys(int fd)
 {
 	struct rw_key key, next;
@@ -67,40 +57,30 @@ static void gather(struct rw_status *st)
 {
 	struct rw_instance *in = &st->in;
 	const struct rw_meta *m = &in->meta;
-	char name[32];
 	int fd;
 
-	fd = open_pin(in, "prog");
+	fd = rw_pin_open(in->dir, "prog");
 	if (fd >= 0) {
-		struct bpf_prog_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len))
-			st->prog_id = info.id;
+		st->prog_id = rw_prog_id(fd);
 		close(fd);
 	}
 	for (uint32_t i = 0; i < m->nifaces; i++) {
-		struct bpf_link_info info;
-		__u32 len = sizeof(info);
+		uint32_t on_prog = 0;
 
-		snprintf(name, sizeof(name), "link_%s", m->ifaces[i].name);
-		fd = open_pin(in, name);
+		fd = rw_pin_open_link(in->dir, m->ifaces[i].name);
 		if (fd < 0)
 			continue;
-		memset(&info, 0, sizeof(info));
-		st->attached[i] = !bpf_obj_get_info_by_fd(fd, &info, &len) &&
-				  info.xdp.ifindex == m->ifaces[i].ifindex && info.prog_id == st->prog_id;
-		st->link_id[i] = info.id;
+		st->attached[i] = rw_link_target(fd, &on_prog, &st->link_id[i]) ==
+					  m->ifaces[i].ifindex && on_prog == st->prog_id;
 		close(fd);
 	}
-	fd = open_pin(in, "map_stats");
+	fd = rw_pin_open_map(in->dir, "stats");
 	if (fd >= 0) {
 		st->have_totals = rw_stats_read(fd, rw_possible_cpus(), &st->totals, NULL, 0) == 0;
 		close(fd);
 	}
 	st->tracked = -1;
-	fd = open_pin(in, "map_flows");
+	fd = rw_pin_open_map(in->dir, "flows");
 	if (fd >= 0) {
 		st->tracked = count_keys(fd);
 		close(fd);
@@ -174,40 +154,24 @@ static void print_text(const struct rw_status *st)
 	}
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 static void print_json(const struct rw_status *st, bool first)
 {
 	const struct rw_meta *m = &st->in.meta;
 
 	printf("%s{\"name\": ", first ? "" : ", ");
-	json_string(st->name);
+	rw_json_string(stdout, st->name);
 	printf(", \"dir\": ");
-	json_string(st->in.dir);
+	rw_json_string(stdout, st->in.dir);
 	if (st->error[0]) {
 		printf(", \"error\": ");
-		json_string(st->error);
+		rw_json_string(stdout, st->error);
 		printf("}");
 		return;
 	}
 	printf(", \"layout\": %u, \"interfaces\": [", m->layout);
 	for (uint32_t i = 0; i < m->nifaces; i++) {
 		printf("%s{\"name\": ", i ? ", " : "");
-		json_string(m->ifaces[i].name);
+		rw_json_string(stdout, m->ifaces[i].name);
 		printf(", \"ifindex\": %u, \"mode\": \"%s\", \"attached\": %s, \"link_id\": %u}",
 		       m->ifaces[i].ifindex, m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
 		       st->attached[i] ? "true" : "false", st->link_id[i]);
@@ -231,7 +195,7 @@ static void print_json(const struct rw_status *st, bool first)
 		const struct rw_meta_error *e = &m->errors[(m->nerrors - 1 - k) % RW_META_ERRORS];
 
 		printf("%s{\"ts\": %.3f, \"msg\": ", k ? ", " : "", e->at_ns / 1e9);
-		json_string(e->msg);
+		rw_json_string(stdout, e->msg);
 		printf("}");
 	}
 	printf("], \"errors_total\": %u}", m->nerrors);

@@ -892,6 +892,15 @@ static void test_rules_file(void)
 	CHECK_EQ(rs.n, 0);
 	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/16 dny\n", &rs, err), -EINVAL);
 	CHECK_STR(err, "r.rules:2: 'dny' is not an action (allow, deny, limit)");
+	{
+		char big[700];
+
+		memset(big, ' ', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		memcpy(big, "198.18.0.0/16 deny\n10.0.0.0/8 allow", 35);
+		CHECK_EQ(rules_from_text(big, &rs, err), -EINVAL);
+		CHECK_STR(err, "r.rules:2: line longer than 512 bytes");
+	}
 	/* The same address in two lengths is two rules: the longer one wins in the kernel. */
 	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/24 allow\n", &rs, err), 0);
 	CHECK_EQ(rs.n, 2);

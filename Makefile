@@ -12,7 +12,8 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)
 LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm \
-	    $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread
+	    $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread \
+	    $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
@@ -21,11 +22,12 @@ USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c us
 		 user/flowtab.c user/report.c user/loader.c user/run.c user/memcmd.c \
 		 user/svccli.c user/pins.c user/persist.c user/statuscmd.c user/stopcmd.c \
 		 user/rules.c user/rules_maps.c user/rulecmd.c user/hhh.c user/keyset.c \
-		 user/events.c user/listen.c user/metrics.c user/lines.c
+		 user/events.c user/listen.c user/metrics.c user/lines.c user/view.c user/tui.c \
+		 user/watch.c user/topcmd.c user/pick.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
 	     user/memplan.c user/thresholds.c user/svccli.c user/rules.c user/hhh.c user/keyset.c \
-	     user/listen.c user/lines.c
+	     user/listen.c user/lines.c user/view.c
 HDRS := $(wildcard user/*.h include/*.h tests/*.h)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \

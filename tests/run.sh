@@ -3,8 +3,8 @@
 # Runs every test layer and ends with one "N passed, N failed" line:
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), plain and sanitized
-#   3. integration tests on veth pairs between namespaces they create, and the
-#      top-talkers one again with ratewall built with ASan/UBSan
+#   3. integration tests on veth pairs between namespaces they create, and four
+#      of them again with ratewall built with ASan/UBSan
 # Needs root. Usage: tests/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -65,6 +65,9 @@ suite "integration: test_persist (ratewall under ASan, UBSan)" \
 # Rules files, SIGHUP reloads and `rule` edits under the sanitizers.
 suite "integration: test_policy (ratewall under ASan, UBSan)" \
 	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_policy.sh"
+# The terminal view (ncurses, key handling, read-only map passes) under the sanitizers.
+suite "integration: test_tui (ratewall under ASan, UBSan)" \
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_tui.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -457,7 +457,9 @@ def run_tick():
     for flows in TICK_FLOWS:
         r = json.loads(sh([f"{BUILD}/tickbench", str(flows), "3" if QUICK else "5"], timeout=300))
         res.append(r)
-        log(f"  tick over {flows} flows: {r['tick_ms_median']} ms, peak RSS {r['peak_rss_kib']} KiB")
+        log(f"  tick over {flows} flows: {r['tick_ms_median']} ms, peak RSS {r['peak_rss_kib']} KiB; "
+            f"ratewall top's pass: sources {r['view_sources_ms_median']} ms, /24s {r['view_v4_24_ms_median']} ms; "
+            f"a run --tui tick {r['tick_fed_view_ms_median']} ms")
     return res
 
 

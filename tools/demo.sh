@@ -4,7 +4,8 @@
 # skewed (Zipf) traffic from 500 IPv4 sources and a few IPv6 ones, ratewall
 # capping each source at 20 kpps and showing the top talkers every second.
 # Bounded: DEMO_SECONDS (default 12). Removes everything it made on exit.
-# Extra ratewall options: DEMO_ARGS="--sort drops --top 5" make demo
+# Extra ratewall options: DEMO_ARGS="--sort drops --top 5" make demo;
+# DEMO_ARGS=--tui make demo shows the live full-screen view instead (q ends it).
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -22,9 +23,10 @@ tb_up rwdemo "$CPUS"
 
 echo "demo: namespaces $TB_SND -> $TB_RCV over veth $TB_TX -> $TB_RX ($CPUS queues)"
 echo "demo: ratewall run $TB_RX --pps 20k ${DEMO_ARGS:-} (for ${SECONDS_TO_RUN}s)"
+# Started in the background, ratewall keeps the terminal as its stdin (--tui reads keys).
 # shellcheck disable=SC2086
 ip netns exec "$TB_RCV" "$BUILD/ratewall" run "$TB_RX" --pps 20k --top 12 \
-	--duration "${SECONDS_TO_RUN}s" ${DEMO_ARGS:-} &
+	--duration "${SECONDS_TO_RUN}s" ${DEMO_ARGS:-} <&0 &
 RW_PID=$!
 sleep 1
 gen_for=$((SECONDS_TO_RUN - 2))

@@ -8,7 +8,7 @@
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
-iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev curl prometheus tmux"
+iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux"
 
 missing=""
 for p in $PACKAGES; do

@@ -3,7 +3,9 @@
  * tickbench: time of one loader tick (batch read, window sums across CPUs,
  * ranking into a top-10) over a flow table of N flows, and the process's peak
  * RSS. The table is the real map, loaded as `ratewall run` loads it, filled
- * with N flows whose slots are live on every CPU. Prints one JSON object.
+ * with N flows whose slots are live on every CPU. Then the terminal view's
+ * read-only pass over the same table (ratewall top: sources with their
+ * sparklines, and the IPv4 /24 level). Prints one JSON object.
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -23,6 +25,7 @@
 #include "ratewall.skel.h"
 #include "clock.h"
 #include "units.h"
+#include "watch.h"
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -87,13 +90,62 @@ int main(int argc, char **argv)
 	}
 	qsort(samples, rounds, sizeof(samples[0]), cmp_u64);
 	getrusage(RUSAGE_SELF, &ru);
+	/* The view: a screenful of sources, then the /24s; its memory after the tick's. */
+	uint64_t view_ms[3];
+	struct rw_view view;
+
+	if (rw_view_init(&view, slots))
+		return fprintf(stderr, "tickbench: out of memory\n"), 1;
+	rw_view_opts_init(&view.o, RW_SORT_PPS, NULL);
+	for (int level = 0; level < 2; level++) {
+		uint64_t vs[64];
+
+		view.o.level = (uint32_t)level;
+		for (uint64_t r = 0; r < rounds; r++) {
+			uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC);
+			struct rw_tick t;
+
+			err = rw_view_pass(&view, &ft, ncpus, epoch, 18, &t);
+			vs[r] = rw_clock_ns(CLOCK_MONOTONIC) - t0;
+			if (err)
+				return fprintf(stderr, "tickbench: view: %s\n", strerror(-err)), 1;
+		}
+		qsort(vs, rounds, sizeof(vs[0]), cmp_u64);
+		view_ms[level] = vs[rounds / 2];
+	}
+	/* run --tui: the tick's own scan feeds the view (sources), no second pass. */
+	uint64_t plain[64];
+
+	memcpy(plain, samples, sizeof(plain)); /* the plain tick's, printed below */
+	view.o.level = 0;
+	for (uint64_t r = 0; r < rounds; r++) {
+		struct rw_view_feed feed = { .view = &view, .ncpus = ncpus };
+		uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC);
+
+		rw_view_begin(&view, epoch);
+		ft.visit = rw_view_feed_offer;
+		ft.visit_arg = &feed;
+		err = rw_flowtab_scan(&ft, epoch, RW_SORT_PPS, &rk, &tick);
+		ft.visit = NULL;
+		rw_ranker_merge(&rk, top);
+		rw_view_feed_end(&feed, &ft, 18);
+		samples[r] = rw_clock_ns(CLOCK_MONOTONIC) - t0;
+		if (err)
+			return fprintf(stderr, "tickbench: scan: %s\n", strerror(-err)), 1;
+	}
+	qsort(samples, rounds, sizeof(samples[0]), cmp_u64);
+	view_ms[2] = samples[rounds / 2];
+	memcpy(samples, plain, sizeof(plain));
+	rw_view_free(&view);
 	printf("{\"flows\": %llu, \"cpus\": %u, \"slots\": %u, \"seen\": %llu, \"rounds\": %llu, "
 	       "\"tick_ms_median\": %.2f, \"tick_ms_min\": %.2f, \"tick_ms_max\": %.2f, "
-	       "\"peak_rss_kib\": %ld, \"rss_before_tick_kib\": %llu, \"top1_packets\": %llu}\n",
+	       "\"peak_rss_kib\": %ld, \"rss_before_tick_kib\": %llu, \"top1_packets\": %llu, "
+	       "\"view_sources_ms_median\": %.2f, \"view_v4_24_ms_median\": %.2f, "
+	       "\"tick_fed_view_ms_median\": %.2f}\n",
 	       (unsigned long long)flows, ncpus, slots, (unsigned long long)tick.flows,
 	       (unsigned long long)rounds, samples[rounds / 2] / 1e6, samples[0] / 1e6,
 	       samples[rounds - 1] / 1e6, ru.ru_maxrss, (unsigned long long)before_rss,
-	       (unsigned long long)top[0].sum.packets);
+	       (unsigned long long)top[0].sum.packets, view_ms[0] / 1e6, view_ms[1] / 1e6, view_ms[2] / 1e6);
 	rw_ranker_free(&rk);
 	rw_flowtab_free(&ft);
 	ratewall_bpf__destroy(skel);

@@ -37,6 +37,9 @@ void rw_cli_usage(FILE *out)
 		"  --clock auto|precise|coarse  kernel clock for slots (default auto: coarse\n"
 		"                      when a slot lasts 20 of its ticks or more)\n"
 		"  --json              one JSON object per interval instead of a table\n"
+		"  --tui               a live full-screen view instead of the table (keys as\n"
+		"                      in ratewall top; ? shows them)\n"
+		"  --no-color          with --tui: no colours (also when NO_COLOR is set)\n"
 		"  --rules FILE        per-prefix rules, one a line: CIDR allow | deny |\n"
 		"                      limit RATE[pps] [RATEbps] [per /LEN]; longest prefix\n"
 		"                      wins; SIGHUP reads the file again\n"
@@ -77,9 +80,14 @@ void rw_cli_usage(FILE *out)
 		"usage: ratewall status [--json] [--pin-dir DIR]\n"
 		"       ratewall stop IFACE... | --name NAME | --all [--pin-dir DIR]\n"
 		"       ratewall rule add RULE | del CIDR | list [--name NAME] [--pin-dir DIR]\n"
+		"       ratewall top [IFACE] [--name NAME] [--pin-dir DIR] [--interval DURATION]\n"
+		"                    [--sort pps|bps|drops] [--levels SPEC] [--no-color]\n"
 		"\n"
 		"status lists the pinned instances; stop detaches one and removes its pins;\n"
-		"rule edits the rules of one (--name, or the only one), in force at once.\n",
+		"rule edits the rules of one (--name, or the only one), in force at once;\n"
+		"top watches one (IFACE, --name, or the only one) live, full screen: keys\n"
+		"s sort, p pause, / filter by prefix, l limited only, v prefix levels,\n"
+		"? help, q quit.\n",
 		RW_MAX_IFACES, RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS, RW_DEFAULT_PIN_ROOT);
 }
 
@@ -90,7 +98,8 @@ enum {
 	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
-	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS,
+	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS, OPT_TUI,
+	OPT_NO_COLOR,
 };
 
 static const struct option run_options[] = {
@@ -106,6 +115,8 @@ static const struct option run_options[] = {
 	{ "sort", required_argument, NULL, OPT_SORT },
 	{ "xdp-mode", required_argument, NULL, OPT_XDP_MODE },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "tui", no_argument, NULL, OPT_TUI },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
@@ -142,6 +153,23 @@ static const char *const sort_names[] = { "pps", "bps", "drops" };          /* e
 static const char *const mode_names[] = { "auto", "native", "generic" };    /* enum rw_xdp_mode */
 static const char *const clock_names[] = { "auto", "precise", "coarse" };   /* enum rw_clock */
 static const char *const malformed_names[] = { "pass", "drop" };            /* malformed_drop */
+
+int rw_cli_interval(const char *arg, uint64_t *ns, char *err, size_t errlen)
+{
+	if (rw_parse_duration(arg, ns) || *ns < 10000000ULL)
+		return fail(err, errlen, "--interval: '%s' must be a duration of at least 10ms", arg);
+	return 0;
+}
+
+int rw_cli_sort(const char *arg, enum rw_sort *sort, char *err, size_t errlen)
+{
+	int i = choice(arg, sort_names, ARRAY_LEN(sort_names));
+
+	if (i < 0)
+		return fail(err, errlen, "--sort: '%s' is not one of pps, bps, drops", arg);
+	*sort = (enum rw_sort)i;
+	return 0;
+}
 
 static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err, size_t errlen)
 {
@@ -184,19 +212,13 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		cfg->top = (uint32_t)v;
 		return 0;
 	case OPT_INTERVAL:
-		if (rw_parse_duration(arg, &cfg->interval_ns) || cfg->interval_ns < 10000000ULL)
-			return fail(err, errlen, "--interval: '%s' must be a duration of at least 10ms", arg);
-		return 0;
+		return rw_cli_interval(arg, &cfg->interval_ns, err, errlen);
 	case OPT_DURATION:
 		if (rw_parse_duration(arg, &cfg->duration_ns))
 			return fail(err, errlen, "--duration: '%s' is not a duration (e.g. 30s, 5m)", arg);
 		return 0;
 	case OPT_SORT:
-		i = choice(arg, sort_names, ARRAY_LEN(sort_names));
-		if (i < 0)
-			return fail(err, errlen, "--sort: '%s' is not one of pps, bps, drops", arg);
-		cfg->sort = (enum rw_sort)i;
-		return 0;
+		return rw_cli_sort(arg, &cfg->sort, err, errlen);
 	case OPT_XDP_MODE:
 		i = choice(arg, mode_names, ARRAY_LEN(mode_names));
 		if (i < 0)
@@ -259,6 +281,12 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 	case OPT_PERSIST:
 		cfg->persist = true;
 		return 0;
+	case OPT_TUI:
+		cfg->tui = true;
+		return 0;
+	case OPT_NO_COLOR:
+		cfg->no_color = true;
+		return 0;
 	case OPT_REPLACE:
 		cfg->replace = true;
 		return 0;
@@ -292,6 +320,12 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 			    "(use more slots for a longer window)", slot_ns / 1e6);
 	if (cfg->max_flows && cfg->max_memory)
 		return fail(err, errlen, "--max-flows and --max-memory both size the flow table; give one");
+	if (cfg->tui && cfg->json)
+		return fail(err, errlen, "--tui and --json both want stdout; give one");
+	if (cfg->tui && strcmp(cfg->events_path, "-") == 0)
+		return fail(err, errlen, "--tui and --events - both want stdout; give --events a file");
+	if (cfg->no_color && !cfg->tui)
+		return fail(err, errlen, "--no-color is for the terminal view: it needs --tui");
 	if (cfg->replace && !cfg->persist)
 		return fail(err, errlen, "--replace swaps a pinned instance: it needs --persist");
 	return 0;

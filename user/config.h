@@ -47,6 +47,8 @@ struct rw_config {
 	enum rw_xdp_mode xdp_mode;
 	enum rw_clock clock;
 	bool json;
+	bool tui;       /* the full-screen view instead of the table */
+	bool no_color;  /* --tui without colours */
 	bool verbose;
 	bool dry_run;   /* count what would be dropped, drop nothing */
 	bool malformed_drop; /* --malformed drop */

@@ -155,18 +155,17 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 	return 0;
 }
 
-int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
-		    struct rw_ranker *ranker, struct rw_tick *out)
+/* Calls fn for every flow in the table, a batch at a time. 0 or the first -errno. */
+static int walk(struct rw_flowtab *ft,
+		int (*fn)(struct rw_flowtab *ft, const struct rw_key *key, const char *value,
+			  void *arg),
+		void *arg)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint32_t token = 0, nidle = 0, hot_off = rw_flow_hot_offset(ft->slots);
+	uint32_t token = 0;
 	bool first = true, done = false;
 	int err;
 
-	memset(out, 0, sizeof(*out));
-	err = read_window(ft, now_epoch, out);
-	if (err)
-		return err;
 	while (!done) {
 		uint32_t count = ft->batch;
 
@@ -185,30 +184,113 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 			return err;
 		first = false;
 		for (uint32_t i = 0; i < count; i++) {
-			const struct rw_key *key = (const struct rw_key *)ft->keys + i;
-			const char *v = (const char *)ft->values + (size_t)i * ft->vsize;
-			struct rw_rank_entry e = { .key = *key };
-
-			rw_flow_window((const struct rw_flow *)(v + hot_off), ft->ncpus,
-				       (const uint64_t *)v, ft->slots, now_epoch, &e.sum);
-			if (rw_window_idle(&e.sum, now_epoch, ft->slots) &&
-			    !(ft->ban_now_ns &&
-			      ((const struct rw_flow_shared *)(v + rw_flow_shared_offset(ft->slots)))
-					      ->ban_until_ns > ft->ban_now_ns)) {
-				err = remember_idle(ft, nidle, key);
-				if (err)
-					return err;
-				nidle++;
-				continue;
-			}
-			out->flows++;
-			if (ft->each)
-				ft->each(ft->each_arg, key, &e.sum);
-			e.metric = rw_sort_metric(&e.sum, sort);
-			rw_ranker_offer(ranker, &e);
+			err = fn(ft, (const struct rw_key *)ft->keys + i,
+				 (const char *)ft->values + (size_t)i * ft->vsize, arg);
+			if (err)
+				return err;
 		}
 	}
-	out->deleted = delete_flows(ft, nidle);
+	return 0;
+}
+
+/* A flow's window from its value (history, then every CPU's hot record). */
+static void flow_sum(const struct rw_flowtab *ft, const char *v, uint64_t now_epoch,
+		     struct rw_window_sum *sum)
+{
+	rw_flow_window((const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots)), ft->ncpus,
+		       (const uint64_t *)v, ft->slots, now_epoch, sum);
+}
+
+struct scan_pass {
+	uint64_t now_epoch;
+	enum rw_sort sort;
+	struct rw_ranker *ranker;
+	struct rw_tick *out;
+	uint32_t nidle;
+};
+
+static int scan_one(struct rw_flowtab *ft, const struct rw_key *key, const char *v, void *arg)
+{
+	struct scan_pass *p = arg;
+	struct rw_rank_entry e = { .key = *key };
+	int err;
+
+	flow_sum(ft, v, p->now_epoch, &e.sum);
+	if (rw_window_idle(&e.sum, p->now_epoch, ft->slots) &&
+	    !(ft->ban_now_ns &&
+	      ((const struct rw_flow_shared *)(v + rw_flow_shared_offset(ft->slots)))->ban_until_ns >
+		      ft->ban_now_ns)) {
+		err = remember_idle(ft, p->nidle, key);
+		if (!err)
+			p->nidle++;
+		return err;
+	}
+	p->out->flows++;
+	if (ft->each)
+		ft->each(ft->each_arg, key, &e.sum);
+	e.metric = rw_sort_metric(&e.sum, p->sort);
+	rw_ranker_offer(p->ranker, &e);
+	return ft->visit ? ft->visit(ft->visit_arg, key, &e.sum, (const uint64_t *)v,
+				     (const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots)))
+			 : 0;
+}
+
+int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
+		    struct rw_ranker *ranker, struct rw_tick *out)
+{
+	struct scan_pass p = { .now_epoch = now_epoch, .sort = sort, .ranker = ranker, .out = out };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_window(ft, now_epoch, out);
+	if (!err)
+		err = walk(ft, scan_one, &p);
+	if (err)
+		return err;
+	out->deleted = delete_flows(ft, p.nidle);
+	return 0;
+}
+
+struct read_pass {
+	uint64_t now_epoch;
+	struct rw_tick *out;
+	rw_flow_visit fn;
+	void *arg;
+};
+
+static int read_one(struct rw_flowtab *ft, const struct rw_key *key, const char *v, void *arg)
+{
+	struct read_pass *p = arg;
+	struct rw_window_sum sum;
+
+	flow_sum(ft, v, p->now_epoch, &sum);
+	if (rw_window_idle(&sum, p->now_epoch, ft->slots))
+		return 0; /* the loader's to delete, nobody else's */
+	p->out->flows++;
+	return p->fn(p->arg, key, &sum, (const uint64_t *)v,
+		     (const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots)));
+}
+
+int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
+		    rw_flow_visit fn, void *arg)
+{
+	struct read_pass p = { .now_epoch = now_epoch, .out = out, .fn = fn, .arg = arg };
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = read_window(ft, now_epoch, out);
+	return err ? err : walk(ft, read_one, &p);
+}
+
+int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, const uint64_t **hist,
+		      const struct rw_flow **hot)
+{
+	char *v = ft->values; /* the first batch slot: free between walks */
+
+	if (bpf_map_lookup_elem(ft->flows_fd, key, v))
+		return -errno;
+	*hist = (const uint64_t *)v;
+	*hot = (const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots));
 	return 0;
 }
 

@@ -14,6 +14,10 @@
 #include "rank.h"
 #include "thresholds.h"
 
+/* A live flow as a read-only pass sees it: window sums and the value behind them. */
+typedef int (*rw_flow_visit)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
+			     const uint64_t *hist, const struct rw_flow *hot);
+
 struct rw_flowtab {
 	int flows_fd, window_fd;
 	uint32_t *marks;  /* the tracked-source filter, mmapped; NULL: none to keep */
@@ -31,6 +35,9 @@ struct rw_flowtab {
 	/* Called for every live tracked flow of a scan (NULL: nobody asks). */
 	void (*each)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum);
 	void *each_arg;
+	/* Also called for every live tracked flow of a scan, with its value (NULL: nobody asks). */
+	rw_flow_visit visit;
+	void *visit_arg;
 	/* --ban: the program's clock now (set before each scan); a banned flow is never idle. */
 	uint64_t ban_now_ns;
 };
@@ -54,6 +61,16 @@ void rw_flowtab_free(struct rw_flowtab *ft);
 /* Returns 0 or a negative errno from the map operations. */
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
 		    struct rw_ranker *ranker, struct rw_tick *out);
+
+/*
+ * A read-only pass (a watcher beside the loader): the window's totals in out,
+ * fn for every live flow; deletes nothing, sets nothing. 0 or the first -errno.
+ */
+int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
+		    rw_flow_visit fn, void *arg);
+/* One flow's value, valid until the next walk or lookup. 0 or -errno (-ENOENT: gone). */
+int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, const uint64_t **hist,
+		      const struct rw_flow **hot);
 
 int rw_thresholds_write(int map_fd, const struct rw_thresholds *t);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "errmsg.h"
+#include "key.h"
 #include "ratewall_hash.h"
 #include "ratewall_window.h"
 
@@ -156,24 +157,6 @@ struct table {
 	size_t mask;
 };
 
-/* key cut to len bits, its length recorded; false when the key is already shorter. */
-static bool cut(const struct rw_key *key, unsigned int len, struct rw_key *out)
-{
-	unsigned int have = RW_KEY_PREFIX_LEN(key);
-
-	if (have && len > have)
-		return false;
-	*out = *key;
-	for (unsigned int i = 0; i < 16; i++) {
-		int keep = (int)len - 8 * (int)i;
-
-		if (keep < 8)
-			out->addr[i] &= keep <= 0 ? 0 : (uint8_t)(0xff << (8 - keep));
-	}
-	RW_KEY_PREFIX_LEN(out) = (uint8_t)len;
-	return true;
-}
-
 static void count(struct table *t, const struct rw_key *prefix, uint64_t packets)
 {
 	size_t i = rw_hash(prefix, 0x5bd1e995) & t->mask;
@@ -192,7 +175,7 @@ static void count_all_levels(struct table *t, const struct rw_levels *lv, const 
 	struct rw_key p;
 
 	for (uint32_t l = 0; l < lv->n[f]; l++) {
-		if (cut(key, lv->len[f][l], &p))
+		if (rw_key_cut(key, lv->len[f][l], &p))
 			count(t, &p, packets);
 	}
 }
@@ -203,7 +186,7 @@ static bool covers(const struct rw_key *a, const struct rw_key *b)
 	struct rw_key c;
 
 	return a->family == b->family && RW_KEY_PREFIX_LEN(a) < RW_KEY_PREFIX_LEN(b) &&
-	       cut(b, RW_KEY_PREFIX_LEN(a), &c) && memcmp(c.addr, a->addr, sizeof(c.addr)) == 0;
+	       rw_key_cut(b, RW_KEY_PREFIX_LEN(a), &c) && memcmp(c.addr, a->addr, sizeof(c.addr)) == 0;
 }
 
 static int by_residual(const void *pa, const void *pb)

@@ -2,6 +2,7 @@
 #ifndef RW_KEY_H
 #define RW_KEY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include "ratewall.h"
 
@@ -12,5 +13,14 @@
  * "?" for a key of unknown family.
  */
 void rw_key_format(const struct rw_key *key, char *buf, size_t len);
+
+/*
+ * key cut to its first len bits, the length recorded in RW_KEY_PREFIX_LEN;
+ * false when the key is a prefix shorter than len already.
+ */
+bool rw_key_cut(const struct rw_key *key, unsigned int len, struct rw_key *out);
+
+/* Whether key (a source, or a prefix at least plen long) lies inside prefix/plen. */
+bool rw_key_within(const struct rw_key *key, const struct rw_key *prefix, unsigned int plen);
 
 #endif

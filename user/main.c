@@ -18,6 +18,7 @@ static void usage(FILE *out)
 		     "  status [--json]       pinned (--persist) instances: limits, totals, loader\n"
 		     "  stop IFACE...|--name NAME|--all  detach a pinned instance, remove its pins\n"
 		     "  rule add RULE|del CIDR|list [--name NAME]  edit a pinned instance's rules\n"
+		     "  top [IFACE] [--name NAME]  watch a pinned instance live, full screen\n"
 		     "  memory [--cpus N] [options]  kernel memory of every map, planned\n"
 		     "  version               print the version\n",
 		RATEWALL_VERSION);
@@ -50,6 +51,8 @@ int main(int argc, char **argv)
 		return rw_stop_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "rule") == 0)
 		return rw_rule_command(argc - 1, argv + 1);
+	if (strcmp(argv[1], "top") == 0)
+		return rw_top_command(argc - 1, argv + 1);
 	if (strcmp(argv[1], "run") != 0) {
 		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
 		return 2;

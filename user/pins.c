@@ -109,6 +109,19 @@ int rw_pin_open_map(const char *dir, const char *map)
 	return rw_pin_open(dir, name);
 }
 
+int rw_pin_open_map_ro(const char *dir, const char *map)
+{
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	char name[64], path[PATH_MAX];
+	int fd;
+
+	rw_pin_map_name(name, sizeof(name), map);
+	if (rw_pin_path(path, sizeof(path), dir, name))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get_opts(path, &opts);
+	return fd < 0 ? -errno : fd;
+}
+
 int rw_pin_open_link(const char *dir, const char *ifname)
 {
 	char name[32];

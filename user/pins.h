@@ -84,6 +84,8 @@ void rw_pin_link_name(char *buf, size_t len, const char *ifname);
 int rw_pin_open(const char *dir, const char *what);
 int rw_pin_open_map(const char *dir, const char *map);
 int rw_pin_open_link(const char *dir, const char *ifname);
+/* dir/map_<map> for reading only: the kernel refuses every write through it. */
+int rw_pin_open_map_ro(const char *dir, const char *map);
 /* A program's id, 0 when it cannot be read. */
 uint32_t rw_prog_id(int prog_fd);
 /*

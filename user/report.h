@@ -9,6 +9,7 @@
 #include "hhh.h"
 #include "loader.h"
 #include "rank.h"
+#include "window.h"
 
 struct rw_report {
 	const struct rw_config *cfg;
@@ -26,11 +27,6 @@ struct rw_report {
 	uint32_t nhhh;
 	uint64_t events_not_written; /* --events: over the budget, ever */
 };
-
-static inline double rw_rate(uint64_t count, uint64_t span_ns)
-{
-	return span_ns ? (double)count * 1e9 / (double)span_ns : 0.0;
-}
 
 void rw_report_table(FILE *out, const struct rw_report *r);
 void rw_report_json(FILE *out, const struct rw_report *r);

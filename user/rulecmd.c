@@ -15,51 +15,10 @@
 
 #include "cli.h"
 #include "loader.h"
+#include "pick.h"
 #include "pins.h"
 #include "rules_maps.h"
 #include "svccli.h"
-
-struct pick {
-	const char *want; /* --name, or NULL: the only instance */
-	char name[RW_NAME_MAX];
-	unsigned int seen;
-};
-
-static int pick_one(const char *name, void *arg)
-{
-	struct pick *p = arg;
-
-	if (p->want && strcmp(p->want, name) != 0)
-		return 0;
-	p->seen++;
-	snprintf(p->name, sizeof(p->name), "%s", name);
-	return 0;
-}
-
-/* The instance the command is about: --name, or the only one there is. */
-static int find_instance(const struct rw_svc_args *a, char name[RW_NAME_MAX])
-{
-	struct pick p = { .want = a->name[0] ? a->name : NULL };
-	int e = rw_instances_each(a->pin_root, pick_one, &p);
-
-	if (e) {
-		fprintf(stderr, "ratewall: cannot list %s: %s\n", a->pin_root, strerror(-e));
-		return -1;
-	}
-	if (p.seen == 1) {
-		strcpy(name, p.name);
-		return 0;
-	}
-	if (p.want)
-		fprintf(stderr, "ratewall: no pinned instance named %s in %s\n", p.want, a->pin_root);
-	else if (p.seen == 0)
-		fprintf(stderr, "ratewall: no pinned instance in %s (rules are edited on a "
-			"ratewall run --persist)\n", a->pin_root);
-	else
-		fprintf(stderr, "ratewall: %u pinned instances in %s: say which with --name\n", p.seen,
-			a->pin_root);
-	return -1;
-}
 
 static int list_rules(const struct rw_rule_env *env)
 {
@@ -129,7 +88,8 @@ int rw_rule_command(int argc, char **argv)
 
 	if (ret >= 0)
 		return ret;
-	if (find_instance(&args, name))
+	if (rw_instance_pick(args.pin_root, args.name[0] ? args.name : NULL, NULL,
+			     "rules are edited on", name))
 		return 1;
 	ret = rw_instance_open(args.pin_root, name, &in, err, sizeof(err));
 	if (ret) {

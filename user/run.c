@@ -146,6 +146,8 @@ static int tick(struct rw_session *s)
 	}
 	if (cfg->ban_ns)
 		s->flowtab.ban_now_ns = now;
+	if (s->watch)
+		rw_watch_feed_begin(s->watch, &s->flowtab, now); /* one read of the table feeds both */
 	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, cfg->sort, &s->ranker, &rep.tick);
 	if (err)
 		return err;
@@ -174,6 +176,10 @@ static int tick(struct rw_session *s)
 	rep.ts = wall_seconds();
 	if (s->metrics.daemon)
 		rw_metrics_publish(&s->metrics, &rep);
+	if (s->watch) {
+		rw_watch_feed_end(s->watch, &s->flowtab, now, &rep.tick, &rep.stats);
+		return 0;
+	}
 	if (cfg->json)
 		rw_report_json(stdout, &rep);
 	else
@@ -238,7 +244,23 @@ static int start_hhh(struct rw_session *s)
 	return 0;
 }
 
-/* Prints an error and, for a pinned instance, keeps it where `status` shows it. */
+/*
+ * A line for the operator: on stderr, or under the terminal view's table
+ * (and on stderr once the view is closed).
+ */
+static void tell(struct rw_session *s, const char *msg)
+{
+	size_t n = strlen(s->said);
+
+	if (!s->watch) {
+		fprintf(stderr, "ratewall: %s\n", msg);
+		return;
+	}
+	rw_watch_note(s->watch, msg);
+	snprintf(s->said + n, sizeof(s->said) - n, "ratewall: %s\n", msg);
+}
+
+/* Says an error and, for a pinned instance, keeps it where `status` shows it. */
 static void say_error(struct rw_session *s, const char *fmt, ...)
 {
 	char msg[RW_META_ERROR_LEN];
@@ -247,8 +269,40 @@ static void say_error(struct rw_session *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "ratewall: %s\n", msg);
+	tell(s, msg);
 	rw_persist_error(s, msg);
+}
+
+/* --tui: the view over this run's own maps. 0, or -1 after saying why not. */
+static int start_watch(struct rw_session *s)
+{
+	const struct rw_config *cfg = s->cfg;
+	struct rw_watch_params p = {
+		.flows_fd = s->maps.flows, .window_fd = s->maps.window, .stats_fd = s->maps.stats,
+		.ncpus = s->ncpus, .slots = cfg->slots, .slot_ns = rw_slot_ns(cfg),
+		.start_ns = s->start_ns, .clock = s->clock, .max_flows = s->max_flows,
+		.sort = cfg->sort, .levels = &cfg->levels, .no_color = cfg->no_color,
+	};
+	char err[256];
+
+	s->watch = calloc(1, sizeof(*s->watch));
+	if (!s->watch) {
+		fprintf(stderr, "ratewall: out of memory\n");
+		return -1;
+	}
+	if (rw_watch_open(s->watch, &p, err, sizeof(err))) {
+		rw_watch_close(s->watch);
+		free(s->watch);
+		s->watch = NULL;
+		fprintf(stderr, "ratewall: --tui: %s\n", err);
+		return -1;
+	}
+	s->watch->head.what = "run";
+	snprintf(s->watch->head.name, sizeof(s->watch->head.name), "%s", cfg->name);
+	s->watch->head.pps = cfg->pps;
+	s->watch->head.bps = cfg->bps;
+	s->watch->head.dry_run = cfg->dry_run;
+	return rw_watch_refresh(s->watch, true) ? -1 : 0;
 }
 
 /* Says once when an interface goes away (the kernel detaches its link); false when none is left. */
@@ -307,7 +361,7 @@ static void reload_rules(struct rw_session *s)
 	int e;
 
 	if (!s->cfg->rules_path[0]) {
-		fprintf(stderr, "ratewall: SIGHUP: no --rules file to read again\n");
+		tell(s, "SIGHUP: no --rules file to read again");
 		return;
 	}
 	if (rw_rules_parse_file(s->cfg->rules_path, &next, err, sizeof(err))) {
@@ -322,8 +376,9 @@ static void reload_rules(struct rw_session *s)
 	}
 	rw_ruleset_free(&s->rules);
 	s->rules = next;
-	fprintf(stderr, "ratewall: %zu rules in force from %s (reloaded)\n", s->rules.n,
-		s->cfg->rules_path);
+	snprintf(err, sizeof(err), "%zu rules in force from %s (reloaded)", s->rules.n,
+		 s->cfg->rules_path);
+	tell(s, err);
 }
 
 static int loop(struct rw_session *s)
@@ -336,7 +391,17 @@ static int loop(struct rw_session *s)
 	while (!stop_requested) {
 		uint64_t wake = next < end ? next : end;
 
-		sleep_until(wake);
+		if (s->watch) {
+			err = rw_watch_wait(s->watch, wake, &stop_requested);
+			if (err > 0)
+				break; /* q */
+			if (err < 0) {
+				say_error(s, "reading the flow table failed: %s", strerror(-err));
+				return err;
+			}
+		} else {
+			sleep_until(wake);
+		}
 		if (stop_requested)
 			break;
 		if (reload_requested) {
@@ -453,6 +518,11 @@ int rw_run(const struct rw_config *cfg)
 		}
 		s.at[i].link_fd = -1;
 	}
+	/* Said before anything is attached: a view without a terminal is bad usage. */
+	if (cfg->tui && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+		fprintf(stderr, "ratewall: --tui needs a terminal on stdin and stdout\n");
+		return RW_EXIT_USAGE;
+	}
 	if (geteuid() != 0) {
 		fprintf(stderr, "ratewall: must run as root (it loads BPF and attaches XDP)\n");
 		return RW_EXIT_RUNTIME;
@@ -541,8 +611,15 @@ int rw_run(const struct rw_config *cfg)
 	}
 	s.tick0_ns = mono_ns();
 	describe_start(&s, &plan, clock);
+	if (cfg->tui && start_watch(&s))
+		goto out;
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
 out:
+	if (s.watch) {
+		rw_watch_close(s.watch);
+		free(s.watch);
+		fputs(s.said, stderr);
+	}
 	/* Closing a pinned link's fd leaves it attached: that is --persist. */
 	for (uint32_t i = 0; i < s.nat; i++)
 		rw_xdp_detach(&s.at[i]);

@@ -14,6 +14,7 @@
 #include "metrics.h"
 #include "rank.h"
 #include "rules.h"
+#include "watch.h"
 
 struct rw_session {
 	const struct rw_config *cfg;
@@ -41,6 +42,8 @@ struct rw_session {
 	struct rw_events_out events;  /* --events: the output; f NULL without */
 	struct ring_buffer *event_rb; /* the data path's events */
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
+	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
+	char said[1024];              /* --tui: what the loader said, printed after the view */
 };
 
 #define RW_HHH_REPORT_MAX 64

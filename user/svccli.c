@@ -12,18 +12,40 @@
 /* Every parse error is EINVAL. */
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 
-enum { OPT_JSON = 256, OPT_PIN_DIR, OPT_NAME, OPT_ALL };
+enum { OPT_JSON = 256, OPT_PIN_DIR, OPT_NAME, OPT_ALL, OPT_INTERVAL, OPT_SORT, OPT_LEVELS,
+       OPT_NO_COLOR };
 
 static const struct option svc_options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
 	{ "name", required_argument, NULL, OPT_NAME },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "sort", required_argument, NULL, OPT_SORT },
+	{ "levels", required_argument, NULL, OPT_LEVELS },
+	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-enum svc_cmd { CMD_STATUS, CMD_STOP, CMD_RULE };
+enum svc_cmd { CMD_STATUS, CMD_STOP, CMD_RULE, CMD_TOP };
+
+/* top's own options: 0 done, 1 not one of them, -EINVAL. */
+static int top_option(int opt, struct rw_svc_args *a, char *err, size_t errlen)
+{
+	switch (opt) {
+	case OPT_INTERVAL:
+		return rw_cli_interval(optarg, &a->interval_ns, err, errlen);
+	case OPT_SORT:
+		return rw_cli_sort(optarg, &a->sort, err, errlen);
+	case OPT_LEVELS:
+		return rw_parse_levels(optarg, &a->levels, err, errlen);
+	case OPT_NO_COLOR:
+		a->no_color = true;
+		return 0;
+	}
+	return 1;
+}
 
 /* After the options: the operation, then the rule's words joined by blanks. */
 static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
@@ -71,7 +93,7 @@ static int parse(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a,
 
 	int opt;
 
-	*a = (struct rw_svc_args){ .pin_root = RW_DEFAULT_PIN_ROOT };
+	*a = (struct rw_svc_args){ .pin_root = RW_DEFAULT_PIN_ROOT, .interval_ns = 1000000000ULL };
 	err[0] = '\0';
 	optind = 0;
 	opterr = 0;
@@ -92,6 +114,15 @@ static int parse(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a,
 				break;
 			a->json = true;
 			continue;
+		case OPT_INTERVAL:
+		case OPT_SORT:
+		case OPT_LEVELS:
+		case OPT_NO_COLOR:
+			if (cmd != CMD_TOP)
+				break;
+			if (top_option(opt, a, err, errlen))
+				return -EINVAL;
+			continue;
 		case OPT_NAME:
 			if (cmd == CMD_STATUS)
 				break;
@@ -105,10 +136,24 @@ static int parse(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a,
 			a->all = true;
 			continue;
 		}
-		return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		/* An option with its value as the next word: the option is the word before. */
+		return fail(err, errlen, "unknown option '%s'",
+			    optarg && optind >= 2 && argv[optind - 1] == optarg ? argv[optind - 2]
+										: argv[optind - 1]);
 	}
 	if (cmd == CMD_RULE)
 		return rule_words(argc, argv, a, err, errlen);
+	if (cmd == CMD_TOP) {
+		if (argc - optind > 1)
+			return fail(err, errlen, "top watches one instance: one IFACE, not '%s'",
+				    argv[optind + 1]);
+		if (optind < argc && rw_cli_ifaces(1, argv + optind, a->ifnames, &a->nifaces, err,
+						   errlen))
+			return -EINVAL;
+		if (a->nifaces && a->name[0])
+			return fail(err, errlen, "top takes IFACE or --name, not both");
+		return 0;
+	}
 	if (!stop) {
 		if (optind < argc)
 			return fail(err, errlen, "unexpected argument '%s'", argv[optind]);
@@ -135,4 +180,9 @@ int rw_cli_parse_stop(int argc, char **argv, struct rw_svc_args *a, char *err, s
 int rw_cli_parse_rule(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
 {
 	return parse(argc, argv, CMD_RULE, a, err, errlen);
+}
+
+int rw_cli_parse_top(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
+{
+	return parse(argc, argv, CMD_TOP, a, err, errlen);
 }

@@ -18,11 +18,18 @@ struct rw_svc_args {
 	uint32_t nifaces;
 	enum { RW_RULE_OP_ADD, RW_RULE_OP_DEL, RW_RULE_OP_LIST } rule_op; /* rule */
 	char rule_text[RW_RULE_TEXT_MAX]; /* rule add: the rule; del: its CIDR */
+	/* top */
+	uint64_t interval_ns;
+	enum rw_sort sort;
+	struct rw_levels levels; /* prefix levels the view cycles through; none: its defaults */
+	bool no_color;
 };
 
 /* argv[0] is the command. 0, 1 for --help, or -EINVAL with the reason in err. */
 int rw_cli_parse_status(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
 int rw_cli_parse_stop(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
+/* `top [IFACE] [--name NAME] [--pin-dir DIR] [--interval D] [--sort S] [--levels L] [--no-color]`. */
+int rw_cli_parse_top(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
 /* `rule add RULE... | del CIDR | list` [--name NAME] [--pin-dir DIR]. */
 int rw_cli_parse_rule(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
 

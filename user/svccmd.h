@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* `ratewall status`, `stop` and `rule`: pinned instances, seen, removed and edited. */
+/* `ratewall status`, `stop`, `rule` and `top`: pinned instances, seen, removed, edited, watched. */
 #ifndef RW_SVCCMD_H
 #define RW_SVCCMD_H
 
@@ -7,5 +7,6 @@
 int rw_status_command(int argc, char **argv);
 int rw_stop_command(int argc, char **argv);
 int rw_rule_command(int argc, char **argv);
+int rw_top_command(int argc, char **argv);
 
 #endif

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer: command lines. The first byte picks the command (run, memory,
- * status, stop, rule); the rest is split at newlines into arguments.
+ * status, stop, rule, top); the rest is split at newlines into arguments.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const commands[] = { "run", "memory", "status", "stop", "rule" };
+	static const char *const commands[] = { "run", "memory", "status", "stop", "rule", "top" };
 	char *argv[FUZZ_MAX_ARGS + 1], *s, err[256];
 	struct rw_svc_args svc;
 	struct rw_config cfg;
@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
-	which = data[0] % 5;
+	which = data[0] % 6;
 	s = fuzz_cstring(data + 1, size - 1);
 	if (!s)
 		return 0;
@@ -41,14 +41,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ret = rw_cli_parse_status(argc, argv, &svc, err, sizeof(err));
 	else if (which == 3)
 		ret = rw_cli_parse_stop(argc, argv, &svc, err, sizeof(err));
-	else
+	else if (which == 4)
 		ret = rw_cli_parse_rule(argc, argv, &svc, err, sizeof(err));
+	else
+		ret = rw_cli_parse_top(argc, argv, &svc, err, sizeof(err));
 	FUZZ_ASSERT(ret == 0 || ret == 1 || (ret == -EINVAL && err[0]));
 	if (ret == 0 && which == 0) {
 		FUZZ_ASSERT(cfg.nifaces >= 1 && cfg.nifaces <= RW_MAX_IFACES);
 		FUZZ_ASSERT(rw_valid_instance_name(cfg.name));
 		FUZZ_ASSERT(cfg.slots >= RW_MIN_SLOTS && cfg.slots <= RW_MAX_SLOTS);
+		FUZZ_ASSERT(!(cfg.tui && cfg.json));
 	}
+	if (ret == 0 && which == 5)
+		FUZZ_ASSERT(svc.nifaces <= 1 && svc.interval_ns >= 10000000ULL);
 	free(s);
 	return 0;
 }

@@ -225,6 +225,8 @@ static int parse_svc(bool stop, struct rw_svc_args *a, char *err, const char *li
 
 	if (strcmp(argv[0], "rule") == 0)
 		return rw_cli_parse_rule(argc, argv, a, err, 256);
+	if (strcmp(argv[0], "top") == 0)
+		return rw_cli_parse_top(argc, argv, a, err, 256);
 	return stop ? rw_cli_parse_stop(argc, argv, a, err, 256)
 		    : rw_cli_parse_status(argc, argv, a, err, 256);
 }
@@ -249,6 +251,15 @@ static void test_cli_status_stop(void)
 		{ false, "rule list 1.2.3.4", "rule list takes no rule" },
 		{ false, "rule list --all", "unknown option '--all'" },
 		{ false, "rule list --json", "unknown option '--json'" },
+		{ false, "top eth0 eth1", "one IFACE, not 'eth1'" },
+		{ false, "top eth0 --name x", "IFACE or --name, not both" },
+		{ false, "top --interval 1ms", "at least 10ms" },
+		{ false, "top --sort loud", "'loud' is not one of pps, bps, drops" },
+		{ false, "top --levels v4:33", "levels" },
+		{ false, "top --all", "unknown option '--all'" },
+		{ false, "top a/b", "not a valid interface name" },
+		{ false, "status --sort pps", "unknown option '--sort'" },
+		{ true, "stop --no-color --all", "unknown option '--no-color'" },
 	};
 	struct rw_svc_args a;
 	char err[256];
@@ -275,6 +286,17 @@ static void test_cli_status_stop(void)
 	CHECK_EQ(a.rule_op, RW_RULE_OP_DEL);
 	CHECK_EQ(parse_svc(false, &a, err, "rule list --pin-dir /sys/fs/bpf/x"), 0);
 	CHECK_EQ(a.rule_op, RW_RULE_OP_LIST);
+	CHECK_EQ(parse_svc(false, &a, err, "top"), 0);
+	CHECK_EQ(a.interval_ns, 1000000000ULL);
+	CHECK_EQ(a.sort, RW_SORT_PPS);
+	CHECK_EQ(a.nifaces, 0);
+	CHECK_EQ(parse_svc(false, &a, err,
+			   "top eth0 --sort drops --interval 250ms --levels v4:24 --no-color"), 0);
+	CHECK_STR(a.ifnames[0], "eth0");
+	CHECK_EQ(a.sort, RW_SORT_DROPS);
+	CHECK_EQ(a.interval_ns, 250000000ULL);
+	CHECK_EQ(a.levels.n[0], 1);
+	CHECK(a.no_color);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		CHECK_EQ(parse_svc(bad[i].stop, &a, err, bad[i].line), -EINVAL);
 		if (!strstr(err, bad[i].needle)) {
@@ -294,6 +316,9 @@ static void test_cli_errors(void)
 		{ "run a/b", "not a valid interface name" },
 		{ "run a+b", "not a valid interface name" },
 		{ "run a --replace", "needs --persist" },
+		{ "run a --tui --json", "--tui and --json both want stdout" },
+		{ "run a --tui --events -", "give --events a file" },
+		{ "run a --no-color", "needs --tui" },
 		{ "run a --malformed sideways", "--malformed: 'sideways' is not one of pass, drop" },
 		{ "run a --malformed", "needs a value" },
 		{ "run a --ban forever", "--ban: 'forever' is not a duration" },
@@ -1079,6 +1104,9 @@ static void test_parse_listen(void)
 	}
 }
 
+/* The terminal view's model (one translation unit: the runner's counters are static). */
+#include "test_view.c"
+
 int main(void)
 {
 	RUN(test_parse_rate_valid);
@@ -1109,5 +1137,13 @@ int main(void)
 	RUN(test_ranking_ties_break_by_key);
 	RUN(test_key_format);
 	RUN(test_meminfo_available);
+	RUN(test_flow_slot_counts);
+	RUN(test_key_within);
+	RUN(test_view_keys);
+	RUN(test_view_filter_prompt);
+	RUN(test_view_ranks_sources);
+	RUN(test_view_prefix_levels);
+	RUN(test_view_text_fits_80_columns);
+	RUN(test_spark);
 	return tl_finish();
 }

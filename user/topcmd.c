@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `ratewall top [IFACE]`: the live view of a pinned instance. Its maps are
+ * opened read-only (the kernel refuses a write through them), so watching can
+ * never disturb enforcement, with or without a loader.
+ */
+#include "svccmd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "clock.h"
+#include "loader.h"
+#include "pick.h"
+#include "pins.h"
+#include "svccli.h"
+#include "watch.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+struct top_maps {
+	int flows, window, stats;
+};
+
+static void close_maps(struct top_maps *m)
+{
+	if (m->flows >= 0)
+		close(m->flows);
+	if (m->window >= 0)
+		close(m->window);
+	if (m->stats >= 0)
+		close(m->stats);
+}
+
+/* The instance's record and maps; 0, or 1 after saying why not. */
+static int open_instance(const struct rw_svc_args *a, const char *name, struct rw_instance *in,
+			 struct top_maps *m)
+{
+	char err[512];
+	int e = rw_instance_open(a->pin_root, name, in, err, sizeof(err));
+
+	if (e) {
+		fprintf(stderr, "ratewall: instance %s cannot be used: %s\n", name,
+			e == -EPROTO || e == -ENODATA ? err : strerror(-e));
+		return 1;
+	}
+	if (in->meta.ncpus != rw_possible_cpus()) {
+		fprintf(stderr, "ratewall: instance %s was made for %u CPUs, this system has %u\n",
+			name, in->meta.ncpus, rw_possible_cpus());
+		return 1;
+	}
+	m->flows = rw_pin_open_map_ro(in->dir, "flows");
+	m->window = rw_pin_open_map_ro(in->dir, "window");
+	m->stats = rw_pin_open_map_ro(in->dir, "stats");
+	if (m->flows < 0 || m->window < 0 || m->stats < 0) {
+		fprintf(stderr, "ratewall: instance %s: cannot open its maps: %s\n", name,
+			strerror(-(m->flows < 0 ? m->flows : m->window < 0 ? m->window : m->stats)));
+		return 1;
+	}
+	return 0;
+}
+
+static int watch(const struct rw_svc_args *a, struct rw_instance *in, const struct top_maps *m)
+{
+	const struct rw_meta *meta = &in->meta;
+	struct rw_watch_params p = {
+		.flows_fd = m->flows, .window_fd = m->window, .stats_fd = m->stats,
+		.ncpus = meta->ncpus, .slots = meta->slots, .slot_ns = meta->slot_ns,
+		.start_ns = meta->start_clock_ns,
+		.clock = meta->clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC,
+		.max_flows = meta->max_flows, .sort = a->sort, .levels = &a->levels,
+		.no_color = a->no_color,
+	};
+	struct rw_watch w = { 0 };
+	uint64_t next = rw_clock_ns(CLOCK_MONOTONIC);
+	char err[256];
+	int ret = 0;
+
+	if (rw_watch_open(&w, &p, err, sizeof(err))) {
+		rw_watch_close(&w);
+		fprintf(stderr, "ratewall: %s\n", err);
+		return 1;
+	}
+	w.head.what = "top";
+	snprintf(w.head.name, sizeof(w.head.name), "%s", meta->name);
+	w.head.pps = meta->pps;
+	w.head.bps = meta->bps;
+	w.head.dry_run = meta->flags & RW_META_DRY_RUN;
+	while (!stop_requested) {
+		int e;
+
+		w.head.loader_alive = rw_instance_loader_alive(in->dir_fd);
+		/* `ratewall stop` removes the record: the data on screen is the last there was. */
+		w.head.gone = faccessat(in->dir_fd, "meta", F_OK, 0) != 0;
+		e = rw_watch_refresh(&w, false);
+		if (!e) {
+			next += a->interval_ns;
+			e = rw_watch_wait(&w, next, &stop_requested);
+		}
+		if (e) {
+			ret = e > 0 ? 0 : 1;
+			if (e < 0)
+				snprintf(err, sizeof(err), "reading the maps failed: %s", strerror(-e));
+			break;
+		}
+		while (next <= rw_clock_ns(CLOCK_MONOTONIC))
+			next += a->interval_ns; /* a slow pass skips beats instead of bursting */
+	}
+	rw_watch_close(&w);
+	if (ret)
+		fprintf(stderr, "ratewall: %s\n", err);
+	return ret;
+}
+
+int rw_top_command(int argc, char **argv)
+{
+	struct rw_svc_args args;
+	struct rw_instance in = { .dir_fd = -1, .meta_fd = -1 };
+	struct top_maps m = { -1, -1, -1 };
+	struct sigaction sa = { .sa_handler = on_signal };
+	char err[256], name[RW_NAME_MAX];
+	int ret = rw_cli_outcome(rw_cli_parse_top(argc, argv, &args, err, sizeof(err)), err);
+
+	if (ret >= 0)
+		return ret;
+	if (rw_instance_pick(args.pin_root, args.name[0] ? args.name : NULL,
+			     args.nifaces ? args.ifnames[0] : NULL, "top watches", name))
+		return 1;
+	ret = open_instance(&args, name, &in, &m);
+	if (!ret) {
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		ret = watch(&args, &in, &m);
+	}
+	close_maps(&m);
+	rw_instance_close(&in);
+	return ret;
+}

@@ -1,0 +1,539 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "view.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "key.h"
+#include "ratewall_hash.h"
+#include "rules.h"
+#include "units.h"
+#include "window.h"
+
+/* --- Choices and keys ---------------------------------------------------------- */
+
+void rw_view_opts_init(struct rw_view_opts *o, enum rw_sort sort, const struct rw_levels *levels)
+{
+	struct rw_levels def;
+	char err[128];
+
+	memset(o, 0, sizeof(*o));
+	o->sort = sort;
+	if (!levels || (!levels->n[0] && !levels->n[1])) {
+		rw_parse_levels(RW_VIEW_DEFAULT_LEVELS, &def, err, sizeof(err));
+		levels = &def;
+	}
+	for (int f = 0; f < 2; f++) {
+		for (uint32_t i = 0; i < levels->n[f]; i++) {
+			/* A level as long as an address is the sources view again. */
+			if (levels->len[f][i] == (f ? 128 : 32))
+				continue;
+			o->lv[o->nlv].family = f ? RW_FAMILY_IPV6 : RW_FAMILY_IPV4;
+			o->lv[o->nlv++].len = levels->len[f][i];
+		}
+	}
+}
+
+static void say(struct rw_view_input *in, const char *msg)
+{
+	snprintf(in->msg, sizeof(in->msg), "%s", msg);
+}
+
+/* Enter in the prompt: the filter it holds, or none when empty. */
+static unsigned int apply_filter(struct rw_view_opts *o, struct rw_view_input *in)
+{
+	char err[RW_VIEW_MSG_MAX - 24];
+	struct rw_key prefix;
+	uint8_t plen;
+
+	in->active = false;
+	in->buf[in->len] = '\0';
+	if (in->len == 0) {
+		o->filtered = false;
+		o->filter_text[0] = '\0';
+		say(in, "filter cleared");
+		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	}
+	if (rw_parse_cidr(in->buf, &prefix, &plen, err, sizeof(err))) {
+		snprintf(in->msg, sizeof(in->msg), "filter not changed: %s", err);
+		return RW_VIEW_REDRAW;
+	}
+	o->filtered = true;
+	o->filter = prefix;
+	o->filter_len = plen;
+	snprintf(o->filter_text, sizeof(o->filter_text), "%s", in->buf);
+	in->msg[0] = '\0';
+	return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+}
+
+static unsigned int prompt_key(struct rw_view_opts *o, struct rw_view_input *in, int key)
+{
+	switch (key) {
+	case RW_VK_ENTER:
+	case '\r':
+		return apply_filter(o, in);
+	case RW_VK_ESC:
+		in->active = false;
+		say(in, "filter not changed");
+		return RW_VIEW_REDRAW;
+	case RW_VK_BACKSPACE:
+	case '\b':
+		if (in->len)
+			in->len--;
+		in->buf[in->len] = '\0';
+		return RW_VIEW_REDRAW;
+	case RW_VK_KILL:
+		in->len = 0;
+		in->buf[0] = '\0';
+		return RW_VIEW_REDRAW;
+	}
+	if (key < 0x21 || key > 0x7e || in->len + 1 >= sizeof(in->buf))
+		return 0; /* addresses are printable ASCII without blanks */
+	in->buf[in->len++] = (char)key;
+	in->buf[in->len] = '\0';
+	return RW_VIEW_REDRAW;
+}
+
+unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int key)
+{
+	static const char *const sorts[] = { "pps", "bps", "drops" };
+
+	if (in->active)
+		return prompt_key(o, in, key);
+	if (key == 'q' || key == 'Q')
+		return RW_VIEW_QUIT;
+	if (o->help) {
+		o->help = false; /* any other key closes the help */
+		return RW_VIEW_REDRAW;
+	}
+	in->msg[0] = '\0';
+	switch (key) {
+	case 's':
+		o->sort = (enum rw_sort)((o->sort + 1) % 3);
+		snprintf(in->msg, sizeof(in->msg), "sorted by %s", sorts[o->sort]);
+		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	case 'p':
+	case ' ':
+		o->paused = !o->paused;
+		say(in, o->paused ? "paused: the data stays as it is (p resumes)" : "resumed");
+		return RW_VIEW_REDRAW | (o->paused ? 0 : RW_VIEW_RESCAN);
+	case '/':
+		in->active = true;
+		in->len = strlen(o->filter_text);
+		memcpy(in->buf, o->filter_text, in->len + 1);
+		return RW_VIEW_REDRAW;
+	case 'l':
+		o->limited_only = !o->limited_only;
+		say(in, o->limited_only ? "only limited sources" : "all sources");
+		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	case 'v':
+	case RW_VK_TAB:
+		o->level = (o->level + 1) % (o->nlv + 1);
+		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	case 'r':
+		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	case '?':
+	case 'h':
+		o->help = true;
+		return RW_VIEW_REDRAW;
+	}
+	return 0;
+}
+
+/* --- One pass ------------------------------------------------------------------- */
+
+struct rw_view_cell {
+	struct rw_key key;
+	bool used;
+	uint32_t members;
+	struct rw_window_sum sum;
+};
+
+int rw_view_init(struct rw_view *v, uint32_t slots)
+{
+	memset(v, 0, sizeof(*v));
+	v->slots = slots;
+	v->rows = calloc(RW_VIEW_ROWS_MAX, sizeof(*v->rows));
+	if (!v->rows || rw_topk_init(&v->top, RW_VIEW_ROWS_MAX))
+		return -ENOMEM;
+	return 0;
+}
+
+static uint64_t *cell_spark(const struct rw_view *v, const uint64_t *spark, size_t i)
+{
+	return (uint64_t *)spark + i * v->slots;
+}
+
+void rw_view_free(struct rw_view *v)
+{
+	free(v->rows);
+	free(v->cell);
+	rw_topk_free(&v->top);
+	memset(v, 0, sizeof(*v));
+}
+
+/* The prefix table's sparklines live after its cells, slots counts each. */
+static uint64_t *sparks_of(const struct rw_view *v)
+{
+	return (uint64_t *)(v->cell + v->cell_cap);
+}
+
+static size_t cell_size(const struct rw_view *v)
+{
+	return sizeof(struct rw_view_cell) + v->slots * sizeof(uint64_t);
+}
+
+void rw_view_begin(struct rw_view *v, uint64_t now_epoch)
+{
+	v->first_epoch = now_epoch > v->slots ? now_epoch - v->slots : 0;
+	v->nrows = 0;
+	v->matched = 0;
+	v->ncell = 0;
+	if (v->cell)
+		memset(v->cell, 0, v->cell_cap * cell_size(v));
+	rw_topk_clear(&v->top);
+}
+
+static size_t find_cell(const struct rw_view_cell *c, size_t cap, const struct rw_key *key)
+{
+	size_t i = rw_hash(key, 0x9e3779b9) & (cap - 1);
+
+	while (c[i].used && memcmp(&c[i].key, key, sizeof(*key)) != 0)
+		i = (i + 1) & (cap - 1);
+	return i;
+}
+
+/* Doubles the prefix table (kept at most half full). */
+static int grow_cells(struct rw_view *v)
+{
+	size_t cap = v->cell_cap ? v->cell_cap * 2 : 1024;
+	struct rw_view *next = &(struct rw_view){ .slots = v->slots, .cell_cap = cap };
+	const uint64_t *old_spark = v->cell ? sparks_of(v) : NULL;
+
+	next->cell = calloc(cap, cell_size(v));
+	if (!next->cell)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->cell_cap; i++) {
+		size_t j;
+
+		if (!v->cell[i].used)
+			continue;
+		j = find_cell(next->cell, cap, &v->cell[i].key);
+		next->cell[j] = v->cell[i];
+		memcpy(cell_spark(next, sparks_of(next), j), cell_spark(v, old_spark, i),
+		       v->slots * sizeof(uint64_t));
+	}
+	free(v->cell);
+	v->cell = next->cell;
+	v->cell_cap = cap;
+	return 0;
+}
+
+static enum rw_hist_word spark_word(enum rw_sort sort)
+{
+	return sort == RW_SORT_BPS ? RW_H_BYTES : sort == RW_SORT_DROPS ? RW_H_DROP_PACKETS
+									: RW_H_PACKETS;
+}
+
+static void sum_add(struct rw_window_sum *a, const struct rw_window_sum *b)
+{
+	a->packets += b->packets;
+	a->bytes += b->bytes;
+	a->drop_packets += b->drop_packets;
+	a->drop_bytes += b->drop_bytes;
+	if (b->newest_epoch > a->newest_epoch)
+		a->newest_epoch = b->newest_epoch;
+	if (b->cpus > a->cpus)
+		a->cpus = b->cpus;
+}
+
+/*
+ * A flow into its prefix of the level. A shared budget already coarser than
+ * the level (limit ... per /16, seen at /24) stays its own row.
+ */
+static int offer_prefix(struct rw_view *v, const struct rw_key *key,
+			const struct rw_window_sum *sum, const uint64_t *hist,
+			const struct rw_flow *hot, uint32_t ncpus)
+{
+	const struct rw_view_level *lv = &v->o.lv[v->o.level - 1];
+	uint64_t counts[RW_MAX_SLOTS], *spark;
+	struct rw_key p;
+	size_t i;
+	int e;
+
+	if (key->family != lv->family)
+		return 0;
+	if (!rw_key_cut(key, lv->len, &p))
+		p = *key;
+	if ((v->ncell + 1) * 2 > v->cell_cap && (e = grow_cells(v)))
+		return e;
+	i = find_cell(v->cell, v->cell_cap, &p);
+	if (!v->cell[i].used) {
+		v->cell[i].used = true;
+		v->cell[i].key = p;
+		v->ncell++;
+	}
+	v->cell[i].members++;
+	sum_add(&v->cell[i].sum, sum);
+	rw_flow_slot_counts(hot, ncpus, hist, v->slots, spark_word(v->o.sort), v->first_epoch,
+			    v->slots, counts);
+	spark = cell_spark(v, sparks_of(v), i);
+	for (uint32_t s = 0; s < v->slots; s++)
+		spark[s] += counts[s];
+	return 0;
+}
+
+int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_window_sum *sum,
+		  const uint64_t *hist, const struct rw_flow *hot, uint32_t ncpus)
+{
+	struct rw_rank_entry e;
+
+	if (v->o.filtered && !rw_key_within(key, &v->o.filter, v->o.filter_len))
+		return 0;
+	if (v->o.level)
+		return offer_prefix(v, key, sum, hist, hot, ncpus);
+	if (v->o.limited_only && !sum->drop_packets)
+		return 0;
+	v->matched++;
+	e = (struct rw_rank_entry){ .key = *key, .sum = *sum,
+				    .metric = rw_sort_metric(sum, v->o.sort) };
+	rw_topk_offer(&v->top, &e);
+	return 0;
+}
+
+void rw_view_end(struct rw_view *v, uint32_t max)
+{
+	struct rw_rank_entry *best = calloc(RW_VIEW_ROWS_MAX, sizeof(*best));
+	uint32_t n;
+
+	if (!best) {
+		v->nrows = 0;
+		return;
+	}
+	for (size_t i = 0; v->o.level && i < v->cell_cap; i++) {
+		const struct rw_view_cell *c = &v->cell[i];
+
+		if (!c->used || (v->o.limited_only && !c->sum.drop_packets))
+			continue;
+		v->matched++;
+		rw_topk_offer(&v->top, &(struct rw_rank_entry){
+			.key = c->key, .sum = c->sum, .metric = rw_sort_metric(&c->sum, v->o.sort) });
+	}
+	n = rw_topk_drain(&v->top, best);
+	v->nrows = n < max ? n : max;
+	for (uint32_t r = 0; r < v->nrows; r++) {
+		struct rw_view_row *row = &v->rows[r];
+
+		memset(row, 0, sizeof(*row));
+		row->key = best[r].key;
+		row->sum = best[r].sum;
+		row->metric = best[r].metric;
+		if (v->o.level) {
+			size_t i = find_cell(v->cell, v->cell_cap, &row->key);
+
+			row->members = v->cell[i].members;
+			memcpy(row->spark, cell_spark(v, sparks_of(v), i), v->slots * sizeof(uint64_t));
+		}
+	}
+	free(best);
+}
+
+void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row, const uint64_t *hist,
+			  const struct rw_flow *hot, uint32_t ncpus)
+{
+	rw_flow_slot_counts(hot, ncpus, hist, v->slots, spark_word(v->o.sort), v->first_epoch,
+			    v->slots, row->spark);
+}
+
+/* --- Text ------------------------------------------------------------------------ */
+
+/* The header of the key column, and the current level's name. */
+static const char *level_name(const struct rw_view *v, char *buf, size_t len)
+{
+	const struct rw_view_level *lv;
+
+	if (!v->o.level)
+		return "sources";
+	lv = &v->o.lv[v->o.level - 1];
+	snprintf(buf, len, "IPv%u /%u", lv->family == RW_FAMILY_IPV4 ? 4 : 6, lv->len);
+	return buf;
+}
+
+static const char *sort_name(enum rw_sort s)
+{
+	return s == RW_SORT_BPS ? "bps" : s == RW_SORT_DROPS ? "drops" : "pps";
+}
+
+void rw_view_title(const struct rw_view *v, const struct rw_view_head *h, char *buf, size_t len)
+{
+	char pps[16], bps[16], limit[40] = "none";
+
+	rw_format_si((double)h->pps, pps, sizeof(pps));
+	rw_format_si((double)h->bps, bps, sizeof(bps));
+	if (h->pps && h->bps)
+		snprintf(limit, sizeof(limit), "%s pps %s bps", pps, bps);
+	else if (h->pps || h->bps)
+		snprintf(limit, sizeof(limit), "%s %s", h->pps ? pps : bps, h->pps ? "pps" : "bps");
+	/* What needs attention first: the rest may be cut by a narrow terminal. */
+	snprintf(buf, len, "ratewall %s: %s%s%s%s%s  window %.3gs/%u  limit %s", h->what, h->name,
+		 h->gone ? "  STOPPED" : "", h->loader_alive ? "" : "  NO LOADER",
+		 v->o.paused ? "  PAUSED" : "", h->dry_run ? "  DRY RUN" : "", h->window_s, h->slots,
+		 limit);
+}
+
+void rw_view_window_line(const struct rw_view_head *h, char *buf, size_t len)
+{
+	char a[16], b[16], c[16], d[16];
+
+	rw_format_si(rw_rate(h->total.packets, h->span_ns), a, sizeof(a));
+	rw_format_si(rw_rate(h->total.bytes * 8, h->span_ns), b, sizeof(b));
+	rw_format_si(rw_rate(h->total.drop_packets, h->span_ns), c, sizeof(c));
+	rw_format_si(rw_rate(h->sketch_packets, h->span_ns), d, sizeof(d));
+	snprintf(buf, len,
+		 "window  rx %s pps %s bps  drop %s pps  tracked %llu/%llu  sketch %s pps",
+		 a, b, c, (unsigned long long)h->tracked, (unsigned long long)h->max_flows, d);
+}
+
+void rw_view_since_line(const struct rw_view_head *h, char *buf, size_t len)
+{
+	char a[16], b[16], c[16], d[16];
+
+	rw_format_si((double)h->stats.rx_packets, a, sizeof(a));
+	rw_format_si((double)rw_stats_passed(&h->stats), b, sizeof(b));
+	rw_format_si((double)h->stats.dropped, c, sizeof(c));
+	rw_format_si((double)(h->stats.malformed + h->stats.non_ip), d, sizeof(d));
+	snprintf(buf, len, "since load  rx %s  passed %s  dropped %s  unkeyed %s packets", a, b, c,
+		 d);
+}
+
+void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, char *buf,
+			size_t len)
+{
+	char lv[48], when[16];
+	time_t now = (time_t)h->ts;
+	struct tm tm;
+
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%H:%M:%S", &tm);
+	snprintf(buf, len, "view %s %u/%u | sort %s | filter %s%s | %llu of %llu | %s",
+		 level_name(v, lv, sizeof(lv)), v->o.level + 1, v->o.nlv + 1, sort_name(v->o.sort),
+		 v->o.filtered ? v->o.filter_text : "none", v->o.limited_only ? " | limited only" : "",
+		 (unsigned long long)v->nrows, (unsigned long long)v->matched, when);
+}
+
+/* Fixed columns: rank, PPS, BPS, DROP/S, SHARE, LIM and the blanks between. */
+#define FIXED_COLS (3 + 1 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 6 + 1 + 3 + 2)
+#define KEY_COL_MAX 43 /* an IPv6 address with /128 */
+#define KEY_COL_MIN 8
+
+struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols)
+{
+	struct rw_view_layout l = { .key_w = 6 }; /* "SOURCE", "PREFIX" */
+
+	for (uint32_t i = 0; i < v->nrows; i++) {
+		char k[RW_KEY_STRLEN];
+		int n;
+
+		rw_key_format(&v->rows[i].key, k, sizeof(k));
+		n = (int)strlen(k);
+		if (n > l.key_w)
+			l.key_w = n < KEY_COL_MAX ? n : KEY_COL_MAX;
+	}
+	/* The address first: the sparkline gets what is left, up to a cell per slot. */
+	l.spark_w = cols - FIXED_COLS - l.key_w;
+	if (l.spark_w > (int)v->slots)
+		l.spark_w = (int)v->slots;
+	if (l.spark_w < 0) {
+		l.key_w += l.spark_w;
+		l.spark_w = 0;
+	}
+	l.ok = l.key_w >= KEY_COL_MIN && cols >= RW_VIEW_MIN_COLS;
+	return l;
+}
+
+void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, char *buf, size_t len)
+{
+	char spark[32];
+
+	snprintf(spark, sizeof(spark), "%s", l->spark_w >= 5 ? "SLOTS" : "");
+	snprintf(buf, len, "%3s %-*s %7s %7s %7s %6s %3s  %s", "#", l->key_w,
+		 v->o.level ? "PREFIX" : "SOURCE", "PPS", "BPS", "DROP/S", "SHARE", "LIM", spark);
+}
+
+bool rw_view_row_limited(const struct rw_view *v, uint32_t i)
+{
+	return i < v->nrows && v->rows[i].sum.drop_packets > 0;
+}
+
+void rw_view_row_text(const struct rw_view *v, const struct rw_view_head *h,
+		      const struct rw_view_layout *l, uint32_t i, bool utf8, char *buf, size_t len)
+{
+	const struct rw_view_row *r = &v->rows[i];
+	uint64_t whole = rw_sort_metric(&h->total, v->o.sort);
+	char key[RW_KEY_STRLEN], a[16], b[16], c[16], spark[RW_MAX_SLOTS * 3 + 1];
+	int n;
+
+	rw_key_format(&r->key, key, sizeof(key));
+	n = (int)strlen(key);
+	if (n > l->key_w) /* cut, and say so with the last character */
+		key[l->key_w - 1] = '~', key[l->key_w] = '\0';
+	rw_format_si(rw_rate(r->sum.packets, h->span_ns), a, sizeof(a));
+	rw_format_si(rw_rate(r->sum.bytes * 8, h->span_ns), b, sizeof(b));
+	rw_format_si(rw_rate(r->sum.drop_packets, h->span_ns), c, sizeof(c));
+	/* The newest slots when the line has no room for all of them. */
+	rw_spark(r->spark + (v->slots - (uint32_t)l->spark_w), (uint32_t)l->spark_w, utf8, spark,
+		 sizeof(spark));
+	snprintf(buf, len, "%3u %-*s %7s %7s %7s %5.1f%% %3s  %s", i + 1, l->key_w, key, a, b, c,
+		 whole ? 100.0 * (double)r->metric / (double)whole : 0.0,
+		 r->sum.drop_packets ? "yes" : "", spark);
+}
+
+void rw_spark(const uint64_t *count, uint32_t n, bool utf8, char *buf, size_t len)
+{
+	static const char *const blocks[] = { "\u2581", "\u2582", "\u2583", "\u2584",
+					      "\u2585", "\u2586", "\u2587", "\u2588" };
+	static const char ascii[] = ".:-=+*#@";
+	uint64_t peak = 0;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < n; i++)
+		peak = count[i] > peak ? count[i] : peak;
+	for (uint32_t i = 0; i < n; i++) {
+		/* 0 is blank; anything else at least the lowest step, the peak the highest. */
+		unsigned int step = peak ? (unsigned int)((long double)count[i] * 7 / peak) : 0;
+		const char *cell = utf8 ? blocks[step] : (char[]){ ascii[step], '\0' };
+
+		if (!count[i])
+			cell = " ";
+		if (at + strlen(cell) + 1 > len)
+			break;
+		memcpy(buf + at, cell, strlen(cell) + 1);
+		at += strlen(cell);
+	}
+}
+
+const char *const rw_view_help[] = {
+	"Keys",
+	"  s          sort by pps, then bps, then drops (the top N of that order)",
+	"  p, space   pause: the data on the screen stays; p again resumes",
+	"  /          filter: a prefix (198.18.0.0/16, 2001:db8::/32) or an address;",
+	"             Enter applies it, Esc keeps the old one, an empty Enter clears it",
+	"             (Backspace and Ctrl-U edit)",
+	"  l          only limited sources (drops in the window)",
+	"  v, Tab     sources -> each prefix level (--levels) -> sources",
+	"  r          read the flows again now",
+	"  ?          this help (any key closes it)",
+	"  q          quit (the instance keeps running)",
+	"",
+	"Columns",
+	"  PPS BPS DROP/S  rates over the sliding window; SHARE of the window's total",
+	"  by the sort; LIM yes: drops in the window. SLOTS: the sort's count in each",
+	"  complete slot of the window, oldest first, scaled to the row's peak.",
+	"  Prefix rows sum the tracked sources inside; untracked (sketch-only)",
+	"  traffic is in the header only.",
+	NULL,
+};

@@ -109,17 +109,24 @@ int rw_pin_open_map(const char *dir, const char *map)
 	return rw_pin_open(dir, name);
 }
 
-int rw_pin_open_map_ro(const char *dir, const char *map)
+int rw_pin_open_ro(const char *dir, const char *what)
 {
 	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
-	char name[64], path[PATH_MAX];
+	char path[PATH_MAX];
 	int fd;
 
-	rw_pin_map_name(name, sizeof(name), map);
-	if (rw_pin_path(path, sizeof(path), dir, name))
+	if (rw_pin_path(path, sizeof(path), dir, what))
 		return -ENAMETOOLONG;
 	fd = bpf_obj_get_opts(path, &opts);
 	return fd < 0 ? -errno : fd;
+}
+
+int rw_pin_open_map_ro(const char *dir, const char *map)
+{
+	char name[64];
+
+	rw_pin_map_name(name, sizeof(name), map);
+	return rw_pin_open_ro(dir, name);
 }
 
 int rw_pin_open_link(const char *dir, const char *ifname)
@@ -226,7 +233,6 @@ void rw_meta_error(struct rw_meta *m, const char *msg)
 int rw_instance_open(const char *root, const char *name, struct rw_instance *in, char *err,
 		     size_t errlen)
 {
-	char path[sizeof(in->dir) + 8];
 	int e;
 
 	in->dir_fd = in->meta_fd = -1;
@@ -235,11 +241,10 @@ int rw_instance_open(const char *root, const char *name, struct rw_instance *in,
 	in->dir_fd = open(in->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (in->dir_fd < 0)
 		return -errno;
-	if (rw_pin_path(path, sizeof(path), in->dir, "meta"))
-		return -ENAMETOOLONG;
-	in->meta_fd = bpf_obj_get(path);
+	/* Everyone who opens an instance this way only reads its record. */
+	in->meta_fd = rw_pin_open_ro(in->dir, "meta");
 	if (in->meta_fd < 0) {
-		e = -errno;
+		e = in->meta_fd;
 		if (e == -ENOENT)
 			snprintf(err, errlen, "it has no 'meta' record (a start that never finished)");
 		return e == -ENOENT ? -ENODATA : e;

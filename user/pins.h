@@ -84,7 +84,8 @@ void rw_pin_link_name(char *buf, size_t len, const char *ifname);
 int rw_pin_open(const char *dir, const char *what);
 int rw_pin_open_map(const char *dir, const char *map);
 int rw_pin_open_link(const char *dir, const char *ifname);
-/* dir/map_<map> for reading only: the kernel refuses every write through it. */
+/* dir/what and dir/map_<map> for reading only: the kernel refuses every write through them. */
+int rw_pin_open_ro(const char *dir, const char *what);
 int rw_pin_open_map_ro(const char *dir, const char *map);
 /* A program's id, 0 when it cannot be read. */
 uint32_t rw_prog_id(int prog_fd);
@@ -106,7 +107,8 @@ void rw_meta_error(struct rw_meta *m, const char *msg);
 
 /*
  * Opens ROOT/NAME: -ENOENT when there is no such instance; -EPROTO (reason in
- * err) when its record cannot be used; 0 with dir_fd and meta filled.
+ * err) when its record cannot be used; 0 with dir_fd and meta filled (meta_fd
+ * read-only: the loader writes its record through its own fd).
  */
 int rw_instance_open(const char *root, const char *name, struct rw_instance *in, char *err,
 		     size_t errlen);

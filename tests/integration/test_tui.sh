@@ -3,7 +3,8 @@
 # `ratewall top` and `run --tui` in a real terminal: tmux (its own server,
 # an 80x24 window) runs the view while four sources of known rates send; the
 # test types keys with send-keys and reads the screen with capture-pane.
-#  (a) the right top source by pps, limits marked, sparklines drawn, colours
+#  (a) the right top source by pps, limits marked, sparklines drawn, colours;
+#      every map top holds is read-only (its fds' flags)
 #  (b) s sorts by bps, then drops: the top source changes each time
 #  (c) / filters by prefix (a bad prefix is refused, the filter kept)
 #  (d) l shows only limited sources; v the /24 prefixes
@@ -11,7 +12,7 @@
 #  (f) resizes: too small is said, back to 80x24 draws the table again
 #  (g) q quits: exit 0, terminal modes as before (stty -g), screen given back
 #  (h) a killed loader: top says NO LOADER and still shows the kernel's counts;
-#      NO_COLOR: no colour at all
+#      NO_COLOR: no colour at all; Ctrl-C leaves as q does
 #  (i) run --tui: the same view on a run; q detaches
 #  (j) no terminal, no instance, --tui with --json: said, nothing attached
 set -u
@@ -64,6 +65,17 @@ only() { [ "$(row 1)" = "$1" ] && [ "$(rows)" -eq 1 ]; }
 filter_refused() { wait_for 'filter not changed' 3 && screen | grep -q 'filter 198.18.1.0/24'; }
 screen_given_back() { ! screen | grep -q 'ratewall top:'; }
 not_attached() { ! xdp_attached "$TB_RCV" "$TB_RX"; }
+# map_fds PID: "MAPS WRITABLE": the BPF maps a process holds, and how many of them for writing.
+map_fds() {
+	local n=0 w=0 fd flags
+	for fd in /proc/"$1"/fd/*; do
+		[ "$(readlink "$fd")" = "anon_inode:bpf-map" ] || continue
+		flags=$(awk '/^flags:/ { print $2 }' "/proc/$1/fdinfo/${fd##*/}")
+		n=$((n + 1))
+		[ $((8#$flags & 3)) -ne 0 ] && w=$((w + 1))
+	done
+	echo "$n $w"
+}
 # said RC WANT OUTPUT TEXT: exit status as wanted and the output says TEXT.
 said() { [ "$1" -eq "$2" ] && grep -q -- "$4" <<<"$3"; }
 
@@ -85,6 +97,14 @@ check "(a) a sparkline of the window's slots ($spark)" grep -q '[▁▂▃▄▅
 wide=$(python3 -c 'import sys; print(sum(len(l) > 80 for l in open(sys.argv[1], encoding="utf-8")))' "$WORK/top_pps.txt")
 check "(a) every line fits 80 columns" test "$wide" -eq 0
 check "(a) colours in a colour terminal" colours 1-6
+top_pid=$(pgrep -f -- "top $TB_RX --pin-dir $PIN_DIR" | head -1)
+read -r nmaps writable < <(map_fds "${top_pid:-0}")
+echo "     (a) top (pid ${top_pid:-?}) holds $nmaps BPF maps, $writable of them writable"
+check "(a) top holds the instance's maps read-only (fdinfo: $nmaps maps, $writable writable)" \
+	test "${nmaps:-0}" -ge 4 -a "${writable:-1}" -eq 0
+read -r lmaps lwritable < <(map_fds "$RW_PID")
+check "control: the same count sees the loader's maps as writable ($lwritable of $lmaps)" \
+	test "${lwritable:-0}" -gt 0
 
 # (b)
 key_then s 'sort bps' && sleep 0.3
@@ -157,8 +177,8 @@ screen >"$WORK/top_noloader.txt"
 check "(h) no loader: said in the header" grep -q 'NO LOADER' "$WORK/top_noloader.txt"
 check "(h) ... the kernel's counts still shown ($(rows) sources)" test "$(rows)" -eq 4
 check "(h) NO_COLOR: not one colour" no_colours
-keys q
-wait_for '^rc=0' 5
+keys C-c
+check "(h) Ctrl-C leaves like q: status 0, the screen given back" wait_for '^rc=0' 5
 "$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
 
 # (i)

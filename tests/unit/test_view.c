@@ -217,6 +217,15 @@ static void offer_all(struct rw_view *v)
 	offer(v, v6("2001:db8::1"), wsum(100, 6400, 50));
 }
 
+/* Row i's key as the screen shows it. */
+static const char *key_of(const struct rw_view *v, uint32_t i)
+{
+	static char buf[RW_KEY_STRLEN];
+
+	rw_key_format(&v->rows[i].key, buf, sizeof(buf));
+	return buf;
+}
+
 static void test_view_ranks_sources(void)
 {
 	struct rw_view v;
@@ -228,20 +237,16 @@ static void test_view_ranks_sources(void)
 	rw_view_end(&v, 3);
 	CHECK_EQ(v.nrows, 3); /* as many as the screen holds */
 	CHECK_EQ(v.matched, 5);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.0.9");
+	CHECK_STR(key_of(&v, 0), "198.18.0.9");
 	v.o.sort = RW_SORT_BPS;
 	offer_all(&v);
 	rw_view_end(&v, 10);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.0.2");
+	CHECK_STR(key_of(&v, 0), "198.18.0.2");
 	v.o.sort = RW_SORT_DROPS;
 	offer_all(&v);
 	rw_view_end(&v, 10);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.0.1");
-	rw_key_format(&v.rows[1].key, buf, sizeof(buf));
-	CHECK_STR(buf, "2001:db8::1");
+	CHECK_STR(key_of(&v, 0), "198.18.0.1");
+	CHECK_STR(key_of(&v, 1), "2001:db8::1");
 	/* Limited only, and a filter, decide what is offered, not just what is shown. */
 	v.o.sort = RW_SORT_PPS;
 	v.o.limited_only = true;
@@ -256,8 +261,7 @@ static void test_view_ranks_sources(void)
 	offer_all(&v);
 	rw_view_end(&v, 10);
 	CHECK_EQ(v.nrows, 1);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.1.1");
+	CHECK_STR(key_of(&v, 0), "198.18.1.1");
 	/* A source row's sparkline from its value: slot 99 is the last complete one. */
 	struct rw_flow hot = { .epoch = 99, .packets = 3000 };
 
@@ -278,13 +282,11 @@ static void test_view_prefix_levels(void)
 	offer_all(&v);
 	rw_view_end(&v, 10);
 	CHECK_EQ(v.nrows, 2);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.0.0/24");
+	CHECK_STR(key_of(&v, 0), "198.18.0.0/24");
 	CHECK_EQ(v.rows[0].sum.packets, 55000);
 	CHECK_EQ(v.rows[0].members, 3);
 	CHECK_EQ(v.rows[0].spark[9], 55000); /* the members' slots, summed */
-	rw_key_format(&v.rows[1].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.1.0/24");
+	CHECK_STR(key_of(&v, 1), "198.18.1.0/24");
 	v.o.level = 2; /* /16: one prefix */
 	offer_all(&v);
 	rw_view_end(&v, 10);
@@ -294,8 +296,7 @@ static void test_view_prefix_levels(void)
 	offer_all(&v);
 	rw_view_end(&v, 10);
 	CHECK_EQ(v.nrows, 1);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "2001:db8::/64");
+	CHECK_STR(key_of(&v, 0), "2001:db8::/64");
 	/* Limited only applies to the prefix's sum; a shared budget coarser than the level stays whole. */
 	v.o.level = 1;
 	v.o.limited_only = true;
@@ -314,8 +315,7 @@ static void test_view_prefix_levels(void)
 	rw_view_begin(&v, 100);
 	offer(&v, budget, wsum(9000, 0, 0));
 	rw_view_end(&v, 10);
-	rw_key_format(&v.rows[0].key, buf, sizeof(buf));
-	CHECK_STR(buf, "198.18.0.0/16");
+	CHECK_STR(key_of(&v, 0), "198.18.0.0/16");
 	/* Many prefixes: the table grows and keeps every count. */
 	rw_view_begin(&v, 100);
 	for (uint32_t i = 0; i < 5000; i++) {

@@ -81,7 +81,7 @@ $(BUILD)/decisions: tools/decisions.c $(USER_LIB_OBJS) $(SKELS)
 $(BUILD)/tickbench: tools/tickbench.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itools tools/tickbench.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
-$(BUILD)/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)
+$(BUILD)/test_unit: tests/unit/test_unit.c tests/unit/test_view.c $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
 
 $(BUILD)/test_bpf: tests/bpf/test_bpf.c tests/bpf/frames.h tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
@@ -93,7 +93,7 @@ SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanit
 ASAN := $(BUILD)/asan/test_unit $(BUILD)/asan/test_bpf $(BUILD)/asan/ratewall
 ASAN_LIB_SRCS := $(USER_LIB_SRCS)
 
-$(BUILD)/asan/test_unit: tests/unit/test_unit.c $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
+$(BUILD)/asan/test_unit: tests/unit/test_unit.c tests/unit/test_view.c $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
 
 $(BUILD)/asan/test_bpf: tests/bpf/test_bpf.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan

@@ -229,7 +229,6 @@ static const char *key_of(const struct rw_view *v, uint32_t i)
 static void test_view_ranks_sources(void)
 {
 	struct rw_view v;
-	char buf[64];
 
 	CHECK_EQ(rw_view_init(&v, 10), 0);
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);
@@ -274,7 +273,6 @@ static void test_view_ranks_sources(void)
 static void test_view_prefix_levels(void)
 {
 	struct rw_view v;
-	char buf[64];
 
 	CHECK_EQ(rw_view_init(&v, 10), 0);
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);

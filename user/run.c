@@ -177,6 +177,8 @@ static int tick(struct rw_session *s)
 	if (s->metrics.daemon)
 		rw_metrics_publish(&s->metrics, &rep);
 	if (s->watch) {
+		s->watch->head.heavy = rep.hhh; /* the session's items: they live as long */
+		s->watch->head.nheavy = rep.nhhh;
 		rw_watch_feed_end(s->watch, &s->flowtab, now, &rep.tick, &rep.stats);
 		return 0;
 	}
@@ -302,6 +304,8 @@ static int start_watch(struct rw_session *s)
 	s->watch->head.pps = cfg->pps;
 	s->watch->head.bps = cfg->bps;
 	s->watch->head.dry_run = cfg->dry_run;
+	s->watch->head.levels = s->hhh != NULL;
+	s->watch->head.heavy_share_pct = cfg->hhh_share_pct;
 	return rw_watch_refresh(s->watch, true) ? -1 : 0;
 }
 

@@ -68,9 +68,9 @@ void rw_tui_close(struct rw_tui *t)
 	t->open = false;
 }
 
-uint32_t rw_tui_rows(const struct rw_tui *t)
+uint32_t rw_tui_rows(const struct rw_tui *t, const struct rw_view_head *h)
 {
-	int rows = LINES - RW_VIEW_HEAD_LINES - 1;
+	int rows = LINES - rw_view_head_lines(h) - 1;
 
 	(void)t;
 	return rows > 0 ? (uint32_t)rows : 0;
@@ -102,6 +102,7 @@ void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view
 {
 	struct rw_view_layout l = rw_view_layout(v, COLS);
 	char text[512];
+	int y = 0;
 
 	erase();
 	if (!l.ok || LINES < RW_VIEW_MIN_LINES) {
@@ -117,26 +118,28 @@ void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view
 		return;
 	}
 	rw_view_title(v, h, text, sizeof(text));
-	line(t, 0, text, PAIR_HEAD, A_REVERSE);
+	line(t, y++, text, PAIR_HEAD, A_REVERSE);
 	rw_view_window_line(h, text, sizeof(text));
-	line(t, 1, text, 0, 0);
+	line(t, y++, text, 0, 0);
 	rw_view_since_line(h, text, sizeof(text));
-	line(t, 2, text, 0, 0);
+	line(t, y++, text, 0, 0);
+	if (rw_view_heavy_line(h, text, sizeof(text)))
+		line(t, y++, text, 0, 0);
 	rw_view_state_line(v, h, text, sizeof(text));
-	line(t, 3, text, PAIR_HEAD, 0);
+	line(t, y++, text, PAIR_HEAD, 0);
 	rw_view_columns(v, &l, text, sizeof(text));
-	line(t, 4, text, 0, A_UNDERLINE);
-	for (uint32_t i = 0; i < v->nrows && (int)i < LINES - RW_VIEW_HEAD_LINES - 1; i++) {
+	line(t, y++, text, 0, A_UNDERLINE);
+	for (uint32_t i = 0; i < v->nrows && y + (int)i < LINES - 1; i++) {
 		bool limited = rw_view_row_limited(v, i);
 
 		rw_view_row_text(v, h, &l, i, t->utf8, text, sizeof(text));
 		attron(limited ? (t->color ? COLOR_PAIR(PAIR_LIMITED) : A_BOLD) : 0);
 		/* Built to fit the layout: multibyte sparkline cells are one column each. */
-		mvaddstr(RW_VIEW_HEAD_LINES + (int)i, 0, text);
+		mvaddstr(y + (int)i, 0, text);
 		attroff(limited ? (t->color ? COLOR_PAIR(PAIR_LIMITED) : A_BOLD) : 0);
 	}
 	if (v->nrows == 0)
-		line(t, RW_VIEW_HEAD_LINES, v->matched || v->o.filtered || v->o.limited_only ?
+		line(t, y, v->matched || v->o.filtered || v->o.limited_only ?
 			 "    (nothing matches)" : "    (no tracked source in the window)", 0, 0);
 	if (in->active)
 		snprintf(text, sizeof(text), "filter (CIDR or address, empty clears, Esc keeps): %s_",

@@ -24,8 +24,8 @@ int rw_tui_open(struct rw_tui *t, bool no_color, char *err, size_t errlen);
 void rw_tui_close(struct rw_tui *t);
 void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view_head *h,
 		 const struct rw_view_input *in);
-/* Rows the table has room for on the screen as it is now. */
-uint32_t rw_tui_rows(const struct rw_tui *t);
+/* Rows the table has room for on the screen as it is now, under h's lines. */
+uint32_t rw_tui_rows(const struct rw_tui *t, const struct rw_view_head *h);
 /*
  * The next key within timeout_ms, mapped to the view's keys (RW_VK_*);
  * RW_TUI_RESIZE when the terminal changed size, -1 for none.

@@ -409,6 +409,32 @@ void rw_view_since_line(const struct rw_view_head *h, char *buf, size_t len)
 		 d);
 }
 
+int rw_view_head_lines(const struct rw_view_head *h)
+{
+	return RW_VIEW_HEAD_LINES + (h->levels ? 1 : 0);
+}
+
+bool rw_view_heavy_line(const struct rw_view_head *h, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!h->levels)
+		return false;
+	n = (size_t)snprintf(buf, len, "heavy prefixes (>= %u%% net):", h->heavy_share_pct);
+	for (uint32_t i = 0; i < h->nheavy && n < len; i++) {
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&h->heavy[i].prefix, key, sizeof(key));
+		n += (size_t)snprintf(buf + n, len - n, "%s %s %.1f%%", i ? "," : "", key,
+				      h->total.packets ? 100.0 * (double)h->heavy[i].residual /
+								 (double)h->total.packets
+						       : 0.0);
+	}
+	if (!h->nheavy && n < len)
+		snprintf(buf + n, len - n, " none");
+	return true;
+}
+
 void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, char *buf,
 			size_t len)
 {

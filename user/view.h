@@ -131,6 +131,11 @@ struct rw_view_head {
 	uint64_t sketch_packets;
 	uint64_t tracked, max_flows;
 	struct rw_stats stats; /* since load */
+	/* run --tui --levels: the window's heavy prefixes (sampled untracked traffic too) */
+	bool levels;
+	uint32_t heavy_share_pct;
+	const struct rw_hhh_item *heavy;
+	uint32_t nheavy;
 };
 
 /* Column widths for a terminal cols wide; ok false when it cannot hold a row. */
@@ -140,14 +145,17 @@ struct rw_view_layout {
 };
 #define RW_VIEW_MIN_COLS 50
 #define RW_VIEW_MIN_LINES 9
-/* Lines above the table (head) and below it (the prompt or message). */
+/* Lines above the table (head: one more with heavy prefixes); one below it (prompt, message). */
 #define RW_VIEW_HEAD_LINES 5
+int rw_view_head_lines(const struct rw_view_head *h);
 struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols);
 
 /* The screen's lines, each at most len - 1 bytes; utf8: block characters for sparklines. */
 void rw_view_title(const struct rw_view *v, const struct rw_view_head *h, char *buf, size_t len);
 void rw_view_window_line(const struct rw_view_head *h, char *buf, size_t len);
 void rw_view_since_line(const struct rw_view_head *h, char *buf, size_t len);
+/* The heavy prefixes' line; false when the head has none to show (no --levels). */
+bool rw_view_heavy_line(const struct rw_view_head *h, char *buf, size_t len);
 void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, char *buf,
 			size_t len);
 void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, char *buf, size_t len);

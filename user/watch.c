@@ -97,7 +97,7 @@ static int read_pass(struct rw_watch *w)
 	int err;
 
 	err = rw_view_pass(&w->view, &w->ft, w->p.ncpus, now / w->p.slot_ns,
-			   rw_tui_rows(&w->tui), &t);
+			   rw_tui_rows(&w->tui, &w->head), &t);
 	if (!err)
 		err = rw_stats_read(w->p.stats_fd, w->p.ncpus, &w->head.stats, NULL, 0);
 	if (!err)
@@ -120,7 +120,7 @@ void rw_watch_feed_end(struct rw_watch *w, struct rw_flowtab *ft, uint64_t now_n
 {
 	if (ft->visit) {
 		ft->visit = NULL;
-		rw_view_feed_end(&w->feed, ft, rw_tui_rows(&w->tui));
+		rw_view_feed_end(&w->feed, ft, rw_tui_rows(&w->tui, &w->head));
 		w->head.stats = *stats;
 		head_from(w, now_ns, t);
 	}

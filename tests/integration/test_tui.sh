@@ -13,7 +13,7 @@
 #  (g) q quits: exit 0, terminal modes as before (stty -g), screen given back
 #  (h) a killed loader: top says NO LOADER and still shows the kernel's counts;
 #      NO_COLOR: no colour at all; Ctrl-C leaves as q does
-#  (i) run --tui: the same view on a run; q detaches
+#  (i) run --tui: the same view on a run, with --levels its heavy prefixes; q detaches
 #  (j) no terminal, no instance, --tui with --json: said, nothing attached
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -183,12 +183,15 @@ check "(h) Ctrl-C leaves like q: status 0, the screen given back" wait_for '^rc=
 
 # (i)
 keys clear Enter
-keys "nsenter --net=/run/netns/$TB_RCV $RW run $TB_RX --pps 10k --tui --duration 30s 2>$WORK/tui.err; echo \"RUN rc=\$?\"" Enter
+keys "nsenter --net=/run/netns/$TB_RCV $RW run $TB_RX --pps 10k --tui --levels v4:32,24 --duration 30s 2>$WORK/tui.err; echo \"RUN rc=\$?\"" Enter
 wait_for '^ +1 198\.18\.0\.9 .* yes ' 8
 screen >"$WORK/run_tui.txt"
 check "(i) run --tui: the view of the run" grep -qE "^ratewall run: $TB_RX " "$WORK/run_tui.txt"
 check "(i) ... 198.18.0.9 on top and limited (no allow rule here)" \
 	grep -qE '^ +1 198\.18\.0\.9 .* yes ' "$WORK/run_tui.txt"
+heavy=$(grep '^heavy prefixes' "$WORK/run_tui.txt")
+check "(i) --levels: the window's heavy prefixes in the header ($heavy)" \
+	grep -qE '^heavy prefixes \(>= 5% net\): 198\.18\.0\.9/32 [0-9.]+%' <<<"$heavy"
 keys q
 check "(i) q ends the run with status 0" wait_for '^RUN rc=0' 5
 check "(i) ... and detaches" not_attached

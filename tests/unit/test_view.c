@@ -356,6 +356,26 @@ static void test_view_text_fits_80_columns(void)
 	CHECK(strlen(buf) <= 80);
 	rw_view_since_line(&h, buf, sizeof(buf));
 	CHECK(strlen(buf) <= 80);
+	/* Heavy prefixes: a line only when the run ranks them (--levels), "none" when none is. */
+	CHECK(!rw_view_heavy_line(&h, buf, sizeof(buf)));
+	CHECK_EQ(rw_view_head_lines(&h), RW_VIEW_HEAD_LINES);
+	h.levels = true;
+	h.heavy_share_pct = 5;
+	CHECK(rw_view_heavy_line(&h, buf, sizeof(buf)));
+	CHECK_STR(buf, "heavy prefixes (>= 5% net): none");
+	CHECK_EQ(rw_view_head_lines(&h), RW_VIEW_HEAD_LINES + 1);
+	struct rw_hhh_item heavy[2] = { { .residual = 29050 }, { .residual = 5810 } };
+
+	rw_key_cut(&(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18, 7, 7 } }, 16,
+		   &heavy[0].prefix);
+	heavy[1].prefix = v4("198.18.0.9");
+	h.heavy = heavy;
+	h.nheavy = 2;
+	CHECK(rw_view_heavy_line(&h, buf, sizeof(buf)));
+	CHECK_STR(buf, "heavy prefixes (>= 5% net): 198.18.0.0/16 50.0%, 198.18.0.9 10.0%");
+	/* Many: cut at the buffer, never past it. */
+	CHECK(rw_view_heavy_line(&h, buf, 40));
+	CHECK_EQ(strlen(buf), 39);
 	rw_view_state_line(&v, &h, buf, sizeof(buf));
 	CHECK(strlen(buf) <= 80);
 	rw_view_columns(&v, &l, buf, sizeof(buf));

@@ -129,13 +129,13 @@ void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view
 	line(t, y++, text, PAIR_HEAD, 0);
 	rw_view_columns(v, &l, text, sizeof(text));
 	line(t, y++, text, 0, A_UNDERLINE);
-	for (uint32_t i = 0; i < v->nrows && y + (int)i < LINES - 1; i++) {
+	for (uint32_t i = v->o.first; i < v->nrows && y < LINES - 1; i++, y++) {
 		bool limited = rw_view_row_limited(v, i);
 
 		rw_view_row_text(v, h, &l, i, t->utf8, text, sizeof(text));
 		attron(limited ? (t->color ? COLOR_PAIR(PAIR_LIMITED) : A_BOLD) : 0);
 		/* Built to fit the layout: multibyte sparkline cells are one column each. */
-		mvaddstr(y + (int)i, 0, text);
+		mvaddstr(y, 0, text);
 		attroff(limited ? (t->color ? COLOR_PAIR(PAIR_LIMITED) : A_BOLD) : 0);
 	}
 	if (v->nrows == 0)
@@ -167,6 +167,16 @@ int rw_tui_key(struct rw_tui *t, int timeout_ms)
 	case KEY_BACKSPACE:
 	case KEY_DC:
 		return RW_VK_BACKSPACE;
+	case KEY_DOWN:
+		return RW_VK_DOWN;
+	case KEY_UP:
+		return RW_VK_UP;
+	case KEY_NPAGE:
+		return RW_VK_PGDOWN;
+	case KEY_PPAGE:
+		return RW_VK_PGUP;
+	case KEY_HOME:
+		return RW_VK_HOME;
 	}
 	return ch >= KEY_MIN ? 0 : ch; /* other function keys mean nothing here */
 }

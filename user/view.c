@@ -52,6 +52,7 @@ static unsigned int apply_filter(struct rw_view_opts *o, struct rw_view_input *i
 	in->active = false;
 	in->buf[in->len] = '\0';
 	if (in->len == 0) {
+		o->first = 0;
 		o->filtered = false;
 		o->filter_text[0] = '\0';
 		say(in, "filter cleared");
@@ -61,6 +62,7 @@ static unsigned int apply_filter(struct rw_view_opts *o, struct rw_view_input *i
 		snprintf(in->msg, sizeof(in->msg), "filter not changed: %s", err);
 		return RW_VIEW_REDRAW;
 	}
+	o->first = 0;
 	o->filtered = true;
 	o->filter = prefix;
 	o->filter_len = plen;
@@ -97,6 +99,18 @@ static unsigned int prompt_key(struct rw_view_opts *o, struct rw_view_input *in,
 	return RW_VIEW_REDRAW;
 }
 
+/* Scrolls to row `to` (past the end is pulled back after the next pass). */
+static unsigned int scroll(struct rw_view_opts *o, int64_t to)
+{
+	int64_t last = RW_VIEW_ROWS_MAX - 1;
+
+	to = to < 0 ? 0 : to > last ? last : to;
+	if ((uint32_t)to == o->first)
+		return 0;
+	o->first = (uint32_t)to;
+	return RW_VIEW_RESCAN | RW_VIEW_REDRAW; /* rows beyond those ranked need a pass */
+}
+
 unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int key)
 {
 	static const char *const sorts[] = { "pps", "bps", "drops" };
@@ -112,6 +126,7 @@ unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int k
 	in->msg[0] = '\0';
 	switch (key) {
 	case 's':
+		o->first = 0; /* another order, another list: from its top */
 		o->sort = (enum rw_sort)((o->sort + 1) % 3);
 		snprintf(in->msg, sizeof(in->msg), "sorted by %s", sorts[o->sort]);
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
@@ -126,15 +141,30 @@ unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int k
 		memcpy(in->buf, o->filter_text, in->len + 1);
 		return RW_VIEW_REDRAW;
 	case 'l':
+		o->first = 0;
 		o->limited_only = !o->limited_only;
 		say(in, o->limited_only ? "only limited sources" : "all sources");
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
 	case 'v':
 	case RW_VK_TAB:
+		o->first = 0;
 		o->level = (o->level + 1) % (o->nlv + 1);
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
 	case 'r':
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	case 'j':
+	case RW_VK_DOWN:
+		return scroll(o, (int64_t)o->first + 1);
+	case 'k':
+	case RW_VK_UP:
+		return scroll(o, (int64_t)o->first - 1);
+	case RW_VK_PGDOWN:
+		return scroll(o, (int64_t)o->first + (o->page ? o->page : 1));
+	case RW_VK_PGUP:
+		return scroll(o, (int64_t)o->first - (o->page ? o->page : 1));
+	case 'g':
+	case RW_VK_HOME:
+		return scroll(o, 0);
 	case '?':
 	case 'h':
 		o->help = true;
@@ -304,9 +334,10 @@ int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_w
 	return 0;
 }
 
-void rw_view_end(struct rw_view *v, uint32_t max)
+void rw_view_end(struct rw_view *v)
 {
 	struct rw_rank_entry *best = calloc(RW_VIEW_ROWS_MAX, sizeof(*best));
+	uint64_t max = (uint64_t)v->o.first + (v->o.page ? v->o.page : 1);
 	uint32_t n;
 
 	if (!best) {
@@ -323,7 +354,9 @@ void rw_view_end(struct rw_view *v, uint32_t max)
 			.key = c->key, .sum = c->sum, .metric = rw_sort_metric(&c->sum, v->o.sort) });
 	}
 	n = rw_topk_drain(&v->top, best);
-	v->nrows = n < max ? n : max;
+	v->nrows = n < max ? n : (uint32_t)max;
+	if (v->o.first >= v->nrows)
+		v->o.first = v->nrows ? v->nrows - 1 : 0;
 	for (uint32_t r = 0; r < v->nrows; r++) {
 		struct rw_view_row *row = &v->rows[r];
 
@@ -444,10 +477,11 @@ void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, c
 
 	localtime_r(&now, &tm);
 	strftime(when, sizeof(when), "%H:%M:%S", &tm);
-	snprintf(buf, len, "view %s %u/%u | sort %s | filter %s%s | %llu of %llu | %s",
+	snprintf(buf, len, "view %s %u/%u | sort %s | filter %s%s | %s%u of %llu | %s",
 		 level_name(v, lv, sizeof(lv)), v->o.level + 1, v->o.nlv + 1, sort_name(v->o.sort),
 		 v->o.filtered ? v->o.filter_text : "none", v->o.limited_only ? " | limited only" : "",
-		 (unsigned long long)v->nrows, (unsigned long long)v->matched, when);
+		 v->o.first ? "from " : "", v->o.first ? v->o.first + 1 : v->nrows,
+		 (unsigned long long)v->matched, when);
 }
 
 /* Fixed columns: rank, PPS, BPS, DROP/S, SHARE, LIM and the blanks between. */
@@ -551,6 +585,7 @@ const char *const rw_view_help[] = {
 	"             (Backspace and Ctrl-U edit)",
 	"  l          only limited sources (drops in the window)",
 	"  v, Tab     sources -> each prefix level (--levels) -> sources",
+	"  j, k       scroll a row (arrows too); PgDn, PgUp a page; g back to the top",
 	"  r          read the flows again now",
 	"  ?          this help (any key closes it)",
 	"  q          quit (the instance keeps running)",

@@ -37,6 +37,8 @@ struct rw_view_opts {
 	bool paused;       /* keep the screen's data as it is */
 	bool help;         /* the help screen is up */
 	uint32_t level;    /* 0: sources; i > 0: prefixes of lv[i - 1] */
+	uint32_t first;    /* the first row on screen (scrolled down this many) */
+	uint32_t page;     /* rows the screen holds (the terminal's, for page keys) */
 	struct rw_view_level lv[2 * RW_HHH_LEVELS];
 	uint32_t nlv;
 	bool filtered;     /* only sources inside filter/filter_len */
@@ -59,6 +61,11 @@ struct rw_view_input {
 #define RW_VK_BACKSPACE 127
 #define RW_VK_TAB '\t'
 #define RW_VK_KILL 21 /* Ctrl-U: empty the prompt */
+#define RW_VK_DOWN 0x1001
+#define RW_VK_UP 0x1002
+#define RW_VK_PGDOWN 0x1003
+#define RW_VK_PGUP 0x1004
+#define RW_VK_HOME 0x1005
 
 /* What a key asks of the caller (bits). */
 #define RW_VIEW_REDRAW 1u /* the screen changed: draw it again */
@@ -107,10 +114,11 @@ void rw_view_begin(struct rw_view *v, uint64_t now_epoch);
 int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_window_sum *sum,
 		  const uint64_t *hist, const struct rw_flow *hot, uint32_t ncpus);
 /*
- * Ranks the pass into rows (at most max, best first). Source rows come
- * without sparklines: the caller reads their flows (rw_view_source_spark).
+ * Ranks the pass into rows: the best first + page (at most RW_VIEW_ROWS_MAX),
+ * and pulls first back onto the last row when it points past the end. Source
+ * rows come without sparklines: the caller reads their flows (rw_view_source_spark).
  */
-void rw_view_end(struct rw_view *v, uint32_t max);
+void rw_view_end(struct rw_view *v);
 /* A source row's sparkline from its flow's value. */
 void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row, const uint64_t *hist,
 			  const struct rw_flow *hot, uint32_t ncpus);

@@ -47,9 +47,10 @@ void rw_view_feed_end(struct rw_view_feed *feed, struct rw_flowtab *ft, uint32_t
 {
 	struct rw_view *v = feed->view;
 
-	rw_view_end(v, rows);
-	/* Source rows: each one's slots from its flow (gone since: no sparkline). */
-	for (uint32_t i = 0; !v->o.level && i < v->nrows; i++) {
+	v->o.page = rows;
+	rw_view_end(v);
+	/* Source rows on screen: each one's slots from its flow (gone since: no sparkline). */
+	for (uint32_t i = v->o.first; !v->o.level && i < v->nrows; i++) {
 		const uint64_t *hist;
 		const struct rw_flow *hot;
 

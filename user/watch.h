@@ -23,7 +23,7 @@ struct rw_view_feed {
 /* An rw_flow_visit: one flow into feed (arg) -> view. */
 int rw_view_feed_offer(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
 		       const uint64_t *hist, const struct rw_flow *hot);
-/* After the pass: rank into at most rows rows; source rows' sparklines from ft. */
+/* After the pass: rank for a screen of rows rows; the shown source rows' sparklines from ft. */
 void rw_view_feed_end(struct rw_view_feed *feed, struct rw_flowtab *ft, uint32_t rows);
 
 struct rw_watch_params {

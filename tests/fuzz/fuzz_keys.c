@@ -31,7 +31,8 @@ static void pass(struct rw_view *v, uint32_t max)
 		inet_pton(k.family == RW_FAMILY_IPV4 ? AF_INET : AF_INET6, sources[i], k.addr);
 		rw_view_offer(v, &k, &s, NULL, &hot, 1);
 	}
-	rw_view_end(v, max);
+	v->o.page = max;
+	rw_view_end(v);
 }
 
 /* Terminal cells a UTF-8 line takes: its bytes that start a character. */
@@ -60,19 +61,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);
 	pass(&v, 20);
 	for (size_t i = 2; i < size; i++) {
-		unsigned int what = rw_view_key(&v.o, &in, data[i]);
+		/* 0xf1..0xf5: the keys a terminal sends as codes (arrows, pages, home) */
+		int key = data[i] >= 0xf1 && data[i] <= 0xf5 ? RW_VK_DOWN + (data[i] - 0xf1) : data[i];
+		unsigned int what = rw_view_key(&v.o, &in, key);
 		struct rw_view_layout l;
 
 		FUZZ_ASSERT(v.o.level <= v.o.nlv);
 		FUZZ_ASSERT(in.len < sizeof(in.buf) && strlen(in.buf) == in.len);
 		if (what & RW_VIEW_QUIT)
 			break;
-		if (what & RW_VIEW_RESCAN)
+		if (what & RW_VIEW_RESCAN) {
 			pass(&v, 1 + data[i] % 20);
+			FUZZ_ASSERT(v.o.first == 0 || v.o.first < v.nrows);
+		}
 		l = rw_view_layout(&v, cols);
 		rw_view_title(&v, &h, buf, sizeof(buf));
 		rw_view_state_line(&v, &h, buf, sizeof(buf));
-		for (uint32_t r = 0; l.ok && r < v.nrows; r++) {
+		for (uint32_t r = v.o.first; l.ok && r < v.nrows; r++) {
 			rw_view_row_text(&v, &h, &l, r, data[i] & 1, buf, sizeof(buf));
 			FUZZ_ASSERT(cells(buf) <= (size_t)cols);
 		}

@@ -7,7 +7,7 @@
 #      every map top holds is read-only (its fds' flags)
 #  (b) s sorts by bps, then drops: the top source changes each time
 #  (c) / filters by prefix (a bad prefix is refused, the filter kept)
-#  (d) l shows only limited sources; v the /24 prefixes
+#  (d) l shows only limited sources; v the /24 prefixes; j, g scroll
 #  (e) p pauses (the screen's clock stops), ? shows help
 #  (f) resizes: too small is said, back to 80x24 draws the table again
 #  (g) q quits: exit 0, terminal modes as before (stty -g), screen given back
@@ -141,6 +141,14 @@ check "(d) v: the /24s, 198.18.0.0/24 (three sources) over 198.18.1.0/24" \
 	test "$p1 $p2" = "198.18.0.0/24 198.18.1.0/24"
 for _ in 1 2 3 4; do keys v; done # /16, IPv6 /64, /48, back to sources
 wait_for 'view sources' 3
+# first_rank: the rank of the table's first row (the line under its header).
+first_rank() { screen | awk 'f { print $1; exit } /^ +# (SOURCE|PREFIX) /{ f = 1 }'; }
+key_then j 'from 2 of 4'
+r_down=$(first_rank)
+key_then g '\| 4 of 4 \|'
+r_top=$(first_rank)
+check "(d) j scrolls a row (first row shown: #$r_down), g back to the top (#$r_top)" \
+	test "$r_down $r_top" = "2 1"
 
 # (e)
 key_then p 'PAUSED'

@@ -109,6 +109,26 @@ static void test_view_keys(void)
 	CHECK_EQ(o.lv[3].len, 48);
 	rw_view_key(&o, &in, RW_VK_TAB);
 	CHECK_EQ(o.level, 0); /* back to sources */
+	/* Scrolling: a row, a page, back to the top; never above the first row. */
+	o.page = 18;
+	CHECK_EQ(rw_view_key(&o, &in, 'k'), 0);
+	CHECK(rw_view_key(&o, &in, RW_VK_DOWN) & RW_VIEW_RESCAN);
+	CHECK_EQ(o.first, 1);
+	rw_view_key(&o, &in, RW_VK_PGDOWN);
+	CHECK_EQ(o.first, 19);
+	rw_view_key(&o, &in, RW_VK_PGUP);
+	rw_view_key(&o, &in, RW_VK_PGUP);
+	CHECK_EQ(o.first, 0);
+	for (int i = 0; i < 40; i++)
+		rw_view_key(&o, &in, RW_VK_PGDOWN);
+	CHECK_EQ(o.first, RW_VIEW_ROWS_MAX - 1);
+	rw_view_key(&o, &in, 'g');
+	CHECK_EQ(o.first, 0);
+	rw_view_key(&o, &in, 'j');
+	rw_view_key(&o, &in, 's'); /* another order starts from its top */
+	CHECK_EQ(o.first, 0);
+	rw_view_key(&o, &in, 's');
+	rw_view_key(&o, &in, 's');
 	/* Help: any key closes it without acting; q quits even there. */
 	rw_view_key(&o, &in, '?');
 	CHECK(o.help);
@@ -233,24 +253,39 @@ static void test_view_ranks_sources(void)
 	CHECK_EQ(rw_view_init(&v, 10), 0);
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);
 	offer_all(&v);
-	rw_view_end(&v, 3);
+	v.o.page = 3;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 3); /* as many as the screen holds */
+	/* Scrolled by two: the rows up to the screen's end are ranked; past the end is pulled back. */
+	v.o.first = 2;
+	offer_all(&v);
+	rw_view_end(&v);
+	CHECK_EQ(v.nrows, 5);
+	CHECK_EQ(v.o.first, 2);
+	v.o.first = 9;
+	offer_all(&v);
+	rw_view_end(&v);
+	CHECK_EQ(v.o.first, 4);
+	v.o.first = 0;
 	CHECK_EQ(v.matched, 5);
 	CHECK_STR(key_of(&v, 0), "198.18.0.9");
 	v.o.sort = RW_SORT_BPS;
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_STR(key_of(&v, 0), "198.18.0.2");
 	v.o.sort = RW_SORT_DROPS;
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_STR(key_of(&v, 0), "198.18.0.1");
 	CHECK_STR(key_of(&v, 1), "2001:db8::1");
 	/* Limited only, and a filter, decide what is offered, not just what is shown. */
 	v.o.sort = RW_SORT_PPS;
 	v.o.limited_only = true;
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 2);
 	CHECK_EQ(v.matched, 2);
 	v.o.limited_only = false;
@@ -258,7 +293,8 @@ static void test_view_ranks_sources(void)
 	v.o.filter = v4("198.18.1.0");
 	v.o.filter_len = 24;
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 1);
 	CHECK_STR(key_of(&v, 0), "198.18.1.1");
 	/* A source row's sparkline from its value: slot 99 is the last complete one. */
@@ -278,7 +314,8 @@ static void test_view_prefix_levels(void)
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);
 	v.o.level = 1; /* IPv4 /24 */
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 2);
 	CHECK_STR(key_of(&v, 0), "198.18.0.0/24");
 	CHECK_EQ(v.rows[0].sum.packets, 55000);
@@ -287,12 +324,14 @@ static void test_view_prefix_levels(void)
 	CHECK_STR(key_of(&v, 1), "198.18.1.0/24");
 	v.o.level = 2; /* /16: one prefix */
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 1);
 	CHECK_EQ(v.rows[0].sum.packets, 58000);
 	v.o.level = 3; /* IPv6 /64 */
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 1);
 	CHECK_STR(key_of(&v, 0), "2001:db8::/64");
 	/* Limited only applies to the prefix's sum; a shared budget coarser than the level stays whole. */
@@ -306,13 +345,15 @@ static void test_view_prefix_levels(void)
 	rw_key_cut(&(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18, 5, 1 } }, 16,
 		   &budget);
 	offer(&v, budget, wsum(9000, 0, 0));
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 1);
 	CHECK_EQ(v.rows[0].sum.packets, 20100);
 	v.o.limited_only = false;
 	rw_view_begin(&v, 100);
 	offer(&v, budget, wsum(9000, 0, 0));
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_STR(key_of(&v, 0), "198.18.0.0/16");
 	/* Many prefixes: the table grows and keeps every count. */
 	rw_view_begin(&v, 100);
@@ -321,7 +362,8 @@ static void test_view_prefix_levels(void)
 
 		offer(&v, k, wsum(i + 1, 0, 0));
 	}
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	CHECK_EQ(v.matched, 5000);
 	CHECK_EQ(v.rows[0].sum.packets, 5000);
 	CHECK_EQ(v.rows[9].sum.packets, 4991);
@@ -343,7 +385,8 @@ static void test_view_text_fits_80_columns(void)
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);
 	v.o.paused = true;
 	offer_all(&v);
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	l = rw_view_layout(&v, 80);
 	CHECK(l.ok);
 	CHECK_EQ(l.key_w, 11);     /* the longest key shown: 2001:db8::1 */
@@ -394,7 +437,8 @@ static void test_view_text_fits_80_columns(void)
 	/* The longest IPv6 address: the sparkline gives way first, the address is cut last. */
 	rw_view_begin(&v, 100);
 	offer(&v, v6("2001:db8:ffff:ffff:ffff:ffff:ffff:ffff"), wsum(1, 64, 0));
-	rw_view_end(&v, 10);
+	v.o.page = 10;
+	rw_view_end(&v);
 	l = rw_view_layout(&v, 80);
 	CHECK_EQ(l.key_w, 38);
 	CHECK_EQ(l.spark_w, 1);

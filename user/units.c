@@ -128,14 +128,16 @@ void rw_format_si(double v, char *buf, size_t len)
 	static const char *suffix[] = { "", "k", "M", "G", "T" };
 	int i = 0;
 
-	while (fabs(v) >= 1000.0 && i < 4) {
+	/* Decided on the value as it will be rounded: 999.7 is 1.00k, 9.998k is 10.0k. */
+	while (fabs(v) >= 999.5 && i < 4) {
 		v /= 1000.0;
 		i++;
 	}
 	if (i == 0)
 		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, "%.*f%s", fabs(v) < 10 ? 2 : fabs(v) < 100 ? 1 : 0, v, suffix[i]);
+		snprintf(buf, len, "%.*f%s", fabs(v) < 9.995 ? 2 : fabs(v) < 99.95 ? 1 : 0, v,
+			 suffix[i]);
 }
 
 void rw_format_bytes(double v, char *buf, size_t len)

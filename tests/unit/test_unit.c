@@ -110,6 +110,17 @@ static void test_format(void)
 	CHECK_STR(buf, "1.23M");
 	rw_format_si(45600, buf, sizeof(buf));
 	CHECK_STR(buf, "45.6k");
+	/* Rounding never shows a fourth digit or a unit's worth of the one below. */
+	rw_format_si(9999.6, buf, sizeof(buf));
+	CHECK_STR(buf, "10.0k");
+	rw_format_si(99960, buf, sizeof(buf));
+	CHECK_STR(buf, "100k");
+	rw_format_si(999.7, buf, sizeof(buf));
+	CHECK_STR(buf, "1.00k");
+	rw_format_si(999700, buf, sizeof(buf));
+	CHECK_STR(buf, "1.00M");
+	rw_format_si(9994, buf, sizeof(buf));
+	CHECK_STR(buf, "9.99k");
 	rw_format_bytes(1536, buf, sizeof(buf));
 	CHECK_STR(buf, "1.5 KiB");
 	rw_format_bytes(100, buf, sizeof(buf));

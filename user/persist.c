@@ -589,6 +589,43 @@ void rw_persist_heartbeat(struct rw_session *s)
 		write_meta(s);
 }
 
+int rw_persist_heavy_start(struct rw_session *s, bool levels)
+{
+	char path[PATH_MAX];
+	int e;
+
+	if (!pinned(s))
+		return 0;
+	if (!levels) {
+		/* A record no loader updates would show a former run's prefixes as now. */
+		if (rw_pin_path(path, sizeof(path), s->inst.dir, "heavy") == 0)
+			unlink(path);
+		return 0;
+	}
+	s->heavy_fd = rw_heavy_create();
+	if (s->heavy_fd < 0)
+		return s->heavy_fd;
+	e = pin_as(s, s->heavy_fd, "heavy");
+	if (e) {
+		close(s->heavy_fd);
+		s->heavy_fd = -1;
+	}
+	return e;
+}
+
+void rw_persist_heavy(struct rw_session *s, const struct rw_hhh_item *item, uint32_t n,
+		      uint64_t total_packets)
+{
+	struct rw_heavy_record r = { .at_ns = realtime_ns(), .total_packets = total_packets,
+				     .share_pct = s->cfg->hhh_share_pct };
+
+	if (s->heavy_fd < 0)
+		return;
+	r.n = n < RW_HEAVY_MAX ? n : RW_HEAVY_MAX;
+	memcpy(r.item, item, r.n * sizeof(*item));
+	rw_heavy_write(s->heavy_fd, &r);
+}
+
 void rw_persist_error(struct rw_session *s, const char *msg)
 {
 	if (!pinned(s))

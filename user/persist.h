@@ -9,6 +9,9 @@
 #ifndef RW_PERSIST_H
 #define RW_PERSIST_H
 
+#include <stdbool.h>
+#include <stdint.h>
+#include "hhh.h"
 #include "memplan.h"
 
 struct rw_session;
@@ -22,6 +25,15 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan);
 
 /* Each tick: the heartbeat `status` judges the loader by. No-op unless pinned. */
 void rw_persist_heartbeat(struct rw_session *s);
+/*
+ * --levels: pins a record of each tick's heavy prefixes as "heavy" (a fresh
+ * one a start); without, removes any a former loader left. No-op unless
+ * pinned. 0 or -errno.
+ */
+int rw_persist_heavy_start(struct rw_session *s, bool levels);
+/* Each tick: the heavy prefixes found, for `ratewall top`. */
+void rw_persist_heavy(struct rw_session *s, const struct rw_hhh_item *item, uint32_t n,
+		      uint64_t total_packets);
 /* Keeps msg among the instance's last errors. No-op unless pinned. */
 void rw_persist_error(struct rw_session *s, const char *msg);
 /* The loader leaves (the pins stay): records it and lets go of the lock. */

@@ -170,6 +170,44 @@ int rw_meta_create(void)
 	return fd < 0 ? -errno : fd;
 }
 
+int rw_heavy_create(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rw_heavy", sizeof(__u32),
+				sizeof(struct rw_heavy_record), 1, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int rw_heavy_write(int fd, const struct rw_heavy_record *r)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(fd, &zero, r, BPF_ANY) ? -errno : 0;
+}
+
+int rw_heavy_read(const char *dir, struct rw_heavy_record *r)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info), zero = 0;
+	int fd = rw_pin_open_ro(dir, "heavy"), e = 0;
+
+	if (fd < 0)
+		return fd;
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		e = -errno;
+	else if (info.type != BPF_MAP_TYPE_ARRAY || info.max_entries != 1 ||
+		 info.value_size != sizeof(*r))
+		e = -EPROTO;
+	else if (bpf_map_lookup_elem(fd, &zero, r))
+		e = -errno;
+	else if (r->n > RW_HEAVY_MAX)
+		e = -EPROTO;
+	close(fd);
+	return e;
+}
+
 int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen)
 {
 	struct bpf_map_info info;

@@ -6,6 +6,8 @@
  *   prog          the XDP program
  *   map_<name>    every map of the program
  *   link_<iface>  one XDP link per interface
+ *   heavy         with --levels: the last tick's heavy prefixes (struct
+ *                 rw_heavy_record), for `ratewall top`
  * Whatever lives here outlives the loader: the kernel keeps enforcing, and
  * the next loader adopts it. `meta` is pinned last when an instance is created:
  * a directory without it is a creation that never finished.
@@ -18,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "config.h"
+#include "hhh.h"
 
 #define RW_META_MAGIC "ratewall"
 #define RW_META_ERRORS 10
@@ -65,6 +68,16 @@ struct rw_meta {
 	struct rw_meta_error errors[RW_META_ERRORS];
 };
 
+/* The heavy prefixes a loader found last tick (the samples behind them reach it only). */
+#define RW_HEAVY_MAX 32
+struct rw_heavy_record {
+	uint64_t at_ns;         /* CLOCK_REALTIME of the tick that wrote it */
+	uint64_t total_packets; /* the window's keyed packets then: what shares are of */
+	uint32_t share_pct;     /* --hhh-share */
+	uint32_t n;
+	struct rw_hhh_item item[RW_HEAVY_MAX];
+};
+
 struct rw_instance {
 	char dir[RW_PIN_ROOT_MAX + RW_NAME_MAX + 1];
 	int dir_fd;  /* held with an exclusive flock while a loader runs it */
@@ -104,6 +117,12 @@ int rw_meta_create(void);
 int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen);
 int rw_meta_write(int fd, const struct rw_meta *m);
 void rw_meta_error(struct rw_meta *m, const char *msg);
+
+/* A new, empty heavy-prefix record map (not pinned): its fd or a negative errno. */
+int rw_heavy_create(void);
+int rw_heavy_write(int fd, const struct rw_heavy_record *r);
+/* dir/heavy, read through a read-only fd: -ENOENT when there is none, -EPROTO when not one. */
+int rw_heavy_read(const char *dir, struct rw_heavy_record *r);
 
 /*
  * Opens ROOT/NAME: -ENOENT when there is no such instance; -EPROTO (reason in

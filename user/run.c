@@ -156,6 +156,7 @@ static int tick(struct rw_session *s)
 		rep.nhhh = (uint32_t)rw_hhh_report(s->hhh, now / slot_ns, rep.tick.total.packets,
 						   cfg->hhh_share_pct / 100.0, s->hhh_items,
 						   RW_HHH_REPORT_MAX);
+		rw_persist_heavy(s, rep.hhh, rep.nhhh, rep.tick.total.packets);
 	}
 	rep.ntop = rw_ranker_merge(&s->ranker, s->top);
 	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
@@ -506,7 +507,7 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 
 int rw_run(const struct rw_config *cfg)
 {
-	struct rw_session s = { .cfg = cfg, .prog_fd = -1,
+	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .heavy_fd = -1,
 				.maps = { -1, -1, -1, -1, -1, -1, -1, -1, -1 },
 				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;
@@ -609,6 +610,10 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: cannot read the prefix samples: %s\n", strerror(-e));
 		goto out;
 	}
+	if ((e = rw_persist_heavy_start(&s, s.hhh != NULL))) {
+		fprintf(stderr, "ratewall: cannot pin the heavy-prefix record: %s\n", strerror(-e));
+		goto out;
+	}
 	if (s.lp.events && (e = start_events(&s))) {
 		fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
 		goto out;
@@ -636,6 +641,8 @@ out:
 		ratewall_bpf__destroy(s.skel);
 	else
 		rw_persist_close_maps(&s);
+	if (s.heavy_fd >= 0)
+		close(s.heavy_fd);
 	rw_ruleset_free(&s.rules);
 	ring_buffer__free(s.samples);
 	ring_buffer__free(s.event_rb);

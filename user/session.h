@@ -43,6 +43,7 @@ struct rw_session {
 	struct ring_buffer *event_rb; /* the data path's events */
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
+	int heavy_fd;                 /* --persist --levels: the pinned heavy-prefix record, else -1 */
 	char said[1024];              /* --tui: what the loader said, printed after the view */
 };
 

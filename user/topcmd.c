@@ -71,6 +71,22 @@ static int open_instance(const struct rw_svc_args *a, const char *name, struct r
 	return 0;
 }
 
+/*
+ * The heavy prefixes the loader pinned last (--levels), read again each time:
+ * a restarted loader pins a new record.
+ */
+static void heavy_from(struct rw_view_head *h, const char *dir, struct rw_heavy_record *r)
+{
+	h->levels = rw_heavy_read(dir, r) == 0;
+	if (!h->levels)
+		return;
+	h->heavy = r->item;
+	h->nheavy = r->n;
+	h->heavy_share_pct = r->share_pct;
+	h->heavy_total = r->total_packets;
+	h->heavy_ts = (double)r->at_ns / 1e9;
+}
+
 static int watch(const struct rw_svc_args *a, struct rw_instance *in, const struct top_maps *m)
 {
 	const struct rw_meta *meta = &in->meta;
@@ -83,6 +99,7 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, const stru
 		.no_color = a->no_color,
 	};
 	struct rw_watch w = { 0 };
+	struct rw_heavy_record heavy;
 	uint64_t next = rw_clock_ns(CLOCK_MONOTONIC);
 	char err[256];
 	int ret = 0;
@@ -101,6 +118,8 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, const stru
 		int e;
 
 		w.head.loader_alive = rw_instance_loader_alive(in->dir_fd);
+		if (!w.view.o.paused)
+			heavy_from(&w.head, in->dir, &heavy);
 		/* `ratewall stop` removes the record: the data on screen is the last there was. */
 		w.head.gone = faccessat(in->dir_fd, "meta", F_OK, 0) != 0;
 		e = rw_watch_refresh(&w, false);

@@ -449,19 +449,28 @@ int rw_view_head_lines(const struct rw_view_head *h)
 
 bool rw_view_heavy_line(const struct rw_view_head *h, char *buf, size_t len)
 {
+	uint64_t total = h->heavy_total ? h->heavy_total : h->total.packets;
+	char when[24] = "";
 	size_t n;
 
 	if (!h->levels)
 		return false;
-	n = (size_t)snprintf(buf, len, "heavy prefixes (>= %u%% net):", h->heavy_share_pct);
+	/* Found by a loader that is gone: say when, they are not this window's. */
+	if (h->heavy_ts && !h->loader_alive) {
+		time_t at = (time_t)h->heavy_ts;
+		struct tm tm;
+
+		localtime_r(&at, &tm);
+		strftime(when, sizeof(when), ", as of %H:%M:%S", &tm);
+	}
+	n = (size_t)snprintf(buf, len, "heavy prefixes (>= %u%% net%s):", h->heavy_share_pct, when);
 	for (uint32_t i = 0; i < h->nheavy && n < len; i++) {
 		char key[RW_KEY_STRLEN];
 
 		rw_key_format(&h->heavy[i].prefix, key, sizeof(key));
 		n += (size_t)snprintf(buf + n, len - n, "%s %s %.1f%%", i ? "," : "", key,
-				      h->total.packets ? 100.0 * (double)h->heavy[i].residual /
-								 (double)h->total.packets
-						       : 0.0);
+				      total ? 100.0 * (double)h->heavy[i].residual / (double)total
+					    : 0.0);
 	}
 	if (!h->nheavy && n < len)
 		snprintf(buf + n, len - n, " none");

@@ -139,11 +139,13 @@ struct rw_view_head {
 	uint64_t sketch_packets;
 	uint64_t tracked, max_flows;
 	struct rw_stats stats; /* since load */
-	/* run --tui --levels: the window's heavy prefixes (sampled untracked traffic too) */
+	/* --levels: the window's heavy prefixes (sampled untracked traffic too) */
 	bool levels;
 	uint32_t heavy_share_pct;
 	const struct rw_hhh_item *heavy;
 	uint32_t nheavy;
+	uint64_t heavy_total; /* the window's packets they are shares of (0: total.packets) */
+	double heavy_ts;      /* when the loader found them (top; 0: this pass) */
 };
 
 /* Column widths for a terminal cols wide; ok false when it cannot hold a row. */

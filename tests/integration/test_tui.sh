@@ -3,7 +3,8 @@
 # `ratewall top` and `run --tui` in a real terminal: tmux (its own server,
 # an 80x24 window) runs the view while four sources of known rates send; the
 # test types keys with send-keys and reads the screen with capture-pane.
-#  (a) the right top source by pps, limits marked, sparklines drawn, colours;
+#  (a) the right top source by pps, limits marked, sparklines drawn, colours,
+#      the loader's heavy prefixes (--levels) from its pinned record;
 #      every map top holds is read-only (its fds' flags)
 #  (b) s sorts by bps, then drops: the top source changes each time
 #  (c) / filters by prefix (a bad prefix is refused, the filter kept)
@@ -25,7 +26,7 @@ trap 'tmx kill-server 2>/dev/null; cleanup' EXIT
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 echo "198.18.0.9 allow" >"$WORK/rules"
-start_persist "$WORK/run.out" "$TB_RX" --pps 10k --rules "$WORK/rules" --json ||
+start_persist "$WORK/run.out" "$TB_RX" --pps 10k --rules "$WORK/rules" --levels v4:32,24 --json ||
 	{ fail "ratewall run --persist starts"; finish; exit 1; }
 
 # 198.18.0.9: most packets (allowed, never limited); .1: over its limit (most
@@ -90,11 +91,13 @@ sed '/^ *$/d; s/^/     | /' "$WORK/top_pps.txt"
 check "(a) the header names the instance and its limit" \
 	grep -qE "^ratewall top: $TB_RX .*limit 10.0k pps" "$WORK/top_pps.txt"
 check "(a) top source by pps: 198.18.0.9 ($(row 1))" test "$(row 1)" = 198.18.0.9
+check "(a) the loader's heavy prefixes (--levels), read from its pinned record" \
+	grep -qE '^heavy prefixes \(>= 5% net\): 198\.18\.0\.9/32 [0-9.]+%' "$WORK/top_pps.txt"
 check "(a) the source over its limit is marked limited, the allowed one is not" \
 	limited_marks "$WORK/top_pps.txt"
 spark=$(awk '$2 == "198.18.0.9" { print $NF }' "$WORK/top_pps.txt")
 check "(a) a sparkline of the window's slots ($spark)" grep -q '[▁▂▃▄▅▆▇█]' <<<"$spark"
-wide=$(python3 -c 'import sys; print(sum(len(l) > 80 for l in open(sys.argv[1], encoding="utf-8")))' "$WORK/top_pps.txt")
+wide=$(python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 80 for l in open(sys.argv[1], encoding="utf-8")))' "$WORK/top_pps.txt")
 check "(a) every line fits 80 columns" test "$wide" -eq 0
 check "(a) colours in a colour terminal" colours 1-6
 top_pid=$(pgrep -f -- "top $TB_RX --pin-dir $PIN_DIR" | head -1)
@@ -183,6 +186,8 @@ keys "NO_COLOR=1 nsenter --net=/run/netns/$TB_RCV $RW top --pin-dir $PIN_DIR; ec
 wait_for '^ +4 198\.18\.' 8
 screen >"$WORK/top_noloader.txt"
 check "(h) no loader: said in the header" grep -q 'NO LOADER' "$WORK/top_noloader.txt"
+check "(h) ... and the heavy prefixes are dated: the last a loader found" \
+	grep -qE '^heavy prefixes \(>= 5% net, as of [0-9:]+\): 198\.18\.0\.9/32' "$WORK/top_noloader.txt"
 check "(h) ... the kernel's counts still shown ($(rows) sources)" test "$(rows)" -eq 4
 check "(h) NO_COLOR: not one colour" no_colours
 keys C-c

@@ -186,12 +186,18 @@ keys "NO_COLOR=1 nsenter --net=/run/netns/$TB_RCV $RW top --pin-dir $PIN_DIR; ec
 wait_for '^ +4 198\.18\.' 8
 screen >"$WORK/top_noloader.txt"
 check "(h) no loader: said in the header" grep -q 'NO LOADER' "$WORK/top_noloader.txt"
-check "(h) ... and the heavy prefixes are dated: the last a loader found" \
-	grep -qE '^heavy prefixes \(>= 5% net, as of [0-9:]+\): 198\.18\.0\.9/32' "$WORK/top_noloader.txt"
+stale=$(grep '^heavy prefixes' "$WORK/top_noloader.txt")
+check "(h) ... and the heavy prefixes are dated: the last a loader found ($stale)" \
+	grep -qE '^heavy prefixes \(>= 5% net, as of [0-9:]+\): .*198\.18\.0\.9/32' <<<"$stale"
 check "(h) ... the kernel's counts still shown ($(rows) sources)" test "$(rows)" -eq 4
 check "(h) NO_COLOR: not one colour" no_colours
 keys C-c
 check "(h) Ctrl-C leaves like q: status 0, the screen given back" wait_for '^rc=0' 5
+check "(h) the heavy-prefix record is pinned" test -e "$PIN_DIR/$TB_RX/heavy"
+in_rcv "$RW" run "$TB_RX" --pps 10k --rules "$WORK/rules" --persist --replace --pin-dir "$PIN_DIR" \
+	--duration 1s >/dev/null 2>"$WORK/replace.err"
+check "(h) a loader without --levels takes a stale record away (--replace)" \
+	test ! -e "$PIN_DIR/$TB_RX/heavy"
 "$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
 
 # (i)

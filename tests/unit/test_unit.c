@@ -102,25 +102,18 @@ static void test_parse_size_and_uint(void)
 
 static void test_format(void)
 {
+	/* Rounding never shows a fourth digit or a unit's worth of the one below. */
+	static const struct { double v; const char *want; } si[] = {
+		{ 999, "999" },       { 1234567, "1.23M" }, { 45600, "45.6k" },
+		{ 9999.6, "10.0k" },  { 99960, "100k" },    { 999.7, "1.00k" },
+		{ 999700, "1.00M" },  { 9994, "9.99k" },
+	};
 	char buf[32];
 
-	rw_format_si(999, buf, sizeof(buf));
-	CHECK_STR(buf, "999");
-	rw_format_si(1234567, buf, sizeof(buf));
-	CHECK_STR(buf, "1.23M");
-	rw_format_si(45600, buf, sizeof(buf));
-	CHECK_STR(buf, "45.6k");
-	/* Rounding never shows a fourth digit or a unit's worth of the one below. */
-	rw_format_si(9999.6, buf, sizeof(buf));
-	CHECK_STR(buf, "10.0k");
-	rw_format_si(99960, buf, sizeof(buf));
-	CHECK_STR(buf, "100k");
-	rw_format_si(999.7, buf, sizeof(buf));
-	CHECK_STR(buf, "1.00k");
-	rw_format_si(999700, buf, sizeof(buf));
-	CHECK_STR(buf, "1.00M");
-	rw_format_si(9994, buf, sizeof(buf));
-	CHECK_STR(buf, "9.99k");
+	for (size_t i = 0; i < sizeof(si) / sizeof(si[0]); i++) {
+		rw_format_si(si[i].v, buf, sizeof(buf));
+		CHECK_STR(buf, si[i].want);
+	}
 	rw_format_bytes(1536, buf, sizeof(buf));
 	CHECK_STR(buf, "1.5 KiB");
 	rw_format_bytes(100, buf, sizeof(buf));

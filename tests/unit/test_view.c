@@ -306,32 +306,32 @@ static void test_view_ranks_sources(void)
 	rw_view_free(&v);
 }
 
+/* One pass of offer_all at a level, ranked for a screen of ten rows. */
+static void rank_level(struct rw_view *v, uint32_t level)
+{
+	v->o.level = level;
+	offer_all(v);
+	v->o.page = 10;
+	rw_view_end(v);
+}
+
 static void test_view_prefix_levels(void)
 {
 	struct rw_view v;
 
 	CHECK_EQ(rw_view_init(&v, 10), 0);
 	rw_view_opts_init(&v.o, RW_SORT_PPS, NULL);
-	v.o.level = 1; /* IPv4 /24 */
-	offer_all(&v);
-	v.o.page = 10;
-	rw_view_end(&v);
+	rank_level(&v, 1); /* IPv4 /24 */
 	CHECK_EQ(v.nrows, 2);
 	CHECK_STR(key_of(&v, 0), "198.18.0.0/24");
 	CHECK_EQ(v.rows[0].sum.packets, 55000);
 	CHECK_EQ(v.rows[0].members, 3);
 	CHECK_EQ(v.rows[0].spark[9], 55000); /* the members' slots, summed */
 	CHECK_STR(key_of(&v, 1), "198.18.1.0/24");
-	v.o.level = 2; /* /16: one prefix */
-	offer_all(&v);
-	v.o.page = 10;
-	rw_view_end(&v);
+	rank_level(&v, 2); /* /16: one prefix */
 	CHECK_EQ(v.nrows, 1);
 	CHECK_EQ(v.rows[0].sum.packets, 58000);
-	v.o.level = 3; /* IPv6 /64 */
-	offer_all(&v);
-	v.o.page = 10;
-	rw_view_end(&v);
+	rank_level(&v, 3); /* IPv6 /64 */
 	CHECK_EQ(v.nrows, 1);
 	CHECK_STR(key_of(&v, 0), "2001:db8::/64");
 	/* Limited only applies to the prefix's sum; a shared budget coarser than the level stays whole. */

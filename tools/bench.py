@@ -626,10 +626,15 @@ def table(results):
                      f"{c['ratewall_count_only']:.0f} | {c['ratewall_under_limit']:.0f} | "
                      f"{c['ratewall_over_limit']:.0f} |")
     lines += ["", "Userspace tick over N tracked flows (read, join hot records and history, rank into a "
-              "top-10), one core:", "",
-              "| tracked flows | tick median ms | peak RSS MiB |", "|---|---|---|"]
+              "top-10), one core; the terminal view's read-only pass over the same table (`ratewall "
+              "top`: sources with sparklines, then the /24s), and a `run --tui` tick (the tick's own "
+              "scan feeds the view):", "",
+              "| tracked flows | tick median ms | peak RSS MiB | top pass, sources ms | top pass, /24s ms "
+              "| run --tui tick ms |", "|---|---|---|---|---|---|"]
     for t in results["tick"]:
-        lines.append(f"| {t['flows']} | {t['tick_ms_median']:.1f} | {t['peak_rss_kib'] / 1024:.1f} |")
+        lines.append(f"| {t['flows']} | {t['tick_ms_median']:.1f} | {t['peak_rss_kib'] / 1024:.1f} | "
+                     f"{t.get('view_sources_ms_median', 0):.1f} | {t.get('view_v4_24_ms_median', 0):.1f} | "
+                     f"{t.get('tick_fed_view_ms_median', 0):.1f} |")
     lines += ["", f"Accuracy on the veth, limit {LIMIT_PPS} pps, admitted rate over "
               f"exactly {ACCURACY_SECONDS} s of receive timestamps from 2.75 s into the flood (AF_PACKET "
               f"observer, its total checked against an nft counter); worst = most admitted in any "

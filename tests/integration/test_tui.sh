@@ -13,7 +13,8 @@
 #  (f) resizes: too small is said, back to 80x24 draws the table again
 #  (g) q quits: exit 0, terminal modes as before (stty -g), screen given back
 #  (h) a killed loader: top says NO LOADER and still shows the kernel's counts;
-#      NO_COLOR: no colour at all; Ctrl-C leaves as q does
+#      NO_COLOR: no colour at all; Ctrl-C leaves as q does; TERM=vt100 and a
+#      non-UTF-8 locale: no colour, an ASCII sparkline
 #  (i) run --tui: the same view on a run, with --levels its heavy prefixes; q detaches
 #  (j) no terminal, no instance, --tui with --json: said, nothing attached
 set -u
@@ -193,6 +194,15 @@ check "(h) ... the kernel's counts still shown ($(rows) sources)" test "$(rows)"
 check "(h) NO_COLOR: not one colour" no_colours
 keys C-c
 check "(h) Ctrl-C leaves like q: status 0, the screen given back" wait_for '^rc=0' 5
+# A terminal without colours (vt100) and a locale without UTF-8: attributes and an ASCII ramp.
+keys clear Enter
+keys "TERM=vt100 LC_ALL=C nsenter --net=/run/netns/$TB_RCV $RW top --pin-dir $PIN_DIR; echo \"rc=\$?\"" Enter
+wait_for '^ +4 198\.18\.' 8
+spark=$(screen | awk '$2 == "198.18.0.9" { print $NF }')
+check "(h) TERM=vt100, LC_ALL=C: the table, no colour, an ASCII sparkline ($spark)" \
+	eval 'no_colours && grep -qE "^[ .:=+*#@-]*[.:=+*#@-][ .:=+*#@-]*$" <<<"$spark"'
+keys q
+check "(h) ... and q leaves it with status 0" wait_for '^rc=0' 5
 check "(h) the heavy-prefix record is pinned" test -e "$PIN_DIR/$TB_RX/heavy"
 in_rcv "$RW" run "$TB_RX" --pps 10k --rules "$WORK/rules" --persist --replace --pin-dir "$PIN_DIR" \
 	--duration 1s >/dev/null 2>"$WORK/replace.err"

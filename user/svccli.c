@@ -15,36 +15,37 @@
 enum { OPT_JSON = 256, OPT_PIN_DIR, OPT_NAME, OPT_ALL, OPT_INTERVAL, OPT_SORT, OPT_LEVELS,
        OPT_NO_COLOR };
 
-static const struct option svc_options[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "pin-dir", required_argument, NULL, OPT_PIN_DIR },
-	{ "name", required_argument, NULL, OPT_NAME },
-	{ "all", no_argument, NULL, OPT_ALL },
-	{ "interval", required_argument, NULL, OPT_INTERVAL },
-	{ "sort", required_argument, NULL, OPT_SORT },
-	{ "levels", required_argument, NULL, OPT_LEVELS },
-	{ "no-color", no_argument, NULL, OPT_NO_COLOR },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 enum svc_cmd { CMD_STATUS, CMD_STOP, CMD_RULE, CMD_TOP };
+#define ON(cmd) (1u << (cmd))
+#define EVERY (ON(CMD_STATUS) | ON(CMD_STOP) | ON(CMD_RULE) | ON(CMD_TOP))
 
-/* top's own options: 0 done, 1 not one of them, -EINVAL. */
-static int top_option(int opt, struct rw_svc_args *a, char *err, size_t errlen)
+/* Every option, and the commands that take it: getopt sees only a command's own. */
+static const struct svc_option {
+	struct option o;
+	unsigned int cmds;
+} svc_options[] = {
+	{ { "json", no_argument, NULL, OPT_JSON }, ON(CMD_STATUS) },
+	{ { "pin-dir", required_argument, NULL, OPT_PIN_DIR }, EVERY },
+	{ { "name", required_argument, NULL, OPT_NAME }, ON(CMD_STOP) | ON(CMD_RULE) | ON(CMD_TOP) },
+	{ { "all", no_argument, NULL, OPT_ALL }, ON(CMD_STOP) },
+	{ { "interval", required_argument, NULL, OPT_INTERVAL }, ON(CMD_TOP) },
+	{ { "sort", required_argument, NULL, OPT_SORT }, ON(CMD_TOP) },
+	{ { "levels", required_argument, NULL, OPT_LEVELS }, ON(CMD_TOP) },
+	{ { "no-color", no_argument, NULL, OPT_NO_COLOR }, ON(CMD_TOP) },
+	{ { "help", no_argument, NULL, 'h' }, EVERY },
+};
+#define SVC_OPTIONS (sizeof(svc_options) / sizeof(svc_options[0]))
+
+/* The getopt table of one command, NULL-terminated. */
+static void options_of(enum svc_cmd cmd, struct option out[SVC_OPTIONS + 1])
 {
-	switch (opt) {
-	case OPT_INTERVAL:
-		return rw_cli_interval(optarg, &a->interval_ns, err, errlen);
-	case OPT_SORT:
-		return rw_cli_sort(optarg, &a->sort, err, errlen);
-	case OPT_LEVELS:
-		return rw_parse_levels(optarg, &a->levels, err, errlen);
-	case OPT_NO_COLOR:
-		a->no_color = true;
-		return 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < SVC_OPTIONS; i++) {
+		if (svc_options[i].cmds & ON(cmd))
+			out[n++] = svc_options[i].o;
 	}
-	return 1;
+	out[n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
 /* After the options: the operation, then the rule's words joined by blanks. */
@@ -83,63 +84,65 @@ static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, s
 }
 
 /*
- * The three commands: `stop` takes interfaces, --name and --all; `status`
- * --json; `rule` an operation, --name and the rule's words.
+ * The four commands: `stop` takes interfaces, --name and --all; `status`
+ * --json; `rule` an operation, --name and the rule's words; `top` an
+ * interface or --name, and how to show it. An option of another command is
+ * unknown here.
  */
 static int parse(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a, char *err,
 		 size_t errlen)
 {
 	bool stop = cmd == CMD_STOP;
-
+	struct option options[SVC_OPTIONS + 1];
 	int opt;
 
 	*a = (struct rw_svc_args){ .pin_root = RW_DEFAULT_PIN_ROOT, .interval_ns = 1000000000ULL };
 	err[0] = '\0';
+	options_of(cmd, options);
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", svc_options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		int e = 0;
+
 		switch (opt) {
 		case 'h':
 			return 1;
 		case ':':
 			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		case '?':
+			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/' || strlen(optarg) >= RW_PIN_ROOT_MAX)
 				return fail(err, errlen, "--pin-dir: '%s' must be an absolute path "
 					    "shorter than %d bytes", optarg, RW_PIN_ROOT_MAX);
 			strcpy(a->pin_root, optarg);
-			continue;
+			break;
 		case OPT_JSON:
-			if (cmd != CMD_STATUS)
-				break;
 			a->json = true;
-			continue;
-		case OPT_INTERVAL:
-		case OPT_SORT:
-		case OPT_LEVELS:
-		case OPT_NO_COLOR:
-			if (cmd != CMD_TOP)
-				break;
-			if (top_option(opt, a, err, errlen))
-				return -EINVAL;
-			continue;
+			break;
 		case OPT_NAME:
-			if (cmd == CMD_STATUS)
-				break;
 			if (!rw_valid_instance_name(optarg))
 				return fail(err, errlen, "--name: '%s' is not an instance name", optarg);
 			strcpy(a->name, optarg);
-			continue;
+			break;
 		case OPT_ALL:
-			if (!stop)
-				break;
 			a->all = true;
-			continue;
+			break;
+		case OPT_INTERVAL:
+			e = rw_cli_interval(optarg, &a->interval_ns, err, errlen);
+			break;
+		case OPT_SORT:
+			e = rw_cli_sort(optarg, &a->sort, err, errlen);
+			break;
+		case OPT_LEVELS:
+			e = rw_parse_levels(optarg, &a->levels, err, errlen);
+			break;
+		case OPT_NO_COLOR:
+			a->no_color = true;
+			break;
 		}
-		/* An option with its value as the next word: the option is the word before. */
-		return fail(err, errlen, "unknown option '%s'",
-			    optarg && optind >= 2 && argv[optind - 1] == optarg ? argv[optind - 2]
-										: argv[optind - 1]);
+		if (e)
+			return -EINVAL;
 	}
 	if (cmd == CMD_RULE)
 		return rule_words(argc, argv, a, err, errlen);

@@ -90,28 +90,10 @@ void rw_pin_link_name(char *buf, size_t len, const char *ifname)
 	snprintf(buf, len, "link_%s", ifname);
 }
 
-int rw_pin_open(const char *dir, const char *what)
+/* dir/what with the file flags given (0, or BPF_F_RDONLY): an fd or a negative errno. */
+static int open_pin(const char *dir, const char *what, __u32 file_flags)
 {
-	char path[PATH_MAX];
-	int fd;
-
-	if (rw_pin_path(path, sizeof(path), dir, what))
-		return -ENAMETOOLONG;
-	fd = bpf_obj_get(path);
-	return fd < 0 ? -errno : fd;
-}
-
-int rw_pin_open_map(const char *dir, const char *map)
-{
-	char name[64];
-
-	rw_pin_map_name(name, sizeof(name), map);
-	return rw_pin_open(dir, name);
-}
-
-int rw_pin_open_ro(const char *dir, const char *what)
-{
-	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = BPF_F_RDONLY);
+	LIBBPF_OPTS(bpf_obj_get_opts, opts, .file_flags = file_flags);
 	char path[PATH_MAX];
 	int fd;
 
@@ -121,12 +103,32 @@ int rw_pin_open_ro(const char *dir, const char *what)
 	return fd < 0 ? -errno : fd;
 }
 
-int rw_pin_open_map_ro(const char *dir, const char *map)
+static int open_map_pin(const char *dir, const char *map, __u32 file_flags)
 {
 	char name[64];
 
 	rw_pin_map_name(name, sizeof(name), map);
-	return rw_pin_open_ro(dir, name);
+	return open_pin(dir, name, file_flags);
+}
+
+int rw_pin_open(const char *dir, const char *what)
+{
+	return open_pin(dir, what, 0);
+}
+
+int rw_pin_open_ro(const char *dir, const char *what)
+{
+	return open_pin(dir, what, BPF_F_RDONLY);
+}
+
+int rw_pin_open_map(const char *dir, const char *map)
+{
+	return open_map_pin(dir, map, 0);
+}
+
+int rw_pin_open_map_ro(const char *dir, const char *map)
+{
+	return open_map_pin(dir, map, BPF_F_RDONLY);
 }
 
 int rw_pin_open_link(const char *dir, const char *ifname)

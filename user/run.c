@@ -225,14 +225,10 @@ static int on_event(void *ctx, void *data, size_t size)
 static int start_events(struct rw_session *s)
 {
 	s->event_rb = ring_buffer__new(s->maps.events, on_event, s, NULL);
-	if (!s->event_rb)
-		return -errno;
-	s->flowtab.each = on_flow;
-	s->flowtab.each_arg = s;
-	return 0;
+	return s->event_rb ? 0 : -errno;
 }
 
-/* --levels: counts, the sample reader, and the flow hook. 0 or -ENOMEM/-errno. */
+/* --levels: counts and the sample reader. 0 or -ENOMEM/-errno. */
 static int start_hhh(struct rw_session *s)
 {
 	s->hhh = rw_hhh_new(&s->cfg->levels, s->cfg->slots, RW_SAMPLE_EVERY);
@@ -240,11 +236,7 @@ static int start_hhh(struct rw_session *s)
 	if (!s->hhh || !s->hhh_items)
 		return -ENOMEM;
 	s->samples = ring_buffer__new(s->maps.samples, on_sample, s, NULL);
-	if (!s->samples)
-		return -errno;
-	s->flowtab.each = on_flow;
-	s->flowtab.each_arg = s;
-	return 0;
+	return s->samples ? 0 : -errno;
 }
 
 /*
@@ -617,6 +609,11 @@ int rw_run(const struct rw_config *cfg)
 	if (s.lp.events && (e = start_events(&s))) {
 		fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
 		goto out;
+	}
+	/* Both want every live flow's window from the tick's scan. */
+	if (s.hhh || s.events.f) {
+		s.flowtab.each = on_flow;
+		s.flowtab.each_arg = &s;
 	}
 	s.tick0_ns = mono_ns();
 	describe_start(&s, &plan, clock);

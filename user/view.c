@@ -187,7 +187,8 @@ int rw_view_init(struct rw_view *v, uint32_t slots)
 	memset(v, 0, sizeof(*v));
 	v->slots = slots;
 	v->rows = calloc(RW_VIEW_ROWS_MAX, sizeof(*v->rows));
-	if (!v->rows || rw_topk_init(&v->top, RW_VIEW_ROWS_MAX))
+	v->best = calloc(RW_VIEW_ROWS_MAX, sizeof(*v->best));
+	if (!v->rows || !v->best || rw_topk_init(&v->top, RW_VIEW_ROWS_MAX))
 		return -ENOMEM;
 	return 0;
 }
@@ -200,6 +201,7 @@ static uint64_t *cell_spark(const struct rw_view *v, const uint64_t *spark, size
 void rw_view_free(struct rw_view *v)
 {
 	free(v->rows);
+	free(v->best);
 	free(v->cell);
 	rw_topk_free(&v->top);
 	memset(v, 0, sizeof(*v));
@@ -221,9 +223,10 @@ void rw_view_begin(struct rw_view *v, uint64_t now_epoch)
 	v->first_epoch = now_epoch > v->slots ? now_epoch - v->slots : 0;
 	v->nrows = 0;
 	v->matched = 0;
-	v->ncell = 0;
-	if (v->cell)
+	/* Only a table the last pass used needs wiping (a sources pass leaves it empty). */
+	if (v->ncell)
 		memset(v->cell, 0, v->cell_cap * cell_size(v));
+	v->ncell = 0;
 	rw_topk_clear(&v->top);
 }
 
@@ -336,14 +339,10 @@ int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_w
 
 void rw_view_end(struct rw_view *v)
 {
-	struct rw_rank_entry *best = calloc(RW_VIEW_ROWS_MAX, sizeof(*best));
+	struct rw_rank_entry *best = v->best;
 	uint64_t max = (uint64_t)v->o.first + (v->o.page ? v->o.page : 1);
 	uint32_t n;
 
-	if (!best) {
-		v->nrows = 0;
-		return;
-	}
 	for (size_t i = 0; v->o.level && i < v->cell_cap; i++) {
 		const struct rw_view_cell *c = &v->cell[i];
 
@@ -371,7 +370,6 @@ void rw_view_end(struct rw_view *v)
 			memcpy(row->spark, cell_spark(v, sparks_of(v), i), v->slots * sizeof(uint64_t));
 		}
 	}
-	free(best);
 }
 
 void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row, const uint64_t *hist,

@@ -99,6 +99,7 @@ struct rw_view {
 	struct rw_view_cell *cell; /* prefixes, open addressing */
 	size_t ncell, cell_cap;
 	struct rw_view_row *rows;
+	struct rw_rank_entry *best; /* the ranking drained, before it becomes rows */
 	uint32_t nrows;
 	uint64_t matched; /* sources (or prefixes) that passed the filters this pass */
 };

@@ -23,6 +23,17 @@
 #include "units.h"
 #include "window.h"
 
+/* A refused input: -EINVAL, and a reason that says what it should. */
+#define CHECK_REFUSED(ret, input, err, needle)                                               \
+	do {                                                                               \
+		CHECK_EQ((ret), -EINVAL);                                                  \
+		if (!strstr((err), (needle))) {                                            \
+			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", (input), (err),   \
+				(needle));                                                 \
+			CHECK(0);                                                          \
+		}                                                                          \
+	} while (0)
+
 static void test_parse_rate_valid(void)
 {
 	static const struct { const char *in; uint64_t want; } cases[] = {
@@ -302,12 +313,8 @@ static void test_cli_status_stop(void)
 	CHECK_EQ(a.levels.n[0], 1);
 	CHECK(a.no_color);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_EQ(parse_svc(bad[i].stop, &a, err, bad[i].line), -EINVAL);
-		if (!strstr(err, bad[i].needle)) {
-			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", bad[i].line, err,
-				bad[i].needle);
-			CHECK(0);
-		}
+		CHECK_REFUSED(parse_svc(bad[i].stop, &a, err, bad[i].line), bad[i].line, err,
+			      bad[i].needle);
 	}
 }
 
@@ -359,14 +366,7 @@ static void test_cli_errors(void)
 	char err[256];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int ret = parse(&c, err, cases[i].line);
-
-		CHECK_EQ(ret, -EINVAL);
-		if (!strstr(err, cases[i].needle)) {
-			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", cases[i].line, err,
-				cases[i].needle);
-			CHECK(0);
-		}
+		CHECK_REFUSED(parse(&c, err, cases[i].line), cases[i].line, err, cases[i].needle);
 	}
 }
 
@@ -879,12 +879,8 @@ static void test_rules_parse(void)
 		CHECK(rw_rule_same_prefix(&r, &again) && again.pps == r.pps && again.bps == r.bps);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_EQ(rw_rule_parse(bad[i].text, &r, err, sizeof(err)), -EINVAL);
-		if (!strstr(err, bad[i].needle)) {
-			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", bad[i].text, err,
-				bad[i].needle);
-			CHECK(0);
-		}
+		CHECK_REFUSED(rw_rule_parse(bad[i].text, &r, err, sizeof(err)), bad[i].text, err,
+			      bad[i].needle);
 	}
 }
 
@@ -954,12 +950,8 @@ static void test_levels_parse(void)
 	CHECK_EQ(rw_parse_levels("v6:64;v4:24", &lv, err, sizeof(err)), 0);
 	CHECK(lv.n[0] == 1 && lv.n[1] == 1);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_EQ(rw_parse_levels(bad[i].text, &lv, err, sizeof(err)), -EINVAL);
-		if (!strstr(err, bad[i].needle)) {
-			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", bad[i].text, err,
-				bad[i].needle);
-			CHECK(0);
-		}
+		CHECK_REFUSED(rw_parse_levels(bad[i].text, &lv, err, sizeof(err)), bad[i].text, err,
+			      bad[i].needle);
 	}
 }
 

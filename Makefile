@@ -19,7 +19,7 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 
 USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
 		 user/memplan.c user/thresholds.c \
-		 user/flowtab.c user/report.c user/loader.c user/run.c user/memcmd.c \
+		 user/table.c user/flowtab.c user/report.c user/loader.c user/run.c user/memcmd.c \
 		 user/svccli.c user/pins.c user/persist.c user/statuscmd.c user/stopcmd.c \
 		 user/rules.c user/rules_maps.c user/rulecmd.c user/hhh.c user/keyset.c \
 		 user/events.c user/listen.c user/metrics.c user/lines.c user/view.c user/tui.c \
@@ -35,6 +35,15 @@ BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pas
 SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen.skel.h
 
 TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
+
+# The benchmark's reference programs (tools/toys/toy.bpf.c): the parse alone,
+# and direct-mapped state of 8 or 64 bytes a source with 64 Ki or 1 Mi
+# entries, each dropping a source's later packets (drop) or none (pass).
+TOY_VARIANTS := parse_drop parse_pass $(foreach k,d8 d64,$(foreach n,64k 1m,$(foreach v,drop pass,$(k)_$(n)_$(v))))
+TOYS := $(TOY_VARIANTS:%=$(BUILD)/toys/%.bpf.o)
+toy_kind = $(word 1,$(subst _, ,$(1)))
+toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)
+toy_limit = $(if $(filter drop,$(lastword $(subst _, ,$(1)))),1,0)
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test test-unit test-asan demo bench clean format install uninstall fuzz
@@ -46,11 +55,18 @@ deps:
 $(BUILD) $(BUILD)/user $(BUILD)/asan:
 	@mkdir -p $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/parse.h $(wildcard include/*.h) | $(BUILD)
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/rwgen.bpf.o: tools/rwgen.bpf.c include/ratewall.h tools/rwgen.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -Itools -c $< -o $@
+
+$(BUILD)/toys:
+	@mkdir -p $@
+
+$(BUILD)/toys/%.bpf.o: tools/toys/toy.bpf.c bpf/parse.h include/ratewall.h | $(BUILD)/toys
+	$(CLANG) $(BPF_CFLAGS) -DTOY_$(shell echo $(call toy_kind,$*) | tr a-z A-Z) \
+		-DTOY_ENTRIES=$(call toy_size,$*) -DTOY_LIMIT=$(call toy_limit,$*) -c $< -o $@
 
 $(BUILD)/ratewall.skel.h: $(BUILD)/ratewall.bpf.o
 	$(BPFTOOL) gen skeleton $< name ratewall_bpf > $@
@@ -84,8 +100,9 @@ $(BUILD)/tickbench: tools/tickbench.c tools/flowfill.c tools/flowfill.h $(USER_L
 $(BUILD)/test_unit: tests/unit/test_unit.c tests/unit/test_view.c $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
 
-$(BUILD)/test_bpf: tests/bpf/test_bpf.c tests/bpf/frames.h tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) -Itests tests/bpf/test_bpf.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+BPF_TEST_SRCS := $(wildcard tests/bpf/*.c)
+$(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lpthread
 
 # The same code again under AddressSanitizer and UBSan: the unit tests, the BPF
 # tests (loader, map reads) and a ratewall binary the integration tests can run.
@@ -96,8 +113,8 @@ ASAN_LIB_SRCS := $(USER_LIB_SRCS)
 $(BUILD)/asan/test_unit: tests/unit/test_unit.c tests/unit/test_view.c $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
 
-$(BUILD)/asan/test_bpf: tests/bpf/test_bpf.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests tests/bpf/test_bpf.c $(ASAN_LIB_SRCS) -o $@ $(LDLIBS)
+$(BUILD)/asan/test_bpf: $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) -o $@ $(LDLIBS) -lpthread
 
 $(BUILD)/asan/ratewall: user/main.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) user/main.c $(ASAN_LIB_SRCS) -o $@ $(LDLIBS)
@@ -134,7 +151,7 @@ test: deps
 
 # Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all $(TOYS)
 	@python3 tools/bench.py $(BUILD)
 
 demo: deps

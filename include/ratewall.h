@@ -6,8 +6,8 @@
  *
  * The data path has two tiers (see README "How it works"):
  *   - a per-CPU count-min sketch that every untracked keyed packet bumps, and
- *   - tracked flows: sources promoted out of the sketch, each with a 64-byte
- *     per-CPU hot record (rw_flow) and one shared history record (rw_hist).
+ *   - tracked flows: sources promoted out of the sketch into a table the
+ *     program owns (dir, keys, hot, hist below), one 32-byte record per CPU.
  */
 #ifndef RATEWALL_H
 #define RATEWALL_H
@@ -28,7 +28,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 2
+#define RW_LAYOUT_VERSION 3
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -42,42 +42,58 @@ struct rw_key {
 
 /* --- Sketch ------------------------------------------------------------------ */
 
-/* Count-min geometry: rows x columns buckets per CPU. Columns: a power of two. */
+/*
+ * Count-min geometry: rows x columns buckets per CPU, columns a power of two.
+ * The sketch of one CPU is rows x columns x rw_bucket_size(slots): 256 KiB at
+ * up to 13 slots, so it stays in L2 beside the packet path's other lines.
+ */
 #define RW_SKETCH_ROWS 2
-#define RW_SKETCH_COLS_LOG2 12
+#define RW_SKETCH_COLS_LOG2 11
 #define RW_SKETCH_COLS (1 << RW_SKETCH_COLS_LOG2)
 
-/* One slot of one sketch bucket. Counts saturate instead of wrapping. */
-struct rw_bucket_slot {
-	__u32 packets;
-	__u32 bytes;
-};
+/*
+ * Sketch counts are 16 bits a slot: packets, and bytes in units of
+ * RW_BYTE_UNIT rounded up (an overestimate: a source is promoted or capped a
+ * little early, never late). They saturate at RW_SKETCH_MAX.
+ */
+#define RW_BYTE_UNIT_LOG2 6
+#define RW_BYTE_UNIT (1u << RW_BYTE_UNIT_LOG2)
+#define RW_SKETCH_MAX 0xffffU
 
 /*
- * One sketch bucket on one CPU: `slots` slots indexed by epoch % slots, and
- * running sums over the live ones. `epoch` (low 32 bits) is the newest slot
- * written; a packet of a later slot first clears every slot the bucket skipped,
- * so a slot that nobody wiped is recognised by its bucket, never counted twice.
- * Map value size: rw_bucket_size(slots).
+ * One sketch bucket on one CPU, `slots` slots indexed by epoch % slots.
+ * `epoch` (low 32 bits) is the newest slot written; a packet of a later slot
+ * first clears every slot the bucket skipped, so a slot that nobody wiped is
+ * recognised by its bucket, never counted twice. win_* are the sums over the
+ * live slots. count[2 * i] is slot i's packets, count[2 * i + 1] its byte units.
+ * Map value size: rw_bucket_size(slots), whole cache lines.
  */
 struct rw_bucket {
 	__u32 epoch;
 	__u32 win_packets;
-	__u64 win_bytes;
-	struct rw_bucket_slot slot[];
+	__u32 win_units;
+	__u16 count[];
 };
 
 static inline __u32 rw_bucket_size(__u32 slots)
 {
-	return (__u32)(sizeof(struct rw_bucket) + slots * sizeof(struct rw_bucket_slot));
+	return (__u32)((sizeof(struct rw_bucket) + slots * 2 * sizeof(__u16) + 63) & ~63UL);
+}
+
+/* Byte units a frame of len bytes counts for in the sketch. */
+static inline __u32 rw_byte_units(__u64 len)
+{
+	return (__u32)((len + RW_BYTE_UNIT - 1) >> RW_BYTE_UNIT_LOG2);
 }
 
 /*
- * Sketch counts saturate at 2^32 - 1, so a threshold above 2^31 could be
- * unreachable: promotion happens at 2^31 at the latest (always safe: promoting
- * early only means tracking exactly).
+ * Promotion thresholds are per-CPU window estimates. A source whose own count
+ * reaches a threshold must show it in its buckets, so no threshold may exceed
+ * what one slot of a bucket can hold: promotion happens there at the latest
+ * (always safe: promoting early only means tracking exactly).
  */
-#define RW_MAX_THRESHOLD (1ULL << 31)
+#define RW_MAX_THRESHOLD ((__u64)RW_SKETCH_MAX)
+#define RW_MAX_THRESHOLD_BYTES ((__u64)RW_SKETCH_MAX << RW_BYTE_UNIT_LOG2)
 
 /*
  * Promotion threshold that enforces a per-window limit: a source below it on
@@ -96,99 +112,167 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
 	return cap && t > cap ? cap : t;
 }
 
-/* --- Tracked flows -------------------------------------------------------------- */
+/* --- Tracked flows: a set-associative table the program owns -------------------- */
 
 /*
- * A tracked source is one element of a hash map, value laid out as
+ * The table has `nbuckets` buckets of RW_WAYS entries. One seeded 64-bit hash
+ * of the key (ratewall_hash.h) gives everything a packet touches: its home
+ * bucket, an overflow bucket, a 32-bit tag, and its sketch columns
+ * (ratewall_table.h). Four arrays at the same entry index:
  *
- *   [ history: slots x RW_HIST_WORDS words | hot record of CPU 0 | CPU 1 | ... ]
+ *   dir   one 64-byte line per bucket: the tags of its entries (0 = empty) and
+ *         a control word. Shared, read by every keyed packet; small enough for
+ *         L2 (4.3 B an entry). It replaces a separate tracked-source filter.
+ *   keys  one 64-byte line per entry, shared: the full key, compared on every
+ *         lookup so that no source is ever counted as another, and the state
+ *         word that inserts, revivals and deletes change by compare-and-swap.
+ *   hot   one 32-byte record per CPU and entry, CPU-major (CPU c's records are
+ *         one contiguous stretch): everything a packet of a tracked source
+ *         reads and writes, so the common case is one line of `keys` (read,
+ *         never written) and one line of this CPU's own.
+ *   hist  per entry, the flushed per-slot counts of every CPU, touched once a
+ *         slot per CPU, by a refill, and by the loader.
  *
- * so one lookup finds everything, each CPU writes only its own 64-byte line,
- * and flushing a slot into the history touches the same element.
- *
- * Hot record: everything one packet touches. Counters belong to slot `epoch`;
- * the first packet of a later slot flushes them into the history. A CPU admits
- * from its lease without looking at other CPUs; the lease holds until
- * lease_until. A refill that finds no budget saturates the flow until
- * sat_until, the slot in which budget can first free up, so the drop path is
- * one compare across slot edges.
+ * All four are mmapable arrays: the loader reads them in place, with no
+ * system call per flow.
  */
-struct rw_flow {
-	__u64 epoch;
-	__u64 bytes;        /* offered in `epoch` on this CPU */
-	__u64 drop_bytes;
-	__u32 packets;      /* offered */
-	__u32 drop_packets;
-	__u64 lease_bytes;
-	__u32 lease_packets;
-	__u32 sat_room;     /* while saturated, bytes a packet may still take (byte limits) */
-	__u64 lease_until;  /* lease valid while epoch < lease_until */
-	__u64 sat_until;    /* saturated while epoch < sat_until */
+#define RW_WAYS 15
+/* Entries per tracked flow asked for (--max-flows): 5/4, so a full table still places them. */
+#define RW_TABLE_SLACK_NUM 5
+#define RW_TABLE_SLACK_DEN 4
+
+/* dir control word: an insert lock, and how many of the bucket's keys live in their overflow bucket. */
+#define RW_DIR_LOCK (1u << 31)
+#define RW_DIR_OVERFLOW_MASK 0xffffu
+
+struct rw_dir {
+	__u32 tag[RW_WAYS];
+	__u32 ctl;
 };
 
 /*
- * History: per slot, four packed words (offered packets, offered bytes, dropped
- * packets, dropped bytes). Each word holds the low RW_HIST_TAG_BITS of its
- * slot's epoch above a RW_HIST_VALUE_BITS count, so CPUs flushing into it with
- * compare-and-swap never need a lock and a reader knows which round every count
- * belongs to.
+ * Entry state word: bits 0..47 the newest epoch any CPU counted in (the
+ * entry's last activity), 48..55 a generation that changes whenever the
+ * entry's counts start over (insert, revival after a whole idle window), and
+ * 56..63 flags. Written only by compare-and-swap.
  */
-#define RW_HIST_TAG_BITS 24
-#define RW_HIST_VALUE_BITS 40
-#define RW_HIST_WORDS 4 /* per slot */
+#define RW_ST_EPOCH_BITS 48
+#define RW_ST_EPOCH_MASK ((1ULL << RW_ST_EPOCH_BITS) - 1)
+#define RW_ST_GEN_SHIFT 48
+#define RW_ST_FLAG_SHIFT 56
+#define RW_ST_LIVE (1ULL << RW_ST_FLAG_SHIFT)      /* holds a tracked key */
+#define RW_ST_BUSY (2ULL << RW_ST_FLAG_SHIFT)      /* being written or removed: skip it */
+#define RW_ST_OVERFLOW (4ULL << RW_ST_FLAG_SHIFT)  /* placed in its key's overflow bucket */
+
+struct rw_entry {
+	__u64 state;
+	struct rw_key key;
+	__u32 home;          /* the key's home bucket (an overflow entry is counted there) */
+	__u64 limited_epoch; /* slot of its last `limited` event, plus one; 0 = never */
+	__u64 ban_until_ns;  /* --ban: dropped while the clock is below this; 0 = not banned */
+	__u8 pad[16];
+};
+
+/*
+ * One CPU's record of a tracked flow. Counts belong to slot `epoch` (low 32
+ * bits) of generation `gen` (low 8 bits of the entry's); the first packet of a
+ * later slot flushes them into the history. The CPU admits from its lease
+ * without looking at other CPUs while epoch < until; a refill that finds no
+ * budget leaves it saturated (RW_HOT_SAT) until `until`, the slot in which
+ * budget can first free up, so the drop path is one compare in this line.
+ * While saturated, lease_bytes is the room a smaller packet may still find.
+ * `until` holds the low 16 bits of an epoch at most a window ahead.
+ */
+#define RW_HOT_LEASE 1
+#define RW_HOT_SAT 2
+
+/*
+ * A saturated record admits nothing, so which slot its offered and dropped
+ * counts land in changes no limit decision: it carries them into the next
+ * slots and flushes (and raises its entry's state) only once the entry's
+ * state is this many slots behind, at most 4 and never more than the window.
+ * Under a flood of sources over their limit this is what a packet saves:
+ * a history line and a compare-and-swap every slot. The price: such a
+ * source's drops reach the window up to RW_LAZY - 1 slots late (and leave it
+ * as late), and an entry's state may be RW_LAZY - 1 slots behind its newest
+ * count, which every age rule below allows for.
+ */
+static inline __u32 rw_lazy_slots(__u32 slots)
+{
+	return slots < 4 ? slots : 4;
+}
+struct rw_hot {
+	__u32 epoch;
+	__u32 packets;      /* offered in `epoch` on this CPU */
+	__u32 bytes;
+	__u32 drop_packets;
+	__u32 drop_bytes;
+	__u32 lease_packets;
+	__u32 lease_bytes;
+	__u16 until;
+	__u8 flags;
+	__u8 gen;
+};
+
+/*
+ * History: per entry and slot (epoch % slots), what every CPU flushed for that
+ * slot's round. `epoch` is the round plus one (0: never written; RW_HIST_BUSY
+ * while a writer restarts the slot for a newer round): full 64 bits, so a
+ * round is never mistaken for another however long a slot sits unwritten.
+ * Counts are added with fetch-and-add; a restart takes the epoch word by
+ * compare-and-swap first (ratewall_window.h holds the rule both sides use).
+ * 32 bytes, so a slot never straddles two cache lines: a flush is one line.
+ */
+#define RW_HIST_BUSY (~0ULL)
 enum rw_hist_word { RW_H_PACKETS, RW_H_BYTES, RW_H_DROP_PACKETS, RW_H_DROP_BYTES };
+struct rw_hist_slot {
+	__u64 epoch;
+	__u32 packets;      /* offered in the round, every CPU */
+	__u32 drop_packets;
+	__u64 bytes;
+	__u64 drop_bytes;
+};
+
+static inline __u64 rw_hist_count(const struct rw_hist_slot *s, enum rw_hist_word what)
+{
+	switch (what) {
+	case RW_H_PACKETS:
+		return s->packets;
+	case RW_H_BYTES:
+		return s->bytes;
+	case RW_H_DROP_PACKETS:
+		return s->drop_packets;
+	default:
+		return s->drop_bytes;
+	}
+}
 
 static inline __u32 rw_hist_size(__u32 slots)
 {
-	return slots * RW_HIST_WORDS * (__u32)sizeof(__u64);
+	return slots * (__u32)sizeof(struct rw_hist_slot);
 }
 
-/* The kernel's hash element header and key before a value (struct htab_elem + key, x86_64). */
-#define RW_HTAB_VALUE_SKEW 72
-
-/*
- * Where CPU 0's hot record starts: after the history, placed so that hot
- * records fall on cache lines (the kernel lays elements out at multiples of
- * their size, which rw_flow_value_size keeps a multiple of 64). A wrong guess
- * costs speed (lines shared by two CPUs), never correctness.
- */
-/*
- * After the history: what every CPU shares about the source beyond its counts
- * (plain stores; a race costs at most a repeated event).
- */
-struct rw_flow_shared {
-	__u64 limited_epoch; /* slot of its last `limited` event, plus one; 0 = never */
-	__u64 ban_until_ns;  /* --ban: dropped while the clock is below this; 0 = not banned */
-};
-
-static inline __u32 rw_flow_shared_offset(__u32 slots)
+/* Entries in a table sized for max_flows: whole buckets, with slack. */
+static inline __u32 rw_table_buckets(__u32 max_flows)
 {
-	return rw_hist_size(slots);
-}
+	__u64 entries = ((__u64)max_flows * RW_TABLE_SLACK_NUM + RW_TABLE_SLACK_DEN - 1) /
+			RW_TABLE_SLACK_DEN;
 
-static inline __u32 rw_flow_hot_offset(__u32 slots)
-{
-	__u32 skew = RW_HTAB_VALUE_SKEW % 64;
-
-	return ((rw_hist_size(slots) + (__u32)sizeof(struct rw_flow_shared) + skew + 63) & ~63u) -
-	       skew;
-}
-
-static inline __u32 rw_flow_value_size(__u32 slots, __u32 ncpus)
-{
-	return rw_flow_hot_offset(slots) + ncpus * (__u32)sizeof(struct rw_flow);
+	return (__u32)((entries + RW_WAYS - 1) / RW_WAYS);
 }
 
 /*
- * Tracked-source filter: per index (bits of the source hash), how many tracked
- * sources have it. Zero means no source with that index is tracked, so a
- * packet skips the flow-table lookup. Promotion counts up before its insert,
- * the loader counts down after its delete (through an mmap), so the count never
- * falls below the tracked sources it stands for.
+ * Per-CPU scratch of the data path: the clock read once a jiffy (the coarse
+ * clock cannot change within one), and the per-slot sums gathered from every
+ * CPU's sketch when a source is promoted.
  */
-#define RW_MARKS 65536
-struct rw_marks {
-	__u32 count[RW_MARKS];
+struct rw_scratch {
+	__u64 jiffies;
+	__u64 now_ns;
+	__u64 epoch;
+	__u64 slot;   /* epoch % slots */
+	__u64 packets[RW_MAX_SLOTS];
+	__u64 bytes[RW_MAX_SLOTS];
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -219,6 +303,8 @@ struct rw_stats {
 	__u64 sketch_packets; /* keyed packets counted in the sketch only */
 	__u64 capped_drops;  /* untracked packets dropped at the threshold (no room to track) */
 	__u64 hist_flushes;  /* slot counts moved from a hot record into the history */
+	__u64 evicted;       /* idle entries (no count in the window) taken over by a promotion */
+	__u64 flush_retries; /* flushes deferred to the next packet (history word contended) */
 };
 
 /*
@@ -273,14 +359,20 @@ struct rw_sample {
 	__u64 epoch;
 };
 
-/* Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70 Mpps). */
+/*
+ * Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70
+ * Mpps). A record's byte counts are 32 bits: they are flushed early, within
+ * the slot, before they would wrap.
+ */
 #define RW_MAX_SLOT_NS (60ULL * 1000000000ULL)
 #define RW_MIN_SLOT_NS (1000000ULL)
 
 _Static_assert(sizeof(struct rw_key) == 20, "rw_key layout");
-_Static_assert(sizeof(struct rw_bucket) == 16, "rw_bucket layout");
-_Static_assert(sizeof(struct rw_bucket_slot) == 8, "rw_bucket_slot layout");
-_Static_assert(sizeof(struct rw_flow) == 64, "rw_flow layout: one cache line");
+_Static_assert(sizeof(struct rw_bucket) == 12, "rw_bucket layout");
+_Static_assert(sizeof(struct rw_dir) == 64, "rw_dir layout: one cache line");
+_Static_assert(sizeof(struct rw_entry) == 64, "rw_entry layout: one cache line");
+_Static_assert(sizeof(struct rw_hot) == 32, "rw_hot layout: two to a cache line");
+_Static_assert(RW_WAYS + 1 == 64 / sizeof(__u32), "a bucket's tags and control fill its line");
 /* --- Rules -------------------------------------------------------------------- */
 
 #define RW_MAX_RULES 65536
@@ -338,13 +430,13 @@ static inline __u32 rw_hint_index(__u8 family, const __u8 *addr)
 _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
-_Static_assert(sizeof(struct rw_stats) == 96, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 112, "rw_stats layout");
 _Static_assert(sizeof(struct rw_wslot) == 120, "rw_wslot layout");
 _Static_assert(sizeof(struct rw_event) == 48, "rw_event layout");
-_Static_assert(sizeof(struct rw_flow_shared) == 16, "rw_flow_shared layout");
 _Static_assert(sizeof(struct rw_sample) == 32, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
-_Static_assert(RW_HIST_TAG_BITS + RW_HIST_VALUE_BITS == 64, "history word");
+_Static_assert(sizeof(struct rw_hist_slot) == 32, "rw_hist_slot layout: half a cache line");
+_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS, "rw_scratch layout");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)
 {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The source hash, shared by the BPF program and the loader: the sketch's
- * buckets and the tracked-source filter are indexed by it, and the loader must
- * find the same filter entry when it deletes a flow. Seeded at load, so
- * collisions cannot be aimed.
+ * One seeded 64-bit hash of a key, and everything it indexes: the key's home
+ * and overflow buckets and its tag in the tracked-flow table, and its column
+ * in each sketch row. The BPF program hashes a packet's key once; the loader
+ * uses the same functions to find a key's entry. Seeded at load, so an
+ * attacker cannot aim collisions.
  */
 #ifndef RATEWALL_HASH_H
 #define RATEWALL_HASH_H
@@ -39,10 +40,34 @@ RW_INLINE __u64 rw_hash(const struct rw_key *key, __u64 seed)
 	return h ^ (h >> 32);
 }
 
-/* Sketch rows take bits 0..11 and 32..43; the filter bits 16..31. */
-RW_INLINE __u32 rw_mark_index(__u64 h)
+/* Where a key lives in the tracked-flow table. */
+struct rw_where {
+	__u32 home;     /* bucket tried first */
+	__u32 overflow; /* bucket tried when home was full at the key's insert */
+	__u32 tag;      /* never 0: 0 marks an empty way */
+};
+
+/*
+ * Bits of the hash: the home bucket takes the low word (a multiply-shift onto
+ * any bucket count), the tag and the overflow bucket the high word (so keys
+ * sharing a home spread over every overflow bucket); the sketch columns take
+ * low bits of each word.
+ */
+RW_INLINE struct rw_where rw_where_of(__u64 h, __u32 nbuckets)
 {
-	return (__u32)(h >> 16) & (RW_MARKS - 1);
+	struct rw_where w;
+	__u32 lo = (__u32)h, hi = (__u32)(h >> 32);
+
+	w.home = (__u32)(((__u64)lo * nbuckets) >> 32);
+	w.overflow = (__u32)(((__u64)(hi * 0x9e3779b1u) * nbuckets) >> 32);
+	w.tag = hi | 1;
+	return w;
+}
+
+/* The bucket a row of the sketch counts the key in (row 0 or 1), before the row's offset. */
+RW_INLINE __u32 rw_sketch_col(__u64 h, __u32 row)
+{
+	return (row ? (__u32)(h >> 33) : (__u32)h) & (RW_SKETCH_COLS - 1);
 }
 
 #endif /* RATEWALL_HASH_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Sliding-window arithmetic: which slots are live, the packed history words,
- * and one tracked flow's sums. Plain C, no libc: usable from BPF programs and
- * userspace alike, so both sides read the same state by the same rules.
+ * The rules of age, in one place for the BPF program and the loader alike:
+ * which slot is live, which round a record, a history slot or an entry state
+ * belongs to, when an entry is idle, and one tracked flow's window sums.
+ * Plain C, no libc.
  */
 #ifndef RATEWALL_WINDOW_H
 #define RATEWALL_WINDOW_H
@@ -30,53 +31,105 @@ RW_INLINE int rw_slot_live(__u64 slot_epoch, __u64 now_epoch, __u32 slots)
 	return slot_epoch + slots > now_epoch;
 }
 
-#define RW_HIST_TAG_MASK ((1ULL << RW_HIST_TAG_BITS) - 1)
-#define RW_HIST_VALUE_MAX ((1ULL << RW_HIST_VALUE_BITS) - 1)
+/* --- Entry state ---------------------------------------------------------------- */
 
-RW_INLINE __u64 rw_hist_pack(__u64 epoch, __u64 value)
+RW_INLINE __u64 rw_st_epoch(__u64 state)
 {
-	if (value > RW_HIST_VALUE_MAX)
-		value = RW_HIST_VALUE_MAX;
-	return ((epoch & RW_HIST_TAG_MASK) << RW_HIST_VALUE_BITS) | value;
+	return state & RW_ST_EPOCH_MASK;
 }
 
-RW_INLINE __u64 rw_hist_value(__u64 word)
+RW_INLINE __u8 rw_st_gen(__u64 state)
 {
-	return word & RW_HIST_VALUE_MAX;
+	return (__u8)(state >> RW_ST_GEN_SHIFT);
+}
+
+RW_INLINE __u64 rw_st_make(__u64 epoch, __u8 gen, __u64 flags)
+{
+	return (epoch & RW_ST_EPOCH_MASK) | (__u64)gen << RW_ST_GEN_SHIFT | flags;
+}
+
+/* Holds a key that lookups may match. */
+RW_INLINE int rw_st_live(__u64 state)
+{
+	return (state & (RW_ST_LIVE | RW_ST_BUSY)) == RW_ST_LIVE;
 }
 
 /*
- * The full epoch of a history word, seen from now_epoch: the tag is the low
- * bits, and a word is either from the last 2^23 rounds or at most two ahead
- * (a writer whose clock read came a moment later).
+ * Quiet: nothing any CPU counted for the entry can be in the window ending at
+ * epoch, even a saturated record's counts carried up to rw_lazy_slots - 1
+ * slots past the state (ratewall.h). A packet meeting a quiet entry starts its
+ * counts over (a new generation).
  */
-RW_INLINE __u64 rw_hist_epoch(__u64 word, __u64 now_epoch)
+RW_INLINE int rw_st_quiet(__u64 state, __u64 epoch, __u32 slots)
 {
-	__u64 tag = word >> RW_HIST_VALUE_BITS;
-	__u64 ahead = (tag - now_epoch) & RW_HIST_TAG_MASK;
-
-	if (ahead <= 2)
-		return now_epoch + ahead;
-	return now_epoch - ((now_epoch - tag) & RW_HIST_TAG_MASK);
+	return rw_st_epoch(state) + slots + rw_lazy_slots(slots) <= epoch;
 }
 
-/* The count a word holds for the window ending at now_epoch (0 if stale or empty). */
-RW_INLINE __u64 rw_hist_live(__u64 word, __u64 now_epoch, __u32 slots)
+/*
+ * Idle: quiet, with one slot to spare for a CPU whose clock read came a
+ * moment earlier. Only an idle entry may be removed (by the loader) or taken
+ * over (by a promotion that finds its buckets full), and only by a
+ * compare-and-swap of the very state word this was decided on: a packet that
+ * revives the entry changes that word first.
+ */
+RW_INLINE int rw_st_idle(__u64 state, __u64 now_epoch, __u32 slots)
 {
-	if (!word || !rw_slot_live(rw_hist_epoch(word, now_epoch), now_epoch, slots))
-		return 0;
-	return rw_hist_value(word);
+	return rw_st_live(state) && rw_st_quiet(state, now_epoch - 1, slots) && now_epoch > 0;
 }
 
-/* Adds one CPU's hot record to the sums. */
-RW_INLINE void rw_window_add_hot(const struct rw_flow *f, __u32 slots, __u64 now_epoch,
-				 struct rw_window_sum *out)
+/* --- Per-CPU records -------------------------------------------------------------- */
+
+/*
+ * The full epoch of a record, from its low 32 bits and the entry's state
+ * epoch: within 2^31 slots of it either way (a saturated record runs up to
+ * rw_lazy_slots - 1 slots ahead of the state; a record of a CPU that stopped
+ * seeing the flow falls behind it).
+ */
+RW_INLINE __u64 rw_hot_epoch(const struct rw_hot *f, __u64 entry_epoch)
 {
-	if (!f->packets)
+	return entry_epoch + (__s64)(__s32)(f->epoch - (__u32)entry_epoch);
+}
+
+/* Whether a record's counts belong to the entry's current generation. */
+RW_INLINE int rw_hot_current(const struct rw_hot *f, __u64 state)
+{
+	return f->gen == rw_st_gen(state) && (f->packets || f->flags);
+}
+
+/* --- History ------------------------------------------------------------------- */
+
+/*
+ * The round a history slot holds, read as a reader must: its epoch word
+ * before and after the counts (ok = 0 if they differ, or a writer is
+ * restarting it: the counts are then no round's). A slot being restarted held
+ * a round that has left the window; the new round's counts are still in the
+ * restarting CPU's record until the restart is done, and a reader that sums
+ * records before history sees them there.
+ */
+RW_INLINE __u64 rw_hist_round(__u64 epoch_word)
+{
+	return epoch_word - 1;
+}
+
+RW_INLINE int rw_hist_held(__u64 epoch_word)
+{
+	return epoch_word != 0 && epoch_word != RW_HIST_BUSY;
+}
+
+/* --- A tracked flow's window --------------------------------------------------- */
+
+/* Adds one CPU's record to the sums (state: the entry's, for its generation and newest epoch). */
+RW_INLINE void rw_window_add_hot(const struct rw_hot *f, __u64 state, __u32 slots,
+				 __u64 now_epoch, struct rw_window_sum *out)
+{
+	__u64 e;
+
+	if (!f->packets || f->gen != rw_st_gen(state))
 		return;
-	if (f->epoch > out->newest_epoch)
-		out->newest_epoch = f->epoch;
-	if (!rw_slot_live(f->epoch, now_epoch, slots))
+	e = rw_hot_epoch(f, rw_st_epoch(state));
+	if (e > out->newest_epoch)
+		out->newest_epoch = e;
+	if (!rw_slot_live(e, now_epoch, slots))
 		return;
 	out->packets += f->packets;
 	out->bytes += f->bytes;
@@ -85,26 +138,29 @@ RW_INLINE void rw_window_add_hot(const struct rw_flow *f, __u32 slots, __u64 now
 	out->cpus++;
 }
 
-/* Adds a flow's shared history (`slots` x RW_HIST_WORDS words) to the sums. */
-RW_INLINE void rw_window_add_hist(const __u64 *w, __u32 slots, __u64 now_epoch,
-				  struct rw_window_sum *out)
+/* Adds one history slot to the sums. */
+RW_INLINE void rw_window_add_hist_slot(const struct rw_hist_slot *h, __u32 slots, __u64 now_epoch,
+				       struct rw_window_sum *out)
 {
-	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
-		const __u64 *s = &w[i * RW_HIST_WORDS];
-		__u64 e;
+	__u64 w = *(volatile const __u64 *)&h->epoch, p, b, dp, db, e;
 
-		if (i >= slots)
-			break;
-		if (!s[RW_H_PACKETS])
-			continue;
-		e = rw_hist_epoch(s[RW_H_PACKETS], now_epoch);
-		if (e > out->newest_epoch)
-			out->newest_epoch = e;
-		out->packets += rw_hist_live(s[RW_H_PACKETS], now_epoch, slots);
-		out->bytes += rw_hist_live(s[RW_H_BYTES], now_epoch, slots);
-		out->drop_packets += rw_hist_live(s[RW_H_DROP_PACKETS], now_epoch, slots);
-		out->drop_bytes += rw_hist_live(s[RW_H_DROP_BYTES], now_epoch, slots);
-	}
+	if (!rw_hist_held(w))
+		return;
+	p = h->packets;
+	b = h->bytes;
+	dp = h->drop_packets;
+	db = h->drop_bytes;
+	if (*(volatile const __u64 *)&h->epoch != w)
+		return;
+	e = rw_hist_round(w);
+	if (e > out->newest_epoch)
+		out->newest_epoch = e;
+	if (!rw_slot_live(e, now_epoch, slots))
+		return;
+	out->packets += p;
+	out->bytes += b;
+	out->drop_packets += dp;
+	out->drop_bytes += db;
 }
 
 /* Idle for a whole window: nothing live anywhere. */

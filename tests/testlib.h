@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static int tl_failed_checks;
-static int tl_passed, tl_failed;
+/* One count for every file of a test binary (weak: each file may define it). */
+__attribute__((weak)) int tl_failed_checks;
+__attribute__((weak)) int tl_passed, tl_failed;
 
 #define CHECK(cond)                                                                     \
 	do {                                                                            \

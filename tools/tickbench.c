@@ -46,6 +46,8 @@ int main(int argc, char **argv)
 	struct rusage ru;
 	uint64_t epoch, before_rss;
 	struct rw_tick tick = { 0 };
+	struct rw_maps maps;
+	int64_t placed;
 	cpu_set_t set;
 	int err;
 
@@ -70,15 +72,17 @@ int main(int argc, char **argv)
 	if (err)
 		return fprintf(stderr, "tickbench: load: %s\n", strerror(-err)), 1;
 	epoch = rw_clock_ns(CLOCK_MONOTONIC) / slot_ns + 1000000; /* far from now: nothing goes idle meanwhile */
-	err = rw_fill_flows(bpf_map__fd(skel->maps.flows), (uint32_t)flows, ncpus, slots, epoch);
-	if (err)
-		return fprintf(stderr, "tickbench: fill: %s\n", strerror(-err)), 1;
+	rw_maps_of(skel, &maps);
+	placed = rw_fill_flows(&maps.table, skel->rodata->cfg_hash_seed, (uint32_t)flows, ncpus,
+			       slots, epoch);
+	if (placed < 0)
+		return fprintf(stderr, "tickbench: fill: %s\n", strerror((int)-placed)), 1;
 	getrusage(RUSAGE_SELF, &ru);
 	before_rss = (uint64_t)ru.ru_maxrss;
-	if (rw_flowtab_init(&ft, bpf_map__fd(skel->maps.flows), bpf_map__fd(skel->maps.window), NULL, 0,
-			    ncpus, slots) ||
+	if (rw_flowtab_init(&ft, &maps.table, maps.window, skel->rodata->cfg_hash_seed, ncpus, slots,
+			    true) ||
 	    rw_ranker_init(&rk, ncpus, 10))
-		return fprintf(stderr, "tickbench: out of memory\n"), 1;
+		return fprintf(stderr, "tickbench: cannot map the table\n"), 1;
 	for (uint64_t r = 0; r < rounds; r++) {
 		uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC);
 
@@ -105,7 +109,7 @@ int main(int argc, char **argv)
 			uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC);
 			struct rw_tick t;
 
-			err = rw_view_pass(&view, &ft, ncpus, epoch, 18, &t);
+			err = rw_view_pass(&view, &ft, epoch, 18, &t);
 			vs[r] = rw_clock_ns(CLOCK_MONOTONIC) - t0;
 			if (err)
 				return fprintf(stderr, "tickbench: view: %s\n", strerror(-err)), 1;
@@ -119,7 +123,7 @@ int main(int argc, char **argv)
 	memcpy(plain, samples, sizeof(plain)); /* the plain tick's, printed below */
 	view.o.level = 0;
 	for (uint64_t r = 0; r < rounds; r++) {
-		struct rw_view_feed feed = { .view = &view, .ncpus = ncpus };
+		struct rw_view_feed feed = { .view = &view };
 		uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC);
 
 		rw_view_begin(&view, epoch);
@@ -137,12 +141,14 @@ int main(int argc, char **argv)
 	view_ms[2] = samples[rounds / 2];
 	memcpy(samples, plain, sizeof(plain));
 	rw_view_free(&view);
-	printf("{\"flows\": %llu, \"cpus\": %u, \"slots\": %u, \"seen\": %llu, \"rounds\": %llu, "
+	printf("{\"flows\": %llu, \"placed\": %lld, \"cpus\": %u, \"slots\": %u, \"seen\": %llu, "
+	       "\"rounds\": %llu, "
 	       "\"tick_ms_median\": %.2f, \"tick_ms_min\": %.2f, \"tick_ms_max\": %.2f, "
 	       "\"peak_rss_kib\": %ld, \"rss_before_tick_kib\": %llu, \"top1_packets\": %llu, "
 	       "\"view_sources_ms_median\": %.2f, \"view_v4_24_ms_median\": %.2f, "
 	       "\"tick_fed_view_ms_median\": %.2f}\n",
-	       (unsigned long long)flows, ncpus, slots, (unsigned long long)tick.flows,
+	       (unsigned long long)flows, (long long)placed, ncpus, slots,
+	       (unsigned long long)tick.flows,
 	       (unsigned long long)rounds, samples[rounds / 2] / 1e6, samples[0] / 1e6,
 	       samples[rounds - 1] / 1e6, ru.ru_maxrss, (unsigned long long)before_rss,
 	       (unsigned long long)top[0].sum.packets, view_ms[0] / 1e6, view_ms[1] / 1e6, view_ms[2] / 1e6);

@@ -6,116 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ratewall_hash.h"
 #include "window.h"
 
-/* Keep one batch's values within a few MiB, whatever the CPU count. */
-#define RW_BATCH_VALUE_BYTES (8u << 20)
-
-static int alloc_batch(struct rw_flowtab *ft, uint32_t batch)
+int rw_flowtab_init(struct rw_flowtab *ft, const struct rw_table_fds *fds, int window_fd,
+		    uint64_t seed, uint32_t ncpus, uint32_t slots, bool writable)
 {
-	void *keys = realloc(ft->keys, (size_t)batch * sizeof(struct rw_key));
-	void *values;
-
-	if (!keys)
-		return -ENOMEM;
-	ft->keys = keys;
-	values = realloc(ft->values, (size_t)batch * ft->vsize);
-	if (!values)
-		return -ENOMEM;
-	ft->values = values;
-	ft->batch = batch;
-	return 0;
-}
-
-int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t *marks,
-		    uint64_t seed, uint32_t ncpus, uint32_t slots)
-{
-	uint32_t batch;
+	int err;
 
 	memset(ft, 0, sizeof(*ft));
-	ft->flows_fd = flows_fd;
 	ft->window_fd = window_fd;
-	ft->marks = marks;
-	ft->seed = seed;
 	ft->ncpus = ncpus;
 	ft->slots = slots;
-	/* The kernel hands values out rounded up to 8 bytes. */
-	ft->vsize = (rw_flow_value_size(slots, ncpus) + 7) & ~7u;
+	ft->recs = calloc(ncpus, sizeof(*ft->recs));
 	ft->wslots = calloc(ncpus, sizeof(*ft->wslots));
 	ft->cpu_sketch = calloc(ncpus, 2 * sizeof(*ft->cpu_sketch));
-	if (!ft->wslots || !ft->cpu_sketch)
+	if (!ft->recs || !ft->wslots || !ft->cpu_sketch)
 		return -ENOMEM;
-	batch = RW_BATCH_VALUE_BYTES / ft->vsize;
-	if (batch < 64)
-		batch = 64;
-	if (batch > 8192)
-		batch = 8192;
-	return alloc_batch(ft, batch);
+	err = rw_table_map(&ft->table, fds, ncpus, slots, seed, writable);
+	return err;
 }
 
 void rw_flowtab_free(struct rw_flowtab *ft)
 {
-	free(ft->keys);
-	free(ft->values);
-	free(ft->idle);
+	rw_table_unmap(&ft->table);
+	free(ft->recs);
 	free(ft->wslots);
 	free(ft->cpu_sketch);
 	memset(ft, 0, sizeof(*ft));
-}
-
-static int remember_idle(struct rw_flowtab *ft, uint32_t n, const struct rw_key *key)
-{
-	if (n == ft->idle_cap) {
-		uint32_t cap = ft->idle_cap ? ft->idle_cap * 2 : 1024;
-		struct rw_key *idle = realloc(ft->idle, (size_t)cap * sizeof(*idle));
-
-		if (!idle)
-			return -ENOMEM;
-		ft->idle = idle;
-		ft->idle_cap = cap;
-	}
-	ft->idle[n] = *key;
-	return 0;
-}
-
-/* A deleted flow no longer holds its filter entry (the data path counted it up). */
-static void unmark(const struct rw_flowtab *ft, const struct rw_key *keys, uint32_t n)
-{
-	for (uint32_t i = 0; ft->marks && i < n; i++)
-		__atomic_fetch_sub(&ft->marks[rw_mark_index(rw_hash(&keys[i], ft->seed))], 1,
-				   __ATOMIC_RELAXED);
-}
-
-/*
- * Deletes flows, then counts their filter entries down: never before, so no
- * packet skips a record that still exists. A batch delete stops at the first
- * key that is already gone; fall back to one at a time for the rest.
- */
-static uint64_t delete_flows(struct rw_flowtab *ft, uint32_t n)
-{
-	const struct rw_key *keys = ft->idle;
-	uint64_t deleted = 0;
-	uint32_t done = 0;
-
-	while (done < n) {
-		uint32_t count = n - done;
-		int err = bpf_map_delete_batch(ft->flows_fd, &keys[done], &count, NULL);
-
-		unmark(ft, &keys[done], count);
-		deleted += count;
-		done += count;
-		if (!err)
-			break;
-		if (done < n) {
-			if (bpf_map_delete_elem(ft->flows_fd, &keys[done]) == 0) {
-				unmark(ft, &keys[done], 1);
-				deleted++;
-			}
-			done++;
-		}
-	}
-	return deleted;
 }
 
 /* Sums the per-slot totals of every CPU over the live slots. */
@@ -155,50 +72,30 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 	return 0;
 }
 
-/* Calls fn for every flow in the table, a batch at a time. 0 or the first -errno. */
-static int walk(struct rw_flowtab *ft,
-		int (*fn)(struct rw_flowtab *ft, const struct rw_key *key, const char *value,
-			  void *arg),
+/* Calls fn for every live flow of the table, with its window sums. 0 or the first -errno. */
+static int walk(struct rw_flowtab *ft, uint64_t now_epoch,
+		int (*fn)(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
+			  const struct rw_window_sum *sum, const struct rw_flow_view *fv, void *arg),
 		void *arg)
 {
-	LIBBPF_OPTS(bpf_map_batch_opts, opts);
-	uint32_t token = 0;
-	bool first = true, done = false;
-	int err;
+	struct rw_table *t = &ft->table;
 
-	while (!done) {
-		uint32_t count = ft->batch;
+	for (uint32_t i = 0; i < t->entries; i++) {
+		struct rw_window_sum sum;
+		struct rw_flow_view fv;
+		struct rw_key key;
+		uint64_t state;
+		int err;
 
-		err = bpf_map_lookup_batch(ft->flows_fd, first ? NULL : &token, &token, ft->keys,
-					   ft->values, &count, &opts);
-		if (err == -ENOSPC && count == 0) {
-			/* One hash bucket holds more keys than a batch: grow and retry. */
-			err = alloc_batch(ft, ft->batch * 2);
-			if (err)
-				return err;
+		if (!rw_table_entry(t, i, &key, &state))
 			continue;
-		}
-		if (err == -ENOENT)
-			done = true; /* last batch, possibly with entries */
-		else if (err)
+		rw_table_flow(t, i, state, ft->recs, &fv);
+		rw_flow_window(&fv, ft->slots, now_epoch, &sum);
+		err = fn(ft, i, &key, &sum, &fv, arg);
+		if (err)
 			return err;
-		first = false;
-		for (uint32_t i = 0; i < count; i++) {
-			err = fn(ft, (const struct rw_key *)ft->keys + i,
-				 (const char *)ft->values + (size_t)i * ft->vsize, arg);
-			if (err)
-				return err;
-		}
 	}
 	return 0;
-}
-
-/* A flow's window from its value (history, then every CPU's hot record). */
-static void flow_sum(const struct rw_flowtab *ft, const char *v, uint64_t now_epoch,
-		     struct rw_window_sum *sum)
-{
-	rw_flow_window((const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots)), ft->ncpus,
-		       (const uint64_t *)v, ft->slots, now_epoch, sum);
 }
 
 struct scan_pass {
@@ -206,33 +103,33 @@ struct scan_pass {
 	enum rw_sort sort;
 	struct rw_ranker *ranker;
 	struct rw_tick *out;
-	uint32_t nidle;
 };
 
-static int scan_one(struct rw_flowtab *ft, const struct rw_key *key, const char *v, void *arg)
+static int scan_one(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
+		    const struct rw_window_sum *sum, const struct rw_flow_view *fv, void *arg)
 {
 	struct scan_pass *p = arg;
-	struct rw_rank_entry e = { .key = *key };
-	int err;
+	struct rw_rank_entry e = { .key = *key, .sum = *sum };
 
-	flow_sum(ft, v, p->now_epoch, &e.sum);
-	if (rw_window_idle(&e.sum, p->now_epoch, ft->slots) &&
-	    !(ft->ban_now_ns &&
-	      ((const struct rw_flow_shared *)(v + rw_flow_shared_offset(ft->slots)))->ban_until_ns >
-		      ft->ban_now_ns)) {
-		err = remember_idle(ft, p->nidle, key);
-		if (!err)
-			p->nidle++;
-		return err;
+	if (rw_window_idle(sum, p->now_epoch, ft->slots) &&
+	    __atomic_load_n(&ft->table.ent[i].ban_until_ns, __ATOMIC_RELAXED) <= ft->ban_now_ns) {
+		if (ft->before_delete)
+			ft->before_delete(ft->before_delete_arg, i);
+		/*
+		 * Only if the state is still the one read: a packet that revived it
+		 * since changed it first. Not removed (revived, or idle by less than
+		 * the state's margin slot): the next tick sees it again.
+		 */
+		if (rw_table_delete(&ft->table, i, fv->state, p->now_epoch, ft->ban_now_ns))
+			p->out->deleted++;
+		return 0;
 	}
 	p->out->flows++;
 	if (ft->each)
-		ft->each(ft->each_arg, key, &e.sum);
-	e.metric = rw_sort_metric(&e.sum, p->sort);
+		ft->each(ft->each_arg, key, sum);
+	e.metric = rw_sort_metric(sum, p->sort);
 	rw_ranker_offer(p->ranker, &e);
-	return ft->visit ? ft->visit(ft->visit_arg, key, &e.sum, (const uint64_t *)v,
-				     (const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots)))
-			 : 0;
+	return ft->visit ? ft->visit(ft->visit_arg, key, sum, fv) : 0;
 }
 
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
@@ -243,12 +140,7 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
 
 	memset(out, 0, sizeof(*out));
 	err = read_window(ft, now_epoch, out);
-	if (!err)
-		err = walk(ft, scan_one, &p);
-	if (err)
-		return err;
-	out->deleted = delete_flows(ft, p.nidle);
-	return 0;
+	return err ? err : walk(ft, now_epoch, scan_one, &p);
 }
 
 struct read_pass {
@@ -258,17 +150,16 @@ struct read_pass {
 	void *arg;
 };
 
-static int read_one(struct rw_flowtab *ft, const struct rw_key *key, const char *v, void *arg)
+static int read_one(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
+		    const struct rw_window_sum *sum, const struct rw_flow_view *fv, void *arg)
 {
 	struct read_pass *p = arg;
-	struct rw_window_sum sum;
 
-	flow_sum(ft, v, p->now_epoch, &sum);
-	if (rw_window_idle(&sum, p->now_epoch, ft->slots))
+	(void)i;
+	if (rw_window_idle(sum, p->now_epoch, ft->slots))
 		return 0; /* the loader's to delete, nobody else's */
 	p->out->flows++;
-	return p->fn(p->arg, key, &sum, (const uint64_t *)v,
-		     (const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots)));
+	return p->fn(p->arg, key, sum, fv);
 }
 
 int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
@@ -279,18 +170,17 @@ int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *o
 
 	memset(out, 0, sizeof(*out));
 	err = read_window(ft, now_epoch, out);
-	return err ? err : walk(ft, read_one, &p);
+	return err ? err : walk(ft, now_epoch, read_one, &p);
 }
 
-int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, const uint64_t **hist,
-		      const struct rw_flow **hot)
+int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, struct rw_flow_view *fv)
 {
-	char *v = ft->values; /* the first batch slot: free between walks */
+	uint64_t state;
+	int64_t i = rw_table_find(&ft->table, key, &state);
 
-	if (bpf_map_lookup_elem(ft->flows_fd, key, v))
-		return -errno;
-	*hist = (const uint64_t *)v;
-	*hot = (const struct rw_flow *)(v + rw_flow_hot_offset(ft->slots));
+	if (i < 0)
+		return -ENOENT;
+	rw_table_flow(&ft->table, (uint32_t)i, state, ft->recs, fv);
 	return 0;
 }
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * One tick over the kernel's state: batch-read the tracked flows (each value
- * holds a flow's history and every CPU's hot record), sum each one's live
- * slots, delete flows idle for a whole window, feed the rest to the ranker,
- * and take the window's totals from the per-slot totals: sources never
- * promoted cost the tick nothing.
+ * One tick over the kernel's state: walk the tracked-flow table in place, sum
+ * each flow's live slots, delete flows idle for a whole window (each at once,
+ * and only if no packet revived it since it was read), feed the rest to the
+ * ranker, and take the window's totals from the per-slot totals: sources
+ * never promoted cost the tick nothing.
  */
 #ifndef RW_FLOWTAB_H
 #define RW_FLOWTAB_H
@@ -12,34 +12,32 @@
 #include <stdint.h>
 #include "config.h"
 #include "rank.h"
+#include "table.h"
 #include "thresholds.h"
 
-/* A live flow as a read-only pass sees it: window sums and the value behind them. */
+/* A live flow as a read-only pass sees it: window sums and the flow behind them. */
 typedef int (*rw_flow_visit)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
-			     const uint64_t *hist, const struct rw_flow *hot);
+			     const struct rw_flow_view *fv);
 
 struct rw_flowtab {
-	int flows_fd, window_fd;
-	uint32_t *marks;  /* the tracked-source filter, mmapped; NULL: none to keep */
-	uint64_t seed;    /* the program's hash seed, to find a key's filter entry */
+	struct rw_table table;
+	int window_fd;
 	uint32_t ncpus;
 	uint32_t slots;
-	uint32_t vsize;   /* bytes per flow value */
-	uint32_t batch;   /* keys per lookup_batch call */
-	void *keys;
-	void *values;
-	struct rw_key *idle;
-	uint32_t idle_cap;
+	struct rw_hot *recs;     /* one flow's records: ncpus */
 	struct rw_wslot *wslots; /* one lookup's worth: ncpus values */
 	uint64_t *cpu_sketch;    /* per CPU: sketch packets, bytes in the window */
 	/* Called for every live tracked flow of a scan (NULL: nobody asks). */
 	void (*each)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum);
 	void *each_arg;
-	/* Also called for every live tracked flow of a scan, with its value (NULL: nobody asks). */
+	/* Also called for every live tracked flow of a scan, with its records (NULL: nobody asks). */
 	rw_flow_visit visit;
 	void *visit_arg;
 	/* --ban: the program's clock now (set before each scan); a banned flow is never idle. */
 	uint64_t ban_now_ns;
+	/* Test hook: called after a flow is read and before it may be deleted. */
+	void (*before_delete)(void *arg, uint32_t entry);
+	void *before_delete_arg;
 };
 
 struct rw_tick {
@@ -55,8 +53,12 @@ struct rw_tick {
 	struct rw_thresholds next;   /* thresholds set for the next interval */
 };
 
-int rw_flowtab_init(struct rw_flowtab *ft, int flows_fd, int window_fd, uint32_t *marks,
-		    uint64_t seed, uint32_t ncpus, uint32_t slots);
+/*
+ * Maps the table (writable: the loader's, which deletes idle flows; else a
+ * read-only watcher's). 0 or a negative errno.
+ */
+int rw_flowtab_init(struct rw_flowtab *ft, const struct rw_table_fds *fds, int window_fd,
+		    uint64_t seed, uint32_t ncpus, uint32_t slots, bool writable);
 void rw_flowtab_free(struct rw_flowtab *ft);
 /* Returns 0 or a negative errno from the map operations. */
 int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
@@ -68,9 +70,8 @@ int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort
  */
 int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
 		    rw_flow_visit fn, void *arg);
-/* One flow's value, valid until the next walk or lookup. 0 or -errno (-ENOENT: gone). */
-int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, const uint64_t **hist,
-		      const struct rw_flow **hot);
+/* One flow, valid until the next call. 0 or -ENOENT (not tracked). */
+int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, struct rw_flow_view *fv);
 
 int rw_thresholds_write(int map_fd, const struct rw_thresholds *t);
 

@@ -8,7 +8,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,12 +41,13 @@ static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list 
 
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 {
-	uint32_t ncpus = rw_possible_cpus();
+	uint32_t ncpus = rw_possible_cpus(), nbuckets = rw_table_buckets(p->max_flows);
 	struct ratewall_bpf *skel;
 	int err;
 
 	libbpf_set_print(p->verbose ? print_libbpf : NULL);
-	if (ncpus > RW_MAX_CPUS)
+	/* Every CPU's records of every entry are one array: its index must fit 32 bits. */
+	if (ncpus > RW_MAX_CPUS || (uint64_t)ncpus * nbuckets * RW_WAYS > 0xffffffffULL)
 		return -E2BIG;
 	skel = ratewall_bpf__open();
 	if (!skel)
@@ -57,10 +57,13 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_limit_packets = p->limit_packets;
 	skel->rodata->cfg_limit_bytes = p->limit_bytes;
 	skel->rodata->cfg_cap_packets = rw_limit_threshold(p->limit_packets, ncpus, RW_MAX_THRESHOLD);
-	skel->rodata->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus, RW_MAX_THRESHOLD);
+	skel->rodata->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus,
+							 RW_MAX_THRESHOLD_BYTES);
 	skel->rodata->cfg_nr_cpus = ncpus;
-	skel->rodata->cfg_hot_off = rw_flow_hot_offset(p->slots);
-	skel->rodata->cfg_shared_off = rw_flow_shared_offset(p->slots);
+	skel->rodata->cfg_nbuckets = nbuckets;
+	skel->rodata->cfg_entries = nbuckets * RW_WAYS;
+	skel->rodata->cfg_bucket_size = rw_bucket_size(p->slots);
+	skel->rodata->cfg_hash_mask = ~p->hash_clear;
 	skel->rodata->cfg_events = p->events;
 	skel->rodata->cfg_ban_ns = p->ban_ns;
 	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
@@ -73,13 +76,20 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
 		skel->rodata->cfg_ifindex[i] = p->ifindex[i];
 
-	err = bpf_map__set_value_size(skel->maps.flows, rw_flow_value_size(p->slots, ncpus));
+	err = bpf_map__set_max_entries(skel->maps.dir, nbuckets);
 	if (!err)
-		err = bpf_map__set_value_size(skel->maps.zero_flow, rw_flow_value_size(p->slots, ncpus));
+		err = bpf_map__set_max_entries(skel->maps.keys, nbuckets * RW_WAYS);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.hot, ncpus * nbuckets * RW_WAYS);
+	if (!err)
+		err = bpf_map__set_value_size(skel->maps.hist, rw_hist_size(p->slots));
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.hist, nbuckets * RW_WAYS);
 	if (!err)
 		err = bpf_map__set_value_size(skel->maps.sketch, rw_bucket_size(p->slots));
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.flows, p->max_flows);
+		err = bpf_map__set_max_entries(skel->maps.sketch,
+					       ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS);
 	if (!err && p->prepare)
 		err = p->prepare(skel, p->prepare_arg);
 	if (!err)
@@ -94,29 +104,17 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 
 void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 {
-	m->flows = bpf_map__fd(skel->maps.flows);
+	m->table = (struct rw_table_fds){ .dir = bpf_map__fd(skel->maps.dir),
+					  .keys = bpf_map__fd(skel->maps.keys),
+					  .hot = bpf_map__fd(skel->maps.hot),
+					  .hist = bpf_map__fd(skel->maps.hist) };
 	m->window = bpf_map__fd(skel->maps.window);
 	m->stats = bpf_map__fd(skel->maps.stats);
 	m->thresholds = bpf_map__fd(skel->maps.thresholds);
-	m->marks = bpf_map__fd(skel->maps.marks);
 	m->rules = bpf_map__fd(skel->maps.rules);
 	m->rule_hint = bpf_map__fd(skel->maps.rule_hint);
 	m->samples = bpf_map__fd(skel->maps.samples);
 	m->events = bpf_map__fd(skel->maps.events);
-}
-
-uint32_t *rw_marks_map(int marks_fd)
-{
-	void *m = mmap(NULL, sizeof(struct rw_marks), PROT_READ | PROT_WRITE, MAP_SHARED,
-		       marks_fd, 0);
-
-	return m == MAP_FAILED ? NULL : m;
-}
-
-void rw_marks_unmap(uint32_t *marks)
-{
-	if (marks)
-		munmap(marks, sizeof(struct rw_marks));
 }
 
 #define fail rw_fail

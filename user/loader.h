@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "config.h"
 #include "memplan.h"
+#include "table.h"
 
 struct ratewall_bpf;
 
@@ -19,6 +20,7 @@ struct rw_load_params {
 	uint64_t limit_bytes;   /* per window, 0 = none */
 	uint32_t max_flows;     /* tracked (promoted) sources */
 	uint64_t hash_seed;     /* 0: a random one */
+	uint64_t hash_clear;    /* tests only: these bits of every hash are cleared (collisions) */
 	bool test_clock;
 	bool coarse_clock;
 	bool verbose;
@@ -39,15 +41,12 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 
 /* The maps the loader reads each tick, from a skeleton or from pins. */
 struct rw_maps {
-	int flows, window, stats, thresholds, marks, rules, rule_hint, samples, events;
+	struct rw_table_fds table;
+	int window, stats, thresholds, rules, rule_hint, samples, events;
 };
 void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m);
 
 uint32_t rw_possible_cpus(void);
-
-/* The tracked-source filter, mapped writable (the tick counts it down); NULL on failure. */
-uint32_t *rw_marks_map(int marks_fd);
-void rw_marks_unmap(uint32_t *marks);
 
 struct rw_attachment {
 	int ifindex;

@@ -4,38 +4,20 @@
 #include "ratewall.h"
 
 /* Sizes of the kernel's own structs behind a map (x86_64, Linux 6.x). */
-#define K_HTAB 320          /* struct bpf_htab, rounded */
-#define K_ARRAY 320         /* struct bpf_array header */
-#define K_BUCKET 16         /* struct bucket: list head + raw spinlock */
-#define K_HTAB_ELEM 48      /* struct htab_elem before the key */
-#define K_LOCK_COUNT 8      /* HASHTAB_MAP_LOCK_COUNT ints per CPU */
+#define K_ARRAY 320 /* struct bpf_array header */
+#define K_PAGE 4096
 
 static uint64_t round8(uint64_t v)
 {
 	return (v + 7) & ~7ULL;
 }
 
-static uint64_t pow2_at_least(uint64_t v)
+static uint64_t page_up(uint64_t v)
 {
-	uint64_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
+	return (v + K_PAGE - 1) & ~(uint64_t)(K_PAGE - 1);
 }
 
-/*
- * A preallocated hash map: buckets, lock ints per CPU, the elements (header,
- * key, value) plus one spare element per CPU, and a pointer per CPU to it.
- */
-static uint64_t htab_bytes(uint32_t ncpus, uint64_t entries, uint32_t key, uint32_t value)
-{
-	uint64_t elem = K_HTAB_ELEM + round8(key) + round8(value);
-
-	return K_HTAB + K_BUCKET * pow2_at_least(entries) + 4ULL * ncpus * K_LOCK_COUNT +
-	       elem * (entries + ncpus) + 8ULL * ncpus;
-}
-
+/* As the kernel's array_map_mem_usage: an mmapable array keeps header and values on pages of their own. */
 static uint64_t array_bytes(uint32_t ncpus, uint64_t entries, uint32_t value, int percpu)
 {
 	if (percpu)
@@ -43,27 +25,47 @@ static uint64_t array_bytes(uint32_t ncpus, uint64_t entries, uint32_t value, in
 	return K_ARRAY + entries * round8(value);
 }
 
+static uint64_t mmap_array_bytes(uint64_t entries, uint32_t value)
+{
+	return page_up(K_ARRAY) + page_up(entries * round8(value));
+}
+
+/* Bytes of one table entry: its key line, its records on every CPU, its history, its share of a bucket. */
+static uint64_t entry_bytes(uint32_t ncpus, uint32_t slots)
+{
+	return sizeof(struct rw_entry) + (uint64_t)ncpus * sizeof(struct rw_hot) +
+	       rw_hist_size(slots) + sizeof(struct rw_dir) / RW_WAYS + 1;
+}
+
 uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots)
 {
-	/* The bucket array rounds up to a power of two: up to two buckets a flow. */
-	return K_HTAB_ELEM + round8(sizeof(struct rw_key)) + round8(rw_flow_value_size(slots, ncpus)) +
-	       2 * K_BUCKET;
+	return (entry_bytes(ncpus, slots) * RW_TABLE_SLACK_NUM + RW_TABLE_SLACK_DEN - 1) /
+	       RW_TABLE_SLACK_DEN;
 }
 
 uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 {
-	struct rw_memplan fixed;
+	struct rw_memplan plan;
 	uint64_t flows;
 
 	if (cfg->max_flows)
 		return cfg->max_flows;
 	if (!cfg->max_memory)
 		return RW_DEFAULT_MAX_FLOWS;
-	rw_memplan(ncpus, 0, cfg->slots, &fixed);
-	if (cfg->max_memory <= fixed.total)
+	rw_memplan(ncpus, 0, cfg->slots, &plan);
+	if (cfg->max_memory <= plan.total)
 		return 0;
-	flows = (cfg->max_memory - fixed.total) / rw_memplan_per_flow(ncpus, cfg->slots);
-	return flows > RW_MAX_MAX_FLOWS ? RW_MAX_MAX_FLOWS : (uint32_t)flows;
+	flows = (cfg->max_memory - plan.total) / rw_memplan_per_flow(ncpus, cfg->slots);
+	if (flows > RW_MAX_MAX_FLOWS)
+		flows = RW_MAX_MAX_FLOWS;
+	/* Whole buckets and pages round up: step down until the plan fits. */
+	for (;;) {
+		rw_memplan(ncpus, (uint32_t)flows, cfg->slots, &plan);
+		if (plan.total <= cfg->max_memory || flows == 0)
+			break;
+		flows -= flows / 256 + 1;
+	}
+	return (uint32_t)flows;
 }
 
 static void add(struct rw_memplan *p, const char *name, const char *what, uint64_t bytes)
@@ -74,18 +76,25 @@ static void add(struct rw_memplan *p, const char *name, const char *what, uint64
 
 void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_memplan *out)
 {
+	uint64_t buckets = rw_table_buckets(max_flows), entries = buckets * RW_WAYS;
+
 	out->n = 0;
 	out->total = 0;
-	add(out, "flows", "tracked sources: slot history + a 64 B hot record per CPU",
-	    htab_bytes(ncpus, max_flows, sizeof(struct rw_key), rw_flow_value_size(slots, ncpus)));
+	add(out, "dir", "tracked-flow table: tags of each bucket, shared",
+	    mmap_array_bytes(buckets, sizeof(struct rw_dir)));
+	add(out, "keys", "tracked-flow table: key and state of each entry, shared",
+	    mmap_array_bytes(entries, sizeof(struct rw_entry)));
+	add(out, "hot", "tracked-flow table: a 32 B record per entry and CPU",
+	    mmap_array_bytes(entries * ncpus, sizeof(struct rw_hot)));
+	add(out, "hist", "tracked-flow table: per-slot history of each entry",
+	    mmap_array_bytes(entries, rw_hist_size(slots)));
 	add(out, "sketch", "count-min sketch, per CPU",
-	    array_bytes(ncpus, RW_SKETCH_ROWS * RW_SKETCH_COLS, rw_bucket_size(slots), 1));
-	add(out, "marks", "tracked-source filter, shared",
-	    4096 + ((sizeof(struct rw_marks) + 4095) & ~4095ULL));
+	    array_bytes(ncpus, (uint64_t)ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS,
+			rw_bucket_size(slots), 0));
+	add(out, "scratch", "clock and promotion scratch, per CPU",
+	    array_bytes(ncpus, 1, sizeof(struct rw_scratch), 1));
 	add(out, "window", "window totals per CPU and slot",
 	    array_bytes(ncpus, RW_MAX_SLOTS, sizeof(struct rw_wslot), 1));
-	add(out, "inherit_scratch", "promotion scratch, per CPU",
-	    array_bytes(ncpus, 1, 2 * RW_MAX_SLOTS * sizeof(uint64_t), 1));
 	add(out, "stats", "counters, per CPU and interface",
 	    array_bytes(ncpus, RW_STATS_ENTRIES, sizeof(struct rw_stats), 1));
 	/* The trie allocates per rule (about 100 B each); empty, it is charged nothing. */
@@ -97,8 +106,6 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	    RW_SAMPLES_RINGBUF + 4 * 4096 + 2 * 8 * (RW_SAMPLES_RINGBUF / 4096));
 	add(out, "events", "limited / banned / unbanned for --events (ring buffer)",
 	    RW_EVENTS_RINGBUF + 4 * 4096 + 2 * 8 * (RW_EVENTS_RINGBUF / 4096));
-	add(out, "zero_flow", "template for new flows",
-	    array_bytes(ncpus, 1, rw_flow_value_size(slots, ncpus), 0));
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));
 	/* Load-time constants and the test clock: one mmapable page each. */
 	add(out, ".rodata .bss", "configuration fixed at load", 2 * 8192);

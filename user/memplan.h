@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "config.h"
 
-#define RW_MEMPLAN_MAPS 13
+#define RW_MEMPLAN_MAPS 14
 
 struct rw_map_plan {
 	const char *name;  /* the map's name in the BPF object */

@@ -299,18 +299,21 @@ static int adopt(struct rw_session *s)
 	struct rw_meta *m = &s->inst.meta;
 	uint32_t prog_id;
 
-	s->maps.flows = rw_pin_open_map(s->inst.dir, "flows");
+	s->maps.table.dir = rw_pin_open_map(s->inst.dir, "dir");
+	s->maps.table.keys = rw_pin_open_map(s->inst.dir, "keys");
+	s->maps.table.hot = rw_pin_open_map(s->inst.dir, "hot");
+	s->maps.table.hist = rw_pin_open_map(s->inst.dir, "hist");
 	s->maps.window = rw_pin_open_map(s->inst.dir, "window");
 	s->maps.stats = rw_pin_open_map(s->inst.dir, "stats");
 	s->maps.thresholds = rw_pin_open_map(s->inst.dir, "thresholds");
-	s->maps.marks = rw_pin_open_map(s->inst.dir, "marks");
 	s->maps.rules = rw_pin_open_map(s->inst.dir, "rules");
 	s->maps.rule_hint = rw_pin_open_map(s->inst.dir, "rule_hint");
 	s->maps.samples = rw_pin_open_map(s->inst.dir, "samples");
 	s->maps.events = rw_pin_open_map(s->inst.dir, "events");
 	s->prog_fd = rw_pin_open(s->inst.dir, "prog");
-	if (s->maps.flows < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
-	    s->maps.thresholds < 0 || s->maps.marks < 0 || s->maps.rules < 0 ||
+	if (s->maps.table.dir < 0 || s->maps.table.keys < 0 || s->maps.table.hot < 0 ||
+	    s->maps.table.hist < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
+	    s->maps.thresholds < 0 || s->maps.rules < 0 ||
 	    s->maps.rule_hint < 0 || s->maps.samples < 0 || s->maps.events < 0 || s->prog_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
@@ -652,9 +655,10 @@ void rw_persist_leave(struct rw_session *s, int exit_status)
 
 void rw_persist_close_maps(struct rw_session *s)
 {
-	int *fds[] = { &s->maps.flows, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
-		       &s->maps.marks, &s->maps.rules, &s->maps.rule_hint, &s->maps.samples,
-		       &s->maps.events, &s->prog_fd };
+	int *fds[] = { &s->maps.table.dir, &s->maps.table.keys, &s->maps.table.hot,
+		       &s->maps.table.hist, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
+		       &s->maps.rules, &s->maps.rule_hint, &s->maps.samples, &s->maps.events,
+		       &s->prog_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
 		if (*fds[i] >= 0)

@@ -22,7 +22,7 @@ void rw_rule_to_kernel(const struct rw_rule_env *env, const struct rw_rule_spec 
 	value->limit_packets = rw_limit_per_window(r->pps, env->window_ns, 1);
 	value->limit_bytes = rw_limit_per_window(r->bps, env->window_ns, 8);
 	value->cap_packets = rw_limit_threshold(value->limit_packets, env->ncpus, RW_MAX_THRESHOLD);
-	value->cap_bytes = rw_limit_threshold(value->limit_bytes, env->ncpus, RW_MAX_THRESHOLD);
+	value->cap_bytes = rw_limit_threshold(value->limit_bytes, env->ncpus, RW_MAX_THRESHOLD_BYTES);
 }
 
 void rw_rule_from_kernel(const struct rw_rule_key *key, const struct rw_rule *value,

@@ -273,7 +273,8 @@ static int start_watch(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
 	struct rw_watch_params p = {
-		.flows_fd = s->maps.flows, .window_fd = s->maps.window, .stats_fd = s->maps.stats,
+		.table = s->maps.table, .window_fd = s->maps.window, .stats_fd = s->maps.stats,
+		.hash_seed = s->lp.hash_seed,
 		.ncpus = s->ncpus, .slots = cfg->slots, .slot_ns = rw_slot_ns(cfg),
 		.start_ns = s->start_ns, .clock = s->clock, .max_flows = s->max_flows,
 		.sort = cfg->sort, .levels = &cfg->levels, .no_color = cfg->no_color,
@@ -500,7 +501,7 @@ static int start_unpinned(struct rw_session *s, const struct rw_memplan *plan)
 int rw_run(const struct rw_config *cfg)
 {
 	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .heavy_fd = -1,
-				.maps = { -1, -1, -1, -1, -1, -1, -1, -1, -1 },
+				.maps = { { -1, -1, -1, -1 }, -1, -1, -1, -1, -1, -1, -1 },
 				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;
 	int ret = RW_EXIT_RUNTIME, e;
@@ -586,14 +587,13 @@ int rw_run(const struct rw_config *cfg)
 		ret = e;
 		goto out;
 	}
-	s.marks = rw_marks_map(s.maps.marks);
-	if (!s.marks) {
-		fprintf(stderr, "ratewall: cannot map the tracked-source filter: %s\n", strerror(errno));
+	e = rw_flowtab_init(&s.flowtab, &s.maps.table, s.maps.window, s.lp.hash_seed, s.ncpus,
+			    cfg->slots, true);
+	if (e) {
+		fprintf(stderr, "ratewall: cannot map the tracked-flow table: %s\n", strerror(-e));
 		goto out;
 	}
-	if (rw_flowtab_init(&s.flowtab, s.maps.flows, s.maps.window, s.marks, s.lp.hash_seed,
-			    s.ncpus, cfg->slots) ||
-	    rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
+	if (rw_ranker_init(&s.ranker, s.ncpus, cfg->top) ||
 	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
 		fprintf(stderr, "ratewall: out of memory\n");
 		goto out;
@@ -633,7 +633,6 @@ out:
 	free(s.top);
 	rw_ranker_free(&s.ranker);
 	rw_flowtab_free(&s.flowtab);
-	rw_marks_unmap(s.marks);
 	if (s.skel)
 		ratewall_bpf__destroy(s.skel);
 	else

@@ -30,7 +30,6 @@ struct rw_session {
 	struct rw_rank_entry *top;
 	uint32_t ncpus;
 	uint32_t max_flows;
-	uint32_t *marks;   /* the tracked-source filter, counted down when flows are deleted */
 	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
 	uint64_t start_ns; /* when the flow state began, on that clock */
 	uint64_t tick0_ns; /* this loader's start on CLOCK_MONOTONIC, which schedules ticks */

@@ -17,6 +17,7 @@
 #include "pins.h"
 #include "report.h"
 #include "svccli.h"
+#include "table.h"
 #include "units.h"
 
 /* What status shows of one instance, gathered before printing either form. */
@@ -38,20 +39,6 @@ struct status_ctx {
 	const struct rw_svc_args *args;
 	unsigned int n;
 };
-
-static int64_t count_keys(int fd)
-{
-	struct rw_key key, next;
-	int64_t n = 0;
-	void *prev = NULL;
-
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		n++;
-		key = next;
-		prev = &key;
-	}
-	return errno == ENOENT ? n : -1;
-}
 
 static void gather(struct rw_status *st)
 {
@@ -80,9 +67,12 @@ static void gather(struct rw_status *st)
 		close(fd);
 	}
 	st->tracked = -1;
-	fd = rw_pin_open_map(in->dir, "flows");
+	/* Counted through a read-only mapping (the kernel maps a map only through a writable fd). */
+	fd = rw_pin_open_map(in->dir, "keys");
 	if (fd >= 0) {
-		st->tracked = count_keys(fd);
+		int64_t n = rw_table_count_keys(fd);
+
+		st->tracked = n < 0 ? -1 : n;
 		close(fd);
 	}
 	st->alive = rw_instance_loader_alive(in->dir_fd);

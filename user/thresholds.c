@@ -6,6 +6,11 @@ static uint64_t max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_t ntop, uint32_t k,
 					enum rw_sort sort, uint32_t ncpus, uint64_t tracked,
 					uint32_t max_flows, uint64_t sketch_peak_cpu,
@@ -35,10 +40,11 @@ struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_
 	/* Until the top-k is full, any source could enter it: only the noise bounds it. */
 	if (ntop >= k && k > 0)
 		kth = bytes ? top[k - 1].sum.bytes : top[k - 1].sum.packets;
+	/* A sketch bucket cannot show a source past its counters' range: promote there at the latest. */
 	if (bytes)
-		t.promote_bytes = max_u64(kth / ncpus, noise_bytes);
+		t.promote_bytes = min_u64(max_u64(kth / ncpus, noise_bytes), RW_MAX_THRESHOLD_BYTES);
 	else
-		t.promote_packets = max_u64(kth / ncpus, noise);
+		t.promote_packets = min_u64(max_u64(kth / ncpus, noise), RW_MAX_THRESHOLD);
 	return t;
 }
 

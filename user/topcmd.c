@@ -30,17 +30,17 @@ static void on_signal(int sig)
 }
 
 struct top_maps {
-	int flows, window, stats;
+	struct rw_table_fds table;
+	int window, stats;
 };
 
 static void close_maps(struct top_maps *m)
 {
-	if (m->flows >= 0)
-		close(m->flows);
-	if (m->window >= 0)
-		close(m->window);
-	if (m->stats >= 0)
-		close(m->stats);
+	int fds[] = { m->table.dir, m->table.keys, m->table.hot, m->table.hist, m->window, m->stats };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
 }
 
 /* The instance's record and maps; 0, or 1 after saying why not. */
@@ -60,13 +60,29 @@ static int open_instance(const struct rw_svc_args *a, const char *name, struct r
 			name, in->meta.ncpus, rw_possible_cpus());
 		return 1;
 	}
-	m->flows = rw_pin_open_map_ro(in->dir, "flows");
+	/*
+	 * The table is read through mappings, and the kernel maps a BPF map only
+	 * through a writable fd: these four are opened for that, mapped read-only
+	 * (never to be made writable: the kernel drops VM_MAYWRITE) and closed
+	 * as soon as the watcher has mapped them.
+	 */
+	m->table.dir = rw_pin_open_map(in->dir, "dir");
+	m->table.keys = rw_pin_open_map(in->dir, "keys");
+	m->table.hot = rw_pin_open_map(in->dir, "hot");
+	m->table.hist = rw_pin_open_map(in->dir, "hist");
 	m->window = rw_pin_open_map_ro(in->dir, "window");
 	m->stats = rw_pin_open_map_ro(in->dir, "stats");
-	if (m->flows < 0 || m->window < 0 || m->stats < 0) {
-		fprintf(stderr, "ratewall: instance %s: cannot open its maps: %s\n", name,
-			strerror(-(m->flows < 0 ? m->flows : m->window < 0 ? m->window : m->stats)));
-		return 1;
+	{
+		int fds[] = { m->table.dir, m->table.keys, m->table.hot, m->table.hist, m->window,
+			      m->stats };
+
+		for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+			if (fds[i] < 0) {
+				fprintf(stderr, "ratewall: instance %s: cannot open its maps: %s\n",
+					name, strerror(-fds[i]));
+				return 1;
+			}
+		}
 	}
 	return 0;
 }
@@ -87,11 +103,24 @@ static void heavy_from(struct rw_view_head *h, const char *dir, struct rw_heavy_
 	h->heavy_ts = (double)r->at_ns / 1e9;
 }
 
-static int watch(const struct rw_svc_args *a, struct rw_instance *in, const struct top_maps *m)
+/* The table's writable fds, once the watcher holds its read-only mappings. */
+static void close_table_fds(struct top_maps *m)
+{
+	int *fds[] = { &m->table.dir, &m->table.keys, &m->table.hot, &m->table.hist };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top_maps *m)
 {
 	const struct rw_meta *meta = &in->meta;
 	struct rw_watch_params p = {
-		.flows_fd = m->flows, .window_fd = m->window, .stats_fd = m->stats,
+		.table = m->table, .hash_seed = meta->hash_seed, .window_fd = m->window,
+		.stats_fd = m->stats,
 		.ncpus = meta->ncpus, .slots = meta->slots, .slot_ns = meta->slot_ns,
 		.start_ns = meta->start_clock_ns,
 		.clock = meta->clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC,
@@ -104,7 +133,9 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, const stru
 	char err[256];
 	int ret = 0;
 
-	if (rw_watch_open(&w, &p, err, sizeof(err))) {
+	ret = rw_watch_open(&w, &p, err, sizeof(err));
+	close_table_fds(m);
+	if (ret) {
 		rw_watch_close(&w);
 		fprintf(stderr, "ratewall: %s\n", err);
 		return 1;
@@ -146,7 +177,7 @@ int rw_top_command(int argc, char **argv)
 {
 	struct rw_svc_args args;
 	struct rw_instance in = { .dir_fd = -1, .meta_fd = -1 };
-	struct top_maps m = { -1, -1, -1 };
+	struct top_maps m = { { -1, -1, -1, -1 }, -1, -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[256], name[RW_NAME_MAX];
 	int ret = rw_cli_outcome(rw_cli_parse_top(argc, argv, &args, err, sizeof(err)), err);

@@ -288,8 +288,7 @@ static void sum_add(struct rw_window_sum *a, const struct rw_window_sum *b)
  * the level (limit ... per /16, seen at /24) stays its own row.
  */
 static int offer_prefix(struct rw_view *v, const struct rw_key *key,
-			const struct rw_window_sum *sum, const uint64_t *hist,
-			const struct rw_flow *hot, uint32_t ncpus)
+			const struct rw_window_sum *sum, const struct rw_flow_view *fv)
 {
 	const struct rw_view_level *lv = &v->o.lv[v->o.level - 1];
 	uint64_t counts[RW_MAX_SLOTS], *spark;
@@ -311,8 +310,7 @@ static int offer_prefix(struct rw_view *v, const struct rw_key *key,
 	}
 	v->cell[i].members++;
 	sum_add(&v->cell[i].sum, sum);
-	rw_flow_slot_counts(hot, ncpus, hist, v->slots, spark_word(v->o.sort), v->first_epoch,
-			    v->slots, counts);
+	rw_flow_slot_counts(fv, v->slots, spark_word(v->o.sort), v->first_epoch, v->slots, counts);
 	spark = cell_spark(v, sparks_of(v), i);
 	for (uint32_t s = 0; s < v->slots; s++)
 		spark[s] += counts[s];
@@ -320,14 +318,14 @@ static int offer_prefix(struct rw_view *v, const struct rw_key *key,
 }
 
 int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_window_sum *sum,
-		  const uint64_t *hist, const struct rw_flow *hot, uint32_t ncpus)
+		  const struct rw_flow_view *fv)
 {
 	struct rw_rank_entry e;
 
 	if (v->o.filtered && !rw_key_within(key, &v->o.filter, v->o.filter_len))
 		return 0;
 	if (v->o.level)
-		return offer_prefix(v, key, sum, hist, hot, ncpus);
+		return offer_prefix(v, key, sum, fv);
 	if (v->o.limited_only && !sum->drop_packets)
 		return 0;
 	v->matched++;
@@ -372,11 +370,10 @@ void rw_view_end(struct rw_view *v)
 	}
 }
 
-void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row, const uint64_t *hist,
-			  const struct rw_flow *hot, uint32_t ncpus)
+void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row,
+			  const struct rw_flow_view *fv)
 {
-	rw_flow_slot_counts(hot, ncpus, hist, v->slots, spark_word(v->o.sort), v->first_epoch,
-			    v->slots, row->spark);
+	rw_flow_slot_counts(fv, v->slots, spark_word(v->o.sort), v->first_epoch, v->slots, row->spark);
 }
 
 /* --- Text ------------------------------------------------------------------------ */

@@ -17,6 +17,7 @@
 #include "rank.h"
 #include "ratewall.h"
 #include "ratewall_window.h"
+#include "table.h"
 
 /* Rows a pass keeps at most (more than any screen holds). */
 #define RW_VIEW_ROWS_MAX 256
@@ -109,20 +110,20 @@ void rw_view_free(struct rw_view *v);
 /* Starts a pass whose sparklines end with the slot before now_epoch (complete slots only). */
 void rw_view_begin(struct rw_view *v, uint64_t now_epoch);
 /*
- * One live tracked flow: key, window sums, and its value (history, ncpus hot
- * records) for the prefix sparklines. 0 or -ENOMEM.
+ * One live tracked flow: key, window sums, and the flow itself (records and
+ * history) for the prefix sparklines. 0 or -ENOMEM.
  */
 int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_window_sum *sum,
-		  const uint64_t *hist, const struct rw_flow *hot, uint32_t ncpus);
+		  const struct rw_flow_view *fv);
 /*
  * Ranks the pass into rows: the best first + page (at most RW_VIEW_ROWS_MAX),
  * and pulls first back onto the last row when it points past the end. Source
  * rows come without sparklines: the caller reads their flows (rw_view_source_spark).
  */
 void rw_view_end(struct rw_view *v);
-/* A source row's sparkline from its flow's value. */
-void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row, const uint64_t *hist,
-			  const struct rw_flow *hot, uint32_t ncpus);
+/* A source row's sparkline from its flow. */
+void rw_view_source_spark(const struct rw_view *v, struct rw_view_row *row,
+			  const struct rw_flow_view *fv);
 
 /* Everything above the table that is not a ranking. */
 struct rw_view_head {

@@ -13,11 +13,17 @@
 
 int rw_watch_open(struct rw_watch *w, const struct rw_watch_params *p, char *err, size_t errlen)
 {
+	int e;
+
 	w->p = *p;
 	memset(&w->in, 0, sizeof(w->in));
-	if (rw_view_init(&w->view, p->slots) ||
-	    rw_flowtab_init(&w->ft, p->flows_fd, p->window_fd, NULL, 0, p->ncpus, p->slots)) {
+	if (rw_view_init(&w->view, p->slots)) {
 		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	e = rw_flowtab_init(&w->ft, &p->table, p->window_fd, p->hash_seed, p->ncpus, p->slots, false);
+	if (e) {
+		snprintf(err, errlen, "cannot map the tracked-flow table: %s", strerror(-e));
 		return -1;
 	}
 	rw_view_opts_init(&w->view.o, p->sort, p->levels);
@@ -36,11 +42,11 @@ void rw_watch_close(struct rw_watch *w)
 }
 
 int rw_view_feed_offer(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
-		       const uint64_t *hist, const struct rw_flow *hot)
+		       const struct rw_flow_view *fv)
 {
 	struct rw_view_feed *feed = arg;
 
-	return rw_view_offer(feed->view, key, sum, hist, hot, feed->ncpus);
+	return rw_view_offer(feed->view, key, sum, fv);
 }
 
 void rw_view_feed_end(struct rw_view_feed *feed, struct rw_flowtab *ft, uint32_t rows)
@@ -51,18 +57,17 @@ void rw_view_feed_end(struct rw_view_feed *feed, struct rw_flowtab *ft, uint32_t
 	rw_view_end(v);
 	/* Source rows on screen: each one's slots from its flow (gone since: no sparkline). */
 	for (uint32_t i = v->o.first; !v->o.level && i < v->nrows; i++) {
-		const uint64_t *hist;
-		const struct rw_flow *hot;
+		struct rw_flow_view fv;
 
-		if (rw_flowtab_lookup(ft, &v->rows[i].key, &hist, &hot) == 0)
-			rw_view_source_spark(v, &v->rows[i], hist, hot, feed->ncpus);
+		if (rw_flowtab_lookup(ft, &v->rows[i].key, &fv) == 0)
+			rw_view_source_spark(v, &v->rows[i], &fv);
 	}
 }
 
-int rw_view_pass(struct rw_view *v, struct rw_flowtab *ft, uint32_t ncpus, uint64_t now_epoch,
-		 uint32_t rows, struct rw_tick *t)
+int rw_view_pass(struct rw_view *v, struct rw_flowtab *ft, uint64_t now_epoch, uint32_t rows,
+		 struct rw_tick *t)
 {
-	struct rw_view_feed feed = { .view = v, .ncpus = ncpus };
+	struct rw_view_feed feed = { .view = v };
 	int err;
 
 	rw_view_begin(v, now_epoch);
@@ -97,7 +102,7 @@ static int read_pass(struct rw_watch *w)
 	struct rw_tick t;
 	int err;
 
-	err = rw_view_pass(&w->view, &w->ft, w->p.ncpus, now / w->p.slot_ns,
+	err = rw_view_pass(&w->view, &w->ft, now / w->p.slot_ns,
 			   rw_tui_rows(&w->tui, &w->head), &t);
 	if (!err)
 		err = rw_stats_read(w->p.stats_fd, w->p.ncpus, &w->head.stats, NULL, 0);
@@ -110,7 +115,7 @@ void rw_watch_feed_begin(struct rw_watch *w, struct rw_flowtab *ft, uint64_t now
 {
 	if (w->view.o.paused)
 		return;
-	w->feed = (struct rw_view_feed){ .view = &w->view, .ncpus = w->p.ncpus };
+	w->feed = (struct rw_view_feed){ .view = &w->view };
 	rw_view_begin(&w->view, now_ns / w->p.slot_ns);
 	ft->visit = rw_view_feed_offer;
 	ft->visit_arg = &w->feed;

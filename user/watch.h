@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A watcher: the view, the terminal, and a read-only pass over an instance's
- * maps (its own batch buffers; it deletes and sets nothing, so it can run
+ * maps (mapped read-only; it deletes and sets nothing, so it can run
  * beside the loader, or with no loader at all). `ratewall top` runs one on a
  * pinned instance, `run --tui` on its own.
  */
@@ -15,19 +15,20 @@
 #include "tui.h"
 #include "view.h"
 
-/* What a pass over the flows offers to: a view, and the CPUs its values hold. */
+/* What a pass over the flows offers to: a view. */
 struct rw_view_feed {
 	struct rw_view *view;
-	uint32_t ncpus;
 };
 /* An rw_flow_visit: one flow into feed (arg) -> view. */
 int rw_view_feed_offer(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
-		       const uint64_t *hist, const struct rw_flow *hot);
+		       const struct rw_flow_view *fv);
 /* After the pass: rank for a screen of rows rows; the shown source rows' sparklines from ft. */
 void rw_view_feed_end(struct rw_view_feed *feed, struct rw_flowtab *ft, uint32_t rows);
 
 struct rw_watch_params {
-	int flows_fd, window_fd, stats_fd;
+	struct rw_table_fds table;
+	uint64_t hash_seed; /* the program's: where a key lives */
+	int window_fd, stats_fd;
 	uint32_t ncpus, slots;
 	uint64_t slot_ns;
 	uint64_t start_ns;  /* when counting began, on clock */
@@ -52,8 +53,8 @@ struct rw_watch {
  * One read-only pass of the view over a flow table: rank what it offers into
  * at most rows rows, sparklines included. The window's totals in t. 0 or -errno.
  */
-int rw_view_pass(struct rw_view *v, struct rw_flowtab *ft, uint32_t ncpus, uint64_t now_epoch,
-		 uint32_t rows, struct rw_tick *t);
+int rw_view_pass(struct rw_view *v, struct rw_flowtab *ft, uint64_t now_epoch, uint32_t rows,
+		 struct rw_tick *t);
 
 /* 0, or -1 with the reason in err. */
 int rw_watch_open(struct rw_watch *w, const struct rw_watch_params *p, char *err, size_t errlen);

@@ -3,17 +3,17 @@
 
 #include <string.h>
 
-void rw_flow_window(const struct rw_flow *hot, uint32_t ncpus, const uint64_t *hist, uint32_t slots,
-		    uint64_t now_epoch, struct rw_window_sum *out)
+void rw_flow_window(const struct rw_flow_view *fv, uint32_t slots, uint64_t now_epoch,
+		    struct rw_window_sum *out)
 {
 	memset(out, 0, sizeof(*out));
-	for (uint32_t cpu = 0; cpu < ncpus; cpu++)
-		rw_window_add_hot(&hot[cpu], slots, now_epoch, out);
-	if (hist)
-		rw_window_add_hist((const __u64 *)hist, slots, now_epoch, out);
+	for (uint32_t cpu = 0; cpu < fv->ncpus; cpu++)
+		rw_window_add_hot(&fv->hot[cpu], fv->state, slots, now_epoch, out);
+	for (uint32_t i = 0; fv->hist && i < slots; i++)
+		rw_window_add_hist_slot(&fv->hist[i], slots, now_epoch, out);
 }
 
-static uint64_t hot_count(const struct rw_flow *f, enum rw_hist_word what)
+static uint64_t hot_count(const struct rw_hot *f, enum rw_hist_word what)
 {
 	switch (what) {
 	case RW_H_PACKETS:
@@ -27,28 +27,31 @@ static uint64_t hot_count(const struct rw_flow *f, enum rw_hist_word what)
 	}
 }
 
-void rw_flow_slot_counts(const struct rw_flow *hot, uint32_t ncpus, const uint64_t *hist,
-			 uint32_t slots, enum rw_hist_word what, uint64_t first_epoch, uint32_t n,
-			 uint64_t *out)
+void rw_flow_slot_counts(const struct rw_flow_view *fv, uint32_t slots, enum rw_hist_word what,
+			 uint64_t first_epoch, uint32_t n, uint64_t *out)
 {
-	uint64_t end = first_epoch + n; /* words are read as seen from the slot after the last */
+	uint64_t end = first_epoch + n;
 
 	memset(out, 0, n * sizeof(*out));
-	for (uint32_t i = 0; hist && i < slots; i++) {
-		const uint64_t *w = &hist[i * RW_HIST_WORDS];
+	for (uint32_t i = 0; fv->hist && i < slots; i++) {
+		const struct rw_hist_slot *h = &fv->hist[i];
+		uint64_t w = h->epoch, e, v = rw_hist_count(h, what);
+
+		if (!rw_hist_held(w) || h->epoch != w)
+			continue;
+		e = rw_hist_round(w);
+		if (e >= first_epoch && e < end)
+			out[e - first_epoch] += v;
+	}
+	for (uint32_t cpu = 0; cpu < fv->ncpus; cpu++) {
+		const struct rw_hot *f = &fv->hot[cpu];
 		uint64_t e;
 
-		if (!w[what])
+		if (!f->packets || f->gen != rw_st_gen(fv->state))
 			continue;
-		e = rw_hist_epoch(w[what], end); /* each word carries its own slot's tag */
+		e = rw_hot_epoch(f, rw_st_epoch(fv->state));
 		if (e >= first_epoch && e < end)
-			out[e - first_epoch] += rw_hist_value(w[what]);
-	}
-	for (uint32_t cpu = 0; cpu < ncpus; cpu++) {
-		const struct rw_flow *f = &hot[cpu];
-
-		if (f->packets && f->epoch >= first_epoch && f->epoch < end)
-			out[f->epoch - first_epoch] += hot_count(f, what);
+			out[e - first_epoch] += hot_count(f, what);
 	}
 }
 

@@ -7,23 +7,20 @@
 #include <stdint.h>
 #include "ratewall.h"
 #include "ratewall_window.h"
+#include "table.h"
 
-/*
- * Sums one tracked flow: its ncpus hot records (what a per-CPU map lookup
- * returns) and its shared history (NULL if it has none yet).
- */
-void rw_flow_window(const struct rw_flow *hot, uint32_t ncpus, const uint64_t *hist, uint32_t slots,
-		    uint64_t now_epoch, struct rw_window_sum *out);
+/* Sums one tracked flow: every CPU's record of its generation, and its history. */
+void rw_flow_window(const struct rw_flow_view *fv, uint32_t slots, uint64_t now_epoch,
+		    struct rw_window_sum *out);
 
 /*
  * One count of a tracked flow (what: RW_H_PACKETS, _BYTES, _DROP_PACKETS or
  * _DROP_BYTES) per slot, for the n slots from first_epoch on: out[i] is slot
- * first_epoch + i, from its history word and every CPU's hot record of that
- * slot. A slot whose history word was already reused reads 0.
+ * first_epoch + i, from its history slot and every CPU's record of that slot.
+ * A slot whose history was already reused for a later round reads 0.
  */
-void rw_flow_slot_counts(const struct rw_flow *hot, uint32_t ncpus, const uint64_t *hist,
-			 uint32_t slots, enum rw_hist_word what, uint64_t first_epoch, uint32_t n,
-			 uint64_t *out);
+void rw_flow_slot_counts(const struct rw_flow_view *fv, uint32_t slots, enum rw_hist_word what,
+			 uint64_t first_epoch, uint32_t n, uint64_t *out);
 
 /* count over span_ns as a rate per second (0 for an empty span). */
 static inline double rw_rate(uint64_t count, uint64_t span_ns)

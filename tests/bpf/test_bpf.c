@@ -14,152 +14,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "flowtab.h"
-#include "frames.h"
-#include "loader.h"
+#include "bpfenv.h"
+#include "key.h"
 #include "ratewall_hash.h"
 #include "rules_maps.h"
-#include "key.h"
-#include "ratewall.skel.h"
 #include "testlib.h"
-#include "window.h"
-
-#define MS 1000000ULL
-
-struct env {
-	struct ratewall_bpf *skel;
-	int prog, flows, stats, thresholds;
-	uint32_t ncpus, slots;
-	uint64_t slot_ns;
-};
-
-static void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions)
-{
-	struct rw_thresholds t = { .promote_packets = promote_packets,
-				   .free_promotions = free_promotions };
-
-	CHECK_EQ(rw_thresholds_write(e->thresholds, &t), 0);
-}
-
-/*
- * Loads the program as `ratewall run` does. Like `ratewall run` while its
- * table has room, every new source is tracked from its first packet, unless
- * a test sets other thresholds.
- */
-/* The load options tests vary besides the limits. */
-struct env_mode {
-	bool dry_run, malformed_drop, sample, events;
-	uint64_t ban_ns;
-};
-
-static bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
-			  uint64_t limit_bytes, uint32_t max_flows, struct env_mode mode)
-{
-	struct rw_load_params p = {
-		.slot_ns = slot_ns, .slots = slots, .limit_packets = limit_packets,
-		.limit_bytes = limit_bytes, .max_flows = max_flows, .test_clock = true,
-		.dry_run = mode.dry_run, .malformed_drop = mode.malformed_drop, .sample = mode.sample,
-		.events = mode.events, .ban_ns = mode.ban_ns,
-	};
-	int err;
-
-	memset(e, 0, sizeof(*e));
-	err = rw_bpf_load(&p, &e->skel);
-	if (err) {
-		fprintf(stderr, "  cannot load the program: %s\n", strerror(-err));
-		CHECK(err == 0);
-		return false;
-	}
-	e->prog = bpf_program__fd(e->skel->progs.ratewall_xdp);
-	e->flows = bpf_map__fd(e->skel->maps.flows);
-	e->stats = bpf_map__fd(e->skel->maps.stats);
-	e->thresholds = bpf_map__fd(e->skel->maps.thresholds);
-	e->ncpus = rw_possible_cpus();
-	e->slots = slots;
-	e->slot_ns = slot_ns;
-	set_thresholds(e, 0, 1000000);
-	return true;
-}
-
-static bool env_open_sized(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
-			   uint64_t limit_bytes, uint32_t max_flows)
-{
-	return env_open_mode(e, slots, slot_ns, limit_packets, limit_bytes, max_flows,
-			     (struct env_mode){ 0 });
-}
-
-static bool env_open(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
-		     uint64_t limit_bytes)
-{
-	return env_open_sized(e, slots, slot_ns, limit_packets, limit_bytes, 1024);
-}
-
-static void env_close(struct env *e)
-{
-	ratewall_bpf__destroy(e->skel);
-}
-
-static void set_time(struct env *e, uint64_t ns)
-{
-	e->skel->bss->test_clock_ns = ns;
-}
-
-static uint32_t run_frame(struct env *e, const struct fb *f)
-{
-	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = f->b, .data_size_in = (__u32)f->len, .repeat = 1);
-	int err = bpf_prog_test_run_opts(e->prog, &o);
-
-	if (err)
-		fprintf(stderr, "  test run of a %zu-byte frame failed: %s\n", f->len, strerror(-err));
-	CHECK_EQ(err, 0);
-	return err ? 0xdead : o.retval;
-}
-
-static void read_stats(struct env *e, struct rw_stats *s)
-{
-	CHECK_EQ(rw_stats_read(e->stats, e->ncpus, s, NULL, 0), 0);
-}
-
-/* Sums one tracked flow's window at now_epoch; false if the source is not tracked. */
-static bool flow_window(struct env *e, const struct rw_key *k, uint64_t now_epoch,
-			struct rw_window_sum *w)
-{
-	char *v = calloc(1, rw_flow_value_size(e->slots, e->ncpus) + 8);
-	bool found = bpf_map_lookup_elem(e->flows, k, v) == 0;
-
-	if (found)
-		rw_flow_window((const struct rw_flow *)(v + rw_flow_hot_offset(e->slots)), e->ncpus,
-			       (const uint64_t *)v, e->slots, now_epoch, w);
-	free(v);
-	return found;
-}
-
-static struct rw_key key4(uint32_t saddr)
-{
-	struct rw_key k = { .family = RW_FAMILY_IPV4 };
-	uint32_t be = htonl(saddr);
-
-	memcpy(k.addr, &be, 4);
-	return k;
-}
-
-static struct rw_key key6(uint32_t low)
-{
-	struct rw_key k = { .family = RW_FAMILY_IPV6, .addr = { 0x20, 0x01, 0x0d, 0xb8 } };
-	uint32_t be = htonl(low);
-
-	memcpy(k.addr + 12, &be, 4);
-	return k;
-}
-
-static bool pin_cpu(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) == 0;
-}
 
 enum expect { KEYED, MALFORMED, NON_IP };
 
@@ -170,7 +29,6 @@ struct frame_case {
 	struct rw_key key;
 };
 
-#define SRC4 0xc6120001u /* 198.18.0.1 */
 
 /* Runs one frame and checks verdict, the counter that must move, and the flow map. */
 static void check_case(struct env *e, const struct frame_case *c, uint64_t now_epoch,
@@ -327,23 +185,6 @@ static void test_frame_table_malformed_drop(void)
 }
 
 
-static void send4(struct env *e, uint32_t saddr, int count, size_t payload, uint32_t *passed,
-		  uint32_t *dropped)
-{
-	struct fb f;
-
-	fb_l2(&f, 0, 0x0800);
-	fb_ipv4(&f, saddr, 5, -1, 0, payload);
-	for (int i = 0; i < count; i++) {
-		uint32_t v = run_frame(e, &f);
-
-		if (v == XDP_PASS)
-			(*passed)++;
-		else if (v == XDP_DROP)
-			(*dropped)++;
-	}
-}
-
 /* --dry-run: the same decisions and counts as enforcing, and every frame passes. */
 static void test_dry_run_counts_and_passes(void)
 {
@@ -399,21 +240,20 @@ static void test_slot_rotation_and_stale_reset(void)
 	CHECK_EQ(p, 6);
 	CHECK_EQ(d, 0);
 	{
-		/* Slot 0 of the history holds round 4 now, never round 0's 3 packets. */
-		char *v = calloc(1, rw_flow_value_size(e.slots, e.ncpus) + 8);
-		const uint64_t *hist = (const uint64_t *)v;
-		const struct rw_flow *hot;
-		uint64_t in_slot0 = 0;
+		/* The window at round 4 is rounds 1 to 4: round 0's 3 packets are in none of them. */
+		struct rw_key k0 = key4(SRC4);
+		struct rw_flow_view fv;
+		uint64_t live[4], state;
+		int64_t i = rw_table_find(&e.t, &k0, &state);
 
-		CHECK_EQ(bpf_map_lookup_elem(e.flows, &k, v), 0);
-		hot = (const struct rw_flow *)(v + rw_flow_hot_offset(e.slots));
-		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++)
-			in_slot0 += hot[cpu].epoch == 4 ? hot[cpu].packets : 0;
-		in_slot0 += rw_hist_live(hist[RW_H_PACKETS], 4, e.slots);
-		CHECK_EQ(in_slot0, 1);
-		/* The history may still hold round 0 there, but never as live at round 4. */
-		CHECK_EQ(rw_hist_live(hist[RW_H_PACKETS], 4, e.slots), 0);
-		free(v);
+		CHECK(i >= 0);
+		if (i >= 0) {
+			rw_table_flow(&e.t, (uint32_t)i, state, e.recs, &fv);
+			rw_flow_slot_counts(&fv, e.slots, RW_H_PACKETS, 1, 4, live);
+			CHECK_EQ(live[0], 2);
+			CHECK_EQ(live[1] + live[2], 0);
+			CHECK_EQ(live[3], 1);
+		}
 	}
 	/* Reading later than a whole window: nothing is live, the flow counts as idle. */
 	CHECK(flow_window(&e, &k, 8, &w));
@@ -578,38 +418,37 @@ static void test_no_limit_never_drops(void)
 
 /* --- Two tiers: the sketch, promotion and its exactness rules ------------------ */
 
-/* Sum of the tracked-source filter's counts, and the count at one key's index. */
-static uint64_t marks_total(struct env *e, const struct rw_key *k, uint32_t *at_key)
+/* Entries of the table that hold a key. */
+static uint64_t tracked(struct env *e)
 {
-	struct rw_marks *m = calloc(1, sizeof(*m));
-	uint64_t total = 0;
-	__u32 zero = 0;
-
-	CHECK_EQ(bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.marks), &zero, m), 0);
-	for (uint32_t i = 0; i < RW_MARKS; i++)
-		total += m->count[i];
-	if (k)
-		*at_key = m->count[rw_mark_index(rw_hash(k, e->skel->rodata->cfg_hash_seed))];
-	free(m);
-	return total;
+	return rw_table_count(&e->t);
 }
+
+/*
+ * The sketch's tests hold limits of 50 a CPU a window: the threshold (limit /
+ * CPUs) is then 50 on any machine, never a degenerate 1.
+ */
+#define SKETCH_LIMIT(e) (50ULL * (e)->ncpus)
 
 /* A limited program where only the limit's own threshold promotes (no loader policy). */
 struct sketch_env {
 	struct env e;
 	cpu_set_t orig;
-	uint64_t t; /* rw_limit_threshold of the limit */
+	uint64_t limit; /* SKETCH_LIMIT */
+	uint64_t t;     /* rw_limit_threshold of the limit */
 };
 
-static bool sketch_open(struct sketch_env *c, uint32_t slots, uint64_t limit, uint32_t max_flows,
-			bool on_cpu0)
+static bool sketch_open(struct sketch_env *c, uint32_t slots, uint32_t max_flows, bool on_cpu0)
 {
+	uint64_t limit = 50ULL * rw_possible_cpus();
+
 	sched_getaffinity(0, sizeof(c->orig), &c->orig);
 	if (on_cpu0)
 		pin_cpu(0);
 	if (!env_open_sized(&c->e, slots, 100 * MS, limit, 0, max_flows))
 		return false;
 	set_thresholds(&c->e, 0, 0);
+	c->limit = limit;
 	c->t = rw_limit_threshold(limit, c->e.ncpus, RW_MAX_THRESHOLD);
 	return true;
 }
@@ -620,14 +459,6 @@ static void sketch_close(struct sketch_env *c)
 	env_close(&c->e);
 }
 
-static uint64_t new_flows(struct env *e)
-{
-	struct rw_stats st;
-
-	read_stats(e, &st);
-	return st.new_flows;
-}
-
 /*
  * Threshold bound: a source below limit / CPUs on every CPU stays in the sketch,
  * and once promoted it inherits every CPU's count, so across all CPUs it is
@@ -635,13 +466,14 @@ static uint64_t new_flows(struct env *e)
  */
 static void test_unpromoted_sources_stay_below_limit(void)
 {
-	const uint64_t limit = 100;
 	uint32_t p = 0, d = 0, cpus = 0;
 	struct sketch_env c;
 	struct env *e = &c.e;
+	uint64_t limit;
 
-	if (!sketch_open(&c, 10, limit, 1024, false))
+	if (!sketch_open(&c, 10, 1024, false))
 		return;
+	limit = c.limit;
 	set_time(e, 5 * MS);
 	CHECK((c.t - 1) * e->ncpus < limit);
 	for (uint32_t cpu = 0; cpu < e->ncpus; cpu++) {
@@ -676,19 +508,20 @@ static void test_unpromoted_sources_stay_below_limit(void)
  */
 static void test_promotion_inherits_per_slot(void)
 {
-	const uint64_t limit = 100;
 	uint32_t p = 0, d = 0;
 	struct sketch_env c;
 	struct env *e = &c.e;
+	uint64_t limit;
 
-	if (!sketch_open(&c, 4, limit, 1024, true))
+	if (!sketch_open(&c, 4, 1024, true))
 		return;
+	limit = c.limit;
 	set_time(e, 10 * MS); /* epoch 0: below the threshold, sketch only */
 	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
 	CHECK_EQ(new_flows(e), 0);
 	set_time(e, 110 * MS); /* epoch 1: promoted; the window holds t - 1 already */
 	p = d = 0;
-	send4(e, SRC4, 300, 30, &p, &d);
+	send4(e, SRC4, (int)(3 * limit), 30, &p, &d);
 	CHECK_EQ(p, limit - (c.t - 1));
 	CHECK_EQ(new_flows(e), 1);
 	set_time(e, 310 * MS); /* epoch 3: epoch 0 still in the window: nothing */
@@ -697,7 +530,7 @@ static void test_promotion_inherits_per_slot(void)
 	CHECK_EQ(p, 0);
 	set_time(e, 410 * MS); /* epoch 4: epoch 0's inherited t - 1 leave, exactly that frees */
 	p = d = 0;
-	send4(e, SRC4, 300, 30, &p, &d);
+	send4(e, SRC4, (int)(3 * limit), 30, &p, &d);
 	CHECK_EQ(p, c.t - 1);
 	sketch_close(&c);
 }
@@ -725,6 +558,19 @@ static void test_saturation_holds_across_slot_edges(void)
 	CHECK_EQ(d, 45);
 	/* The drop path took no cross-CPU sum at any of the nine slot edges. */
 	CHECK_EQ(after.cross_cpu_checks - before.cross_cpu_checks, 0);
+	/*
+	 * Saturated, it carried its drops across slot edges and wrote its history
+	 * at most every rw_lazy_slots slots; the window holds every packet still.
+	 */
+	CHECK(after.hist_flushes - before.hist_flushes <= 9 / rw_lazy_slots(10) + 1);
+	{
+		struct rw_key k = key4(SRC4);
+		struct rw_window_sum w;
+
+		CHECK(flow_window(&e, &k, 9, &w));
+		CHECK_EQ(w.packets, 15 + 45);
+		CHECK_EQ(w.drop_packets, 5 + 45);
+	}
 	set_time(&e, 1005 * MS); /* epoch 10: epoch 0 left: its 10 are free again */
 	p = d = 0;
 	send4(&e, SRC4, 15, 30, &p, &d);
@@ -764,39 +610,50 @@ static void test_monitor_promotion_keeps_counts(void)
 /* No room to track a source: it is capped at its threshold, so still below its limit. */
 static void test_full_table_caps_at_threshold(void)
 {
-	const uint64_t limit = 100;
 	struct rw_stats st;
-	uint32_t p = 0, d = 0;
+	uint32_t p = 0, d = 0, n;
 	struct sketch_env c;
 	struct env *e = &c.e;
 
-	if (!sketch_open(&c, 10, limit, 2, true))
+	/* The smallest table: one bucket, every key's home and overflow. */
+	if (!sketch_open(&c, 10, 2, true))
 		return;
-	set_thresholds(e, 0, 2);
+	n = e->t.entries;
+	CHECK_EQ(n, RW_WAYS);
+	set_thresholds(e, 0, n);
 	set_time(e, 5 * MS);
-	send4(e, SRC4 + 1, 1, 30, &p, &d); /* two free promotions fill the table */
-	send4(e, SRC4 + 2, 1, 30, &p, &d);
-	CHECK_EQ(new_flows(e), 2);
+	for (uint32_t i = 1; i <= n; i++)
+		send4(e, SRC4 + i, 1, 30, &p, &d); /* free promotions fill the table */
+	CHECK_EQ(new_flows(e), n);
 	p = d = 0;
-	send4(e, SRC4, 300, 30, &p, &d);
+	send4(e, SRC4, (int)(3 * c.limit), 30, &p, &d);
 	read_stats(e, &st);
 	CHECK_EQ(p, c.t - 1);
-	CHECK_EQ(st.capped_drops, 300 - (c.t - 1));
-	/* One refused insert per slot, not one per packet; it left no filter count. */
+	CHECK_EQ(st.capped_drops, 3 * c.limit - (c.t - 1));
+	/* One refused insert per slot, not one per packet; it took no entry. */
 	CHECK_EQ(st.failed_inserts, 1);
-	CHECK_EQ(marks_total(e, NULL, NULL), 2);
+	CHECK_EQ(tracked(e), n);
 	/*
 	 * Still no room, and nobody to make any (no loader): the sketch keeps what
 	 * was admitted, so the source gets t - 1 again once epoch 0 leaves the
-	 * window, not nothing for as long as it floods.
+	 * window, not nothing for as long as it floods. (The fillers are busy:
+	 * they send again every slot, so none of them is idle and taken over.)
 	 */
 	p = d = 0;
 	set_time(e, 505 * MS);
-	send4(e, SRC4, 300, 30, &p, &d);
+	for (uint32_t i = 1; i <= n; i++)
+		send4(e, SRC4 + i, 1, 30, &p, &d);
+	p = d = 0;
+	send4(e, SRC4, (int)(3 * c.limit), 30, &p, &d);
 	CHECK_EQ(p, 0);
 	set_time(e, 1005 * MS);
-	send4(e, SRC4, 300, 30, &p, &d);
+	for (uint32_t i = 1; i <= n; i++)
+		send4(e, SRC4 + i, 1, 30, &p, &d);
+	p = d = 0;
+	send4(e, SRC4, (int)(3 * c.limit), 30, &p, &d);
 	CHECK_EQ(p, c.t - 1);
+	read_stats(e, &st);
+	CHECK_EQ(st.evicted, 0);
 	sketch_close(&c);
 }
 
@@ -810,7 +667,7 @@ static void test_sketch_stale_slot_not_counted(void)
 	struct sketch_env c;
 	struct env *e = &c.e;
 
-	if (!sketch_open(&c, 4, 100, 1024, true))
+	if (!sketch_open(&c, 4, 1024, true))
 		return;
 	set_time(e, 10 * MS); /* epoch 0, slot 0 */
 	send4(e, SRC4, (int)(c.t - 1), 30, &p, &d);
@@ -829,53 +686,59 @@ static void test_sketch_stale_slot_not_counted(void)
 }
 
 /*
- * The filter that lets untracked packets skip the flow table: counted up when a
- * source is promoted, so its packets keep finding their record, and down again
- * by the loader's tick when it deletes the idle flow.
+ * A promoted source's entry is found by every later packet; the loader's tick
+ * keeps it while it is live, deletes it once idle for a window (its tag goes
+ * with it), and then the source is counted in the sketch again.
  */
-static void test_filter_follows_tracked_flows(void)
+static void test_table_follows_tracked_flows(void)
 {
 	struct rw_key k = key4(SRC4);
 	struct rw_window_sum w;
 	struct rw_ranker rk;
 	struct rw_flowtab ft;
 	struct rw_tick tick;
-	uint32_t p = 0, d = 0, at = 0, *marks;
+	struct rw_where where;
+	uint32_t p = 0, d = 0, tags = 0;
+	uint64_t state;
 	struct env e;
 
 	if (!env_open(&e, 4, 100 * MS, 0, 0))
 		return;
-	CHECK_EQ(marks_total(&e, NULL, NULL), 0);
+	CHECK_EQ(tracked(&e), 0);
 	set_time(&e, 5 * MS);
 	send4(&e, SRC4, 1, 30, &p, &d); /* a free promotion */
-	CHECK_EQ(marks_total(&e, &k, &at), 1);
-	CHECK_EQ(at, 1);
+	CHECK_EQ(tracked(&e), 1);
+	CHECK_EQ(entries_of(&e, &k), 1);
 	send4(&e, SRC4, 9, 30, &p, &d);
 	CHECK(flow_window(&e, &k, 0, &w));
-	CHECK_EQ(w.packets, 10); /* every packet found its record */
+	CHECK_EQ(w.packets, 10); /* every packet found its entry */
+	where = rw_where_of(rw_hash(&k, e.t.seed), e.t.nbuckets);
+	for (uint32_t i = 0; i < RW_WAYS; i++)
+		tags += e.t.dir[where.home].tag[i] == where.tag;
+	CHECK_EQ(tags, 1);
 
-	marks = rw_marks_map(bpf_map__fd(e.skel->maps.marks));
-	CHECK(marks != NULL);
-	CHECK_EQ(rw_flowtab_init(&ft, e.flows, bpf_map__fd(e.skel->maps.window), marks,
-				 e.skel->rodata->cfg_hash_seed, e.ncpus, e.slots), 0);
+	CHECK_EQ(rw_flowtab_init(&ft, &e.fds, bpf_map__fd(e.skel->maps.window), e.t.seed, e.ncpus,
+				 e.slots, true), 0);
 	CHECK_EQ(rw_ranker_init(&rk, 1, 10), 0);
 	CHECK_EQ(rw_flowtab_scan(&ft, 2, RW_SORT_PPS, &rk, &tick), 0); /* still live */
 	CHECK_EQ(tick.flows, 1);
-	CHECK_EQ(marks_total(&e, NULL, NULL), 1);
+	CHECK_EQ(tick.deleted, 0);
 	CHECK_EQ(rw_flowtab_scan(&ft, 20, RW_SORT_PPS, &rk, &tick), 0); /* idle for a window */
 	CHECK_EQ(tick.deleted, 1);
+	CHECK_EQ(tick.flows, 0);
 	CHECK(!flow_window(&e, &k, 20, &w));
-	CHECK_EQ(marks_total(&e, NULL, NULL), 0);
+	CHECK_EQ(tracked(&e), 0);
+	CHECK_EQ(e.t.dir[where.home].tag[0] | e.t.dir[where.home].tag[RW_WAYS - 1], 0);
+	CHECK(rw_table_find(&e.t, &k, &state) < 0);
 
-	/* Untracked again: the sketch counts it, the filter stays at zero. */
+	/* Untracked again: the sketch counts it, no entry is made. */
 	set_thresholds(&e, 0, 0);
 	set_time(&e, 2005 * MS);
 	send4(&e, SRC4, 3, 30, &p, &d);
 	CHECK(!flow_window(&e, &k, 20, &w));
-	CHECK_EQ(marks_total(&e, NULL, NULL), 0);
+	CHECK_EQ(tracked(&e), 0);
 	rw_ranker_free(&rk);
 	rw_flowtab_free(&ft);
-	rw_marks_unmap(marks);
 	env_close(&e);
 }
 
@@ -904,16 +767,6 @@ static void install_rules(struct env *e, const char *text)
 	fclose(f);
 	CHECK_EQ(rw_rules_install(&env, &rs), 0);
 	rw_ruleset_free(&rs);
-}
-
-/* Sends count frames from saddr; returns how many passed. */
-static uint32_t passed_of(struct env *e, uint32_t saddr, int count)
-{
-	uint32_t p = 0, d = 0;
-
-	send4(e, saddr, count, 30, &p, &d);
-	CHECK_EQ(p + d, (uint32_t)count);
-	return p;
 }
 
 /* allow, deny and a rule's own limit beside the command line's limit (10 a window). */
@@ -1242,6 +1095,7 @@ int main(void)
 	RUN(test_events_limited_once_a_window);
 	RUN(test_ban);
 	RUN(test_sketch_stale_slot_not_counted);
-	RUN(test_filter_follows_tracked_flows);
+	RUN(test_table_follows_tracked_flows);
+	run_table_tests();
 	return tl_finish();
 }

@@ -26,10 +26,12 @@ static void pass(struct rw_view *v, uint32_t max)
 		struct rw_key k = { .family = strchr(sources[i], ':') ? RW_FAMILY_IPV6 : RW_FAMILY_IPV4 };
 		struct rw_window_sum s = { .packets = 1000 * (i + 1), .bytes = 64000 / (i + 1),
 					   .drop_packets = i % 2 ? 10 : 0, .newest_epoch = 999 };
-		struct rw_flow hot = { .epoch = 999, .packets = (uint32_t)s.packets };
+		struct rw_hot hot = { .epoch = 999, .packets = (uint32_t)s.packets, .gen = 1 };
+		struct rw_flow_view fv = { .state = rw_st_make(999, 1, RW_ST_LIVE), .hot = &hot,
+					   .ncpus = 1 };
 
 		inet_pton(k.family == RW_FAMILY_IPV4 ? AF_INET : AF_INET6, sources[i], k.addr);
-		rw_view_offer(v, &k, &s, NULL, &hot, 1);
+		rw_view_offer(v, &k, &s, &fv);
 	}
 	v->o.page = max;
 	rw_view_end(v);

@@ -39,7 +39,7 @@ done
 
 big=$(planned --cpus 64)
 echo "     defaults on 64 CPUs: $big B"
-check "defaults on 64 CPUs stay within 256 MiB" at_most "$big" $((256 * 1048576))
+check "defaults on 64 CPUs stay within 128 MiB" at_most "$big" $((128 * 1048576))
 check "the last line is 'total SIZE'" eval '"$RW" memory | tail -n 1 | grep -Eq "^total [0-9.]+ (B|KiB|MiB|GiB)$"'
 "$RW" memory --cpus 0 >/dev/null 2>"$WORK/err"
 check "--cpus 0 is refused with exit 2" test $? -eq 2

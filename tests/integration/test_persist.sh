@@ -243,8 +243,9 @@ in_rcv "$RW" stop --name pair --pin-dir "$PIN_DIR" 2>/dev/null
 ! xdp_attached "$TB_RCV" "$TB_RX" && ! xdp_attached "$TB_RCV" "$RX2"
 check "(g) stop --name detaches both interfaces" test $? -eq 0
 
-# (h) the loader gone before its first tick; 256 tracked flows at most, filled by
-# a spoofed flood; then a new source at 10x
+# (h) the loader gone before its first tick; a table for 256 tracked flows (22
+# buckets of 15 entries) filled by a spoofed flood; then a new source at 10x: the
+# data path itself takes over idle entries, nobody else cleans up
 nft_observe heavy ip saddr 198.19.0.1
 start_persist "$WORK/h.json" "$TB_RX" --name lonely --pps 10k --max-flows 256 ||
 	fail "(h) ratewall starts"
@@ -263,7 +264,8 @@ tracked=$("$RW" status --json --pin-dir "$PIN_DIR" |
 wait $G1 $G2
 echo "     (h) no loader, $tracked of 256 flows tracked, spoofed flood at 50k pps:" \
 	"a new source at $OFFERED pps admitted at $rate pps (limit $LIMIT)"
-check "(h) the flow table filled up with nobody cleaning it" test "$tracked" -eq 256
+check "(h) the flood's promotions hold much of the table, nobody cleaning it ($tracked of 330 entries)" \
+	eval 'test "$tracked" -ge 128 && test "$tracked" -le 330'
 check "(h) the new heavy source is held to its limit (at most +5%)" at_most "$rate" $((LIMIT * 105 / 100))
 check "(h) ... and not shut out" at_most $((LIMIT / 4)) "$rate"
 in_rcv "$RW" stop --name lonely --pin-dir "$PIN_DIR" 2>/dev/null

@@ -5,7 +5,7 @@
 # test types keys with send-keys and reads the screen with capture-pane.
 #  (a) the right top source by pps, limits marked, sparklines drawn, colours,
 #      the loader's heavy prefixes (--levels) from its pinned record;
-#      every map top holds is read-only (its fds' flags)
+#      every map top holds is read-only (its fds' flags, its mappings' permissions)
 #  (b) s sorts by bps, then drops: the top source changes each time
 #  (c) / filters by prefix (a bad prefix is refused, the filter kept)
 #  (d) l shows only limited sources; v the /24 prefixes; j, g scroll
@@ -105,7 +105,12 @@ top_pid=$(pgrep -f -- "top $TB_RX --pin-dir $PIN_DIR" | head -1)
 read -r nmaps writable < <(map_fds "${top_pid:-0}")
 echo "     (a) top (pid ${top_pid:-?}) holds $nmaps BPF maps, $writable of them writable"
 check "(a) top holds the instance's maps read-only (fdinfo: $nmaps maps, $writable writable)" \
-	test "${nmaps:-0}" -ge 4 -a "${writable:-1}" -eq 0
+	test "${nmaps:-0}" -ge 3 -a "${writable:-1}" -eq 0
+# The flow table is mapped, not held by fd: every mapping of a BPF map read-only.
+read -r nmapped wmapped < <(awk '/anon_inode:bpf-map/ { n++; if (substr($2, 2, 1) == "w") w++ }
+				 END { print n + 0, w + 0 }' "/proc/${top_pid:-0}/maps")
+check "(a) top maps the flow table read-only (maps: $nmapped mappings, $wmapped writable)" \
+	test "${nmapped:-0}" -ge 4 -a "${wmapped:-1}" -eq 0
 read -r lmaps lwritable < <(map_fds "$RW_PID")
 check "control: the same count sees the loader's maps as writable ($lwritable of $lmaps)" \
 	test "${lwritable:-0}" -gt 0

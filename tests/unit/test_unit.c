@@ -490,71 +490,96 @@ static void test_limit_per_window(void)
 	CHECK_EQ(rw_limit_per_window(UINT64_MAX, 3600000000000ULL, 1), UINT64_MAX);
 }
 
-static void set_hist(uint64_t *h, uint64_t epoch, uint32_t slots, uint64_t pk, uint64_t drop)
+static void set_hist(struct rw_hist_slot *h, uint64_t epoch, uint32_t slots, uint64_t pk,
+		     uint64_t drop)
 {
-	uint64_t *w = &h[(epoch % slots) * RW_HIST_WORDS];
+	struct rw_hist_slot *s = &h[epoch % slots];
 
-	w[RW_H_PACKETS] = rw_hist_pack(epoch, pk);
-	w[RW_H_BYTES] = rw_hist_pack(epoch, pk * 100);
-	w[RW_H_DROP_PACKETS] = drop ? rw_hist_pack(epoch, drop) : 0;
-	w[RW_H_DROP_BYTES] = drop ? rw_hist_pack(epoch, drop * 100) : 0;
+	s->epoch = epoch + 1;
+	s->packets = (uint32_t)pk;
+	s->bytes = pk * 100;
+	s->drop_packets = (uint32_t)drop;
+	s->drop_bytes = drop * 100;
 }
 
 static void test_window_sum_skips_stale_slots(void)
 {
 	uint32_t slots = 4;
-	uint64_t hist[4 * RW_HIST_WORDS] = { 0 };
-	struct rw_flow hot[3] = {
+	struct rw_hist_slot hist[4] = { 0 };
+	struct rw_hot hot[4] = {
 		/* now = epoch 100: live epochs are 97..100 (and 101, a CPU a slot ahead). */
-		{ .epoch = 100, .packets = 10, .bytes = 1000, .drop_packets = 1, .drop_bytes = 100 },
-		{ .epoch = 96, .packets = 700, .bytes = 70000 }, /* just out of the window */
-		{ .epoch = 101, .packets = 3, .bytes = 300 },    /* ahead of the reader */
+		{ .epoch = 100, .packets = 10, .bytes = 1000, .drop_packets = 1, .drop_bytes = 100, .gen = 3 },
+		{ .epoch = 96, .packets = 700, .bytes = 70000, .gen = 3 }, /* just out of the window */
+		{ .epoch = 101, .packets = 3, .bytes = 300, .gen = 3 },    /* ahead of the reader */
+		{ .epoch = 100, .packets = 40, .bytes = 4000, .gen = 2 },  /* an earlier generation's */
 	};
+	struct rw_flow_view fv = { .state = rw_st_make(101, 3, RW_ST_LIVE), .hot = hot, .ncpus = 4,
+				   .hist = hist };
 	struct rw_window_sum w;
 
 	set_hist(hist, 99, slots, 20, 0);
 	set_hist(hist, 97, slots, 5, 5);    /* oldest live slot */
 	set_hist(hist, 94, slots, 1000, 0); /* slot 2: stale by a whole round */
-	rw_flow_window(hot, 3, hist, slots, 100, &w);
+	rw_flow_window(&fv, slots, 100, &w);
 	CHECK_EQ(w.packets, 10 + 20 + 5 + 3);
 	CHECK_EQ(w.bytes, (10 + 20 + 5 + 3) * 100ULL);
 	CHECK_EQ(w.drop_packets, 6);
 	CHECK_EQ(w.drop_bytes, 600);
-	CHECK_EQ(w.cpus, 2); /* CPUs with live hot counts */
+	CHECK_EQ(w.cpus, 2); /* CPUs with live counts of this generation */
 	CHECK_EQ(w.newest_epoch, 101);
 	CHECK(!rw_window_idle(&w, 100, slots));
 
 	/* Four slots later, nothing is live: idle, to be wiped. */
-	rw_flow_window(hot, 3, hist, slots, 105, &w);
+	rw_flow_window(&fv, slots, 105, &w);
 	CHECK_EQ(w.packets, 0);
 	CHECK_EQ(w.cpus, 0);
 	CHECK(rw_window_idle(&w, 105, slots));
-	/* A flow with no history yet is summed from its hot records alone. */
-	rw_flow_window(hot, 1, NULL, slots, 100, &w);
+	/* A slot being restarted is no round's: not counted, not newest. */
+	hist[99 % 4].epoch = RW_HIST_BUSY;
+	rw_flow_window(&fv, slots, 100, &w);
+	CHECK_EQ(w.packets, 10 + 5 + 3);
+	/* A flow with no history yet is summed from its records alone. */
+	fv.hist = NULL;
+	fv.ncpus = 1;
+	rw_flow_window(&fv, slots, 100, &w);
 	CHECK_EQ(w.packets, 10);
 }
 
-/* History words carry 24 bits of their epoch: decoding must survive the wrap. */
-static void test_hist_words(void)
+/*
+ * The age rules both sides share: a record's 32-bit epoch read against the
+ * entry's 48-bit one across the wrap, the entry state's fields, and idleness
+ * with its one spare slot.
+ */
+static void test_age_rules(void)
 {
-	uint64_t base[] = { 0, 5, (1ULL << 24) - 2, (1ULL << 24) + 3, 123456789012ULL };
+	uint64_t bases[] = { 0, 5, (1ULL << 32) - 2, (1ULL << 32) + 3, 123456789012ULL };
 
-	for (size_t i = 0; i < sizeof(base) / sizeof(base[0]); i++) {
-		uint64_t e = base[i], w = rw_hist_pack(e, 777);
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		uint64_t e = bases[i], s = rw_st_make(e, 200, RW_ST_LIVE | RW_ST_OVERFLOW);
+		struct rw_hot f = { .epoch = (uint32_t)e };
 
-		CHECK_EQ(rw_hist_value(w), 777);
-		CHECK_EQ(rw_hist_epoch(w, e), e);
-		CHECK_EQ(rw_hist_epoch(w, e + 9), e);     /* read later */
-		CHECK_EQ(rw_hist_epoch(w, e + 1000000), e);
-		if (e >= 2)
-			CHECK_EQ(rw_hist_epoch(w, e - 2), e); /* a writer slightly ahead */
-		CHECK_EQ(rw_hist_live(w, e + 9, 10), 777);
-		CHECK_EQ(rw_hist_live(w, e + 10, 10), 0); /* left the window */
+		CHECK_EQ(rw_hot_epoch(&f, e), e);
+		CHECK_EQ(rw_hot_epoch(&f, e + 9), e);          /* the entry moved on since */
+		CHECK_EQ(rw_hot_epoch(&f, e + 2000000000ULL), e);
+		if (e >= 3)
+			CHECK_EQ(rw_hot_epoch(&f, e - 3), e); /* a saturated record ahead of the state */
+		CHECK_EQ(rw_st_epoch(s), e);
+		CHECK_EQ(rw_st_gen(s), 200);
+		CHECK(rw_st_live(s));
+		CHECK(!rw_st_live(s | RW_ST_BUSY));
+		/* 4 slots, carried counts up to 3 slots past the state, one spare slot */
+		CHECK(!rw_st_quiet(s, e + 7, 4));
+		CHECK(rw_st_quiet(s, e + 8, 4));
+		CHECK(!rw_st_idle(s, e + 8, 4));
+		CHECK(rw_st_idle(s, e + 9, 4));
+		CHECK(!rw_st_idle(s | RW_ST_BUSY, e + 50, 4));
 	}
-	CHECK_EQ(rw_hist_live(0, 50, 10), 0);
-	/* Counts saturate rather than wrap into the tag. */
-	CHECK_EQ(rw_hist_value(rw_hist_pack(3, 1ULL << 45)), RW_HIST_VALUE_MAX);
-	CHECK_EQ(rw_hist_epoch(rw_hist_pack(3, 1ULL << 45), 3), 3);
+	CHECK_EQ(rw_st_gen(rw_st_make(7, (uint8_t)(255 + 1), RW_ST_LIVE)), 0);
+	CHECK_EQ(rw_st_epoch(rw_st_make(RW_ST_EPOCH_MASK + 5, 1, 0)), 4); /* 48 bits kept */
+	CHECK(!rw_hist_held(0));
+	CHECK(!rw_hist_held(RW_HIST_BUSY));
+	CHECK(rw_hist_held(1));
+	CHECK_EQ(rw_hist_round(1), 0);
 }
 
 /* The promotion threshold a limit needs: ncpus x (threshold - 1) never reaches the limit. */
@@ -617,12 +642,13 @@ static int cmp_u32(const void *a, const void *b)
 /*
  * Count-min needs its two rows to collide independently: over 65 536
  * sequential sources (how real ranges look), pairs that share both buckets
- * stay near what independent rows give (n^2 / 2 / 4096^2 = 128), and each
- * row's load is as even as chance makes it.
+ * stay near what independent rows give (n^2 / 2 / columns^2), and each row's
+ * load is as even as chance makes it.
  */
 static void test_hash_rows_independent(void)
 {
 	const uint32_t n = 65536;
+	const uint64_t expect = (uint64_t)n * n / 2 / ((uint64_t)RW_SKETCH_COLS * RW_SKETCH_COLS);
 	uint32_t *pairs = calloc(n, sizeof(*pairs)), *row0 = calloc(RW_SKETCH_COLS, sizeof(*row0));
 
 	for (int fam = RW_FAMILY_IPV4; fam <= RW_FAMILY_IPV6; fam += 2) {
@@ -642,8 +668,8 @@ static void test_hash_rows_independent(void)
 				memcpy(k.addr, &v, 4);
 			}
 			h = rw_hash(&k, 0x243f6a8885a308d3ULL);
-			pairs[i] = (uint32_t)((h & (RW_SKETCH_COLS - 1)) << 12 | ((h >> 32) & (RW_SKETCH_COLS - 1)));
-			row0[h & (RW_SKETCH_COLS - 1)]++;
+			pairs[i] = rw_sketch_col(h, 0) << 16 | rw_sketch_col(h, 1);
+			row0[rw_sketch_col(h, 0)]++;
 		}
 		qsort(pairs, n, sizeof(*pairs), cmp_u32);
 		for (uint32_t i = 1; i < n; i++) {
@@ -653,10 +679,10 @@ static void test_hash_rows_independent(void)
 		for (uint32_t i = 0; i < RW_SKETCH_COLS; i++)
 			chi += (row0[i] - mean) * (row0[i] - mean) / mean;
 		chi /= RW_SKETCH_COLS - 1;
-		if (both > 3 * 128 || chi < 0.5 || chi > 1.5)
+		if (both > 3 * expect || chi < 0.5 || chi > 1.5)
 			fprintf(stderr, "  IPv%d: %llu pairs share both rows, row 0 chi2/df %.3f\n", fam,
 				(unsigned long long)both, chi);
-		CHECK(both <= 3 * 128);
+		CHECK(both <= 3 * expect);
 		CHECK(chi > 0.5 && chi < 1.5);
 	}
 	free(pairs);
@@ -672,27 +698,24 @@ static void test_memplan(void)
 	for (uint32_t i = 0; i < a.n; i++)
 		sum += a.map[i].bytes;
 	CHECK_EQ(sum, a.total);
-	CHECK_EQ(strcmp(a.map[0].name, "flows"), 0);
+	CHECK_EQ(strcmp(a.map[2].name, "hot"), 0);
 	/*
-	 * The hot record is 64 B: from 2 to 64 CPUs the flow table grows by that
-	 * per CPU and flow, plus the kernel's spare element per CPU, no more.
+	 * The record is 32 B: from 2 to 64 CPUs the table grows by that per CPU
+	 * and entry (entries: 5/4 of the flows, in whole buckets), no more.
 	 */
 	rw_memplan(64, 32768, 10, &b);
-	CHECK((b.map[0].bytes - a.map[0].bytes) >= 62ULL * 64 * 32768);
-	CHECK((b.map[0].bytes - a.map[0].bytes) < 62ULL * 65 * 32768);
-	/* The history does not depend on the CPU count: a flow's value minus its hot records. */
-	CHECK_EQ(rw_flow_value_size(10, 64) - rw_flow_value_size(10, 2), 62 * 64);
-	CHECK(rw_flow_hot_offset(10) >= rw_hist_size(10));
-	/* Hot records start on a cache line once the kernel's element header is counted. */
-	CHECK_EQ((rw_flow_hot_offset(10) + RW_HTAB_VALUE_SKEW) % 64, 0);
-	CHECK_EQ((rw_flow_hot_offset(32) + RW_HTAB_VALUE_SKEW) % 64, 0);
-	/* Defaults on 64 CPUs stay within 256 MiB. */
-	CHECK(b.total <= 256ULL << 20);
-	/* One more flow costs what rw_memplan_per_flow says (same bucket array size). */
+	CHECK(b.map[2].bytes - a.map[2].bytes + 4096 >=
+	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS);
+	CHECK(b.map[2].bytes - a.map[2].bytes <=
+	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS + 4096);
+	CHECK_EQ(b.map[3].bytes, a.map[3].bytes); /* the history does not depend on the CPUs */
+	/* Defaults on 64 CPUs stay within 128 MiB. */
+	CHECK(b.total <= 128ULL << 20);
+	/* One more flow costs about what rw_memplan_per_flow says (whole buckets and pages). */
 	rw_memplan(64, 30000, 10, &a);
-	rw_memplan(64, 30001, 10, &b);
-	CHECK(b.total - a.total <= rw_memplan_per_flow(64, 10));
-	CHECK(b.total - a.total >= rw_memplan_per_flow(64, 10) - 4 * 16);
+	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, &b);
+	CHECK(b.total - a.total <= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) + 4 * 4096);
+	CHECK(b.total - a.total + 4 * 4096 >= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) * 9 / 10);
 }
 
 static void test_window_span(void)
@@ -1124,7 +1147,7 @@ int main(void)
 	RUN(test_clock_resolve);
 	RUN(test_window_sum_skips_stale_slots);
 	RUN(test_window_span);
-	RUN(test_hist_words);
+	RUN(test_age_rules);
 	RUN(test_limit_threshold_bound);
 	RUN(test_next_thresholds);
 	RUN(test_memplan);

@@ -22,40 +22,47 @@ static struct rw_key v6(const char *a)
 	return k;
 }
 
-/* Per-slot counts of one flow: history words, hot records, stale and future ones. */
+/* Per-slot counts of one flow: history slots, records, stale and future ones. */
 static void test_flow_slot_counts(void)
 {
 	uint32_t slots = 4;
-	uint64_t hist[4 * RW_HIST_WORDS] = { 0 }, out[4];
-	struct rw_flow hot[3] = {
-		{ .epoch = 99, .packets = 7, .bytes = 700, .drop_packets = 2 },
-		{ .epoch = 100, .packets = 50 }, /* the current slot: not a complete one */
-		{ .epoch = 97, .packets = 1, .bytes = 100 },
+	struct rw_hist_slot hist[4] = { 0 };
+	uint64_t out[4];
+	struct rw_hot hot[3] = {
+		{ .epoch = 99, .packets = 7, .bytes = 700, .drop_packets = 2, .gen = 1 },
+		{ .epoch = 100, .packets = 50, .gen = 1 }, /* the current slot: not a complete one */
+		{ .epoch = 97, .packets = 1, .bytes = 100, .gen = 1 },
 	};
+	struct rw_flow_view fv = { .state = rw_st_make(100, 1, RW_ST_LIVE), .hot = hot, .ncpus = 3,
+				   .hist = hist };
 
 	/* now = 100: complete slots 96..99 */
 	set_hist(hist, 96, slots, 30, 3);
 	set_hist(hist, 97, slots, 20, 0);
 	set_hist(hist, 98, slots, 10, 1);
-	set_hist(hist, 95, slots, 999, 0); /* overwritten below by 99's index? no: 95 % 4 = 3 */
-	rw_flow_slot_counts(hot, 3, hist, slots, RW_H_PACKETS, 96, 4, out);
-	/* 95 sits where 99 would: stale, outside the slots asked for */
+	set_hist(hist, 95, slots, 999, 0); /* where 99 would be: a round outside the slots asked for */
+	rw_flow_slot_counts(&fv, slots, RW_H_PACKETS, 96, 4, out);
 	CHECK_EQ(out[0], 30);
 	CHECK_EQ(out[1], 20 + 1);
 	CHECK_EQ(out[2], 10);
 	CHECK_EQ(out[3], 7);
-	rw_flow_slot_counts(hot, 3, hist, slots, RW_H_DROP_PACKETS, 96, 4, out);
+	rw_flow_slot_counts(&fv, slots, RW_H_DROP_PACKETS, 96, 4, out);
 	CHECK_EQ(out[0], 3);
 	CHECK_EQ(out[1], 0);
 	CHECK_EQ(out[2], 1);
 	CHECK_EQ(out[3], 2);
-	rw_flow_slot_counts(hot, 3, hist, slots, RW_H_BYTES, 96, 4, out);
+	rw_flow_slot_counts(&fv, slots, RW_H_BYTES, 96, 4, out);
 	CHECK_EQ(out[1], 2000 + 100);
-	/* No history yet: hot records alone. */
-	rw_flow_slot_counts(hot, 3, NULL, slots, RW_H_PACKETS, 97, 4, out);
+	/* No history yet: records alone. */
+	fv.hist = NULL;
+	rw_flow_slot_counts(&fv, slots, RW_H_PACKETS, 97, 4, out);
 	CHECK_EQ(out[0], 1);
 	CHECK_EQ(out[2], 7);
 	CHECK_EQ(out[3], 50);
+	/* Records of an earlier generation belong to nobody now. */
+	fv.state = rw_st_make(100, 2, RW_ST_LIVE);
+	rw_flow_slot_counts(&fv, slots, RW_H_PACKETS, 97, 4, out);
+	CHECK_EQ(out[0] + out[2] + out[3], 0);
 }
 
 static void test_key_within(void)
@@ -218,13 +225,14 @@ static struct rw_window_sum wsum(uint64_t pk, uint64_t bytes, uint64_t drops)
 				       .newest_epoch = 99, .cpus = 1 };
 }
 
-/* A flow's value for the view: one CPU's hot record in slot 99, nothing else. */
+/* A flow for the view: one CPU's record in slot 99, nothing else. */
 static void offer(struct rw_view *v, struct rw_key k, struct rw_window_sum s)
 {
-	struct rw_flow hot = { .epoch = 99, .packets = (uint32_t)s.packets, .bytes = s.bytes,
-			       .drop_packets = (uint32_t)s.drop_packets };
+	struct rw_hot hot = { .epoch = 99, .packets = (uint32_t)s.packets, .bytes = (uint32_t)s.bytes,
+			      .drop_packets = (uint32_t)s.drop_packets, .gen = 1 };
+	struct rw_flow_view fv = { .state = rw_st_make(99, 1, RW_ST_LIVE), .hot = &hot, .ncpus = 1 };
 
-	CHECK_EQ(rw_view_offer(v, &k, &s, NULL, &hot, 1), 0);
+	CHECK_EQ(rw_view_offer(v, &k, &s, &fv), 0);
 }
 
 static void offer_all(struct rw_view *v)
@@ -297,10 +305,11 @@ static void test_view_ranks_sources(void)
 	rw_view_end(&v);
 	CHECK_EQ(v.nrows, 1);
 	CHECK_STR(key_of(&v, 0), "198.18.1.1");
-	/* A source row's sparkline from its value: slot 99 is the last complete one. */
-	struct rw_flow hot = { .epoch = 99, .packets = 3000 };
+	/* A source row's sparkline from its flow: slot 99 is the last complete one. */
+	struct rw_hot hot = { .epoch = 99, .packets = 3000, .gen = 1 };
+	struct rw_flow_view fv = { .state = rw_st_make(99, 1, RW_ST_LIVE), .hot = &hot, .ncpus = 1 };
 
-	rw_view_source_spark(&v, &v.rows[0], NULL, &hot, 1);
+	rw_view_source_spark(&v, &v.rows[0], &fv);
 	CHECK_EQ(v.rows[0].spark[9], 3000);
 	CHECK_EQ(v.rows[0].spark[8], 0);
 	rw_view_free(&v);

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A tracked flow's history: per slot, what every CPU flushed for that slot's
+ * round. A CPU flushes its record once a slot (and early, within a slot,
+ * before its 32-bit byte counts would wrap); a flush adds in place when the
+ * slot holds its round, and restarts a slot that holds an older one. Nothing
+ * is ever zeroed that was not written: a flush that cannot complete leaves the
+ * counts in the record for the next packet. Inlined throughout: a flush is
+ * one cache line, and a BPF-to-BPF call would cost a good part of it.
+ */
+#ifndef RW_BPF_HISTORY_H
+#define RW_BPF_HISTORY_H
+
+#include "maps.h"
+#include "ratewall_window.h"
+
+/*
+ * The history slot of round e in entry idx, given the current epoch's slot
+ * index (e at most a window back): no division, bounds checked where the
+ * pointer is formed.
+ */
+static __always_inline struct rw_hist_slot *rw_hist_at(__u32 idx, __u64 epoch, __u32 slot,
+						       __u64 e)
+{
+	struct rw_hist_slot *h = bpf_map_lookup_elem(&hist, &idx);
+	__u32 back = (__u32)(epoch - e), s = slot >= back ? slot - back : slot + cfg_slots - back;
+
+	asm volatile("" : "+r"(s));
+	if (!h || back >= cfg_slots || s >= cfg_slots || s >= RW_MAX_SLOTS)
+		return NULL;
+	return &h[s];
+}
+
+/*
+ * Adds a record's counts of round e to a history slot. 1: done (or the slot
+ * already holds a newer round: these counts have left the window); 0: another
+ * CPU is restarting the slot, try again at the next packet.
+ */
+static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const struct rw_hot *f)
+{
+	for (int i = 0; i < 4; i++) {
+		__u64 w = *(volatile __u64 *)&s->epoch;
+
+		if (w == e + 1) {
+			__sync_fetch_and_add(&s->packets, f->packets);
+			__sync_fetch_and_add(&s->bytes, (__u64)f->bytes);
+			if (f->drop_packets) {
+				__sync_fetch_and_add(&s->drop_packets, f->drop_packets);
+				__sync_fetch_and_add(&s->drop_bytes, (__u64)f->drop_bytes);
+			}
+			return 1;
+		}
+		if (w == RW_HIST_BUSY)
+			continue;
+		if (w > e + 1)
+			return 1;
+		/* Empty, or an older round: this CPU restarts it, alone while it is busy. */
+		if (__sync_val_compare_and_swap(&s->epoch, w, RW_HIST_BUSY) != w)
+			continue;
+		s->packets = f->packets;
+		s->bytes = f->bytes;
+		s->drop_packets = f->drop_packets;
+		s->drop_bytes = f->drop_bytes;
+		__sync_lock_test_and_set(&s->epoch, e + 1); /* a full barrier: counts before the round */
+		return 1;
+	}
+	return 0;
+}
+
+/* Moves a record's counts (of round e) into entry idx's history; 1 when they are there. */
+static __always_inline int rw_flush(struct rw_hot *f, __u32 idx, __u64 epoch, __u32 slot, __u64 e)
+{
+	struct rw_hist_slot *s = rw_hist_at(idx, epoch, slot, e);
+
+	if (!s || !rw_hist_add(s, e, f))
+		return 0;
+	f->packets = 0;
+	f->bytes = 0;
+	f->drop_packets = 0;
+	f->drop_bytes = 0;
+	return 1;
+}
+
+#endif /* RW_BPF_HISTORY_H */

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the data path is configured with and where it keeps its state: the
+ * load-time constants (rodata, set by the loader before load, so the verifier
+ * sees constants) and every map. Struct layouts come from include/ratewall.h.
+ */
+#ifndef RW_BPF_MAPS_H
+#define RW_BPF_MAPS_H
+
+#include <stdbool.h>
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include "ratewall.h"
+
+/* --- Fixed at load ----------------------------------------------------------- */
+
+const volatile __u64 cfg_slot_ns = 100000000ULL;
+const volatile __u32 cfg_slots = 10;
+const volatile __u64 cfg_limit_packets; /* per window, 0 = no packet limit */
+const volatile __u64 cfg_limit_bytes;   /* per window, 0 = no byte limit */
+const volatile __u64 cfg_cap_packets;   /* promotion threshold the limit needs, 0 = none */
+const volatile __u64 cfg_cap_bytes;
+const volatile __u32 cfg_nr_cpus = 1;
+const volatile __u32 cfg_nbuckets = 1;       /* tracked-flow table: buckets of RW_WAYS entries */
+const volatile __u32 cfg_entries = RW_WAYS;  /* cfg_nbuckets * RW_WAYS */
+const volatile __u32 cfg_bucket_size = 64;   /* rw_bucket_size(cfg_slots) */
+const volatile __u64 cfg_hash_seed;     /* random per load: collisions cannot be aimed */
+const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
+const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE, read once a jiffy */
+/* The instance's interfaces, in the loader's order: they index `stats`. */
+const volatile __u32 cfg_ifindex[RW_MAX_IFACES];
+const volatile __u32 cfg_nr_ifaces;
+/* --dry-run: every verdict is taken and counted, none enforced */
+const volatile bool cfg_dry_run;
+/* --malformed drop: frames whose IP headers do not hold together are dropped */
+const volatile bool cfg_malformed_drop;
+/* --levels: sample one in (mask + 1) untracked packets for the loader; 0 = off */
+const volatile __u32 cfg_sample_mask;
+/* --events: limited / banned / unbanned go to the `events` ring buffer */
+const volatile bool cfg_events;
+/* --ban: a tracked source over its limit is dropped entirely this long; 0 = off */
+const volatile __u64 cfg_ban_ns;
+
+__u64 test_clock_ns;
+
+/* --- Tracked flows (see include/ratewall.h): sizes set by the loader ---------- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct rw_dir);
+	__uint(max_entries, 1);
+} dir SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct rw_entry);
+	__uint(max_entries, RW_WAYS);
+} keys SEC(".maps");
+
+/* cfg_nr_cpus x cfg_entries records, CPU-major. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct rw_hot);
+	__uint(max_entries, RW_WAYS);
+} hot SEC(".maps");
+
+/* rw_hist_size(cfg_slots) bytes an entry. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__uint(value_size, 10 * sizeof(struct rw_hist_slot));
+	__uint(max_entries, RW_WAYS);
+} hist SEC(".maps");
+
+/* --- Untracked sources ------------------------------------------------------ */
+
+/*
+ * Count-min sketch, cfg_nr_cpus x RW_SKETCH_ROWS x RW_SKETCH_COLS buckets of
+ * cfg_bucket_size bytes, CPU-major: a plain array, so buckets sit on whole
+ * cache lines and another CPU's are one index away (promotion reads them).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__uint(value_size, 64);
+	__uint(max_entries, RW_SKETCH_ROWS * RW_SKETCH_COLS);
+} sketch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_scratch);
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
+
+/* What the loader sets at runtime: promotion thresholds. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_thresholds);
+	__uint(max_entries, 1);
+} thresholds SEC(".maps");
+
+/* --- Totals ----------------------------------------------------------------- */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_stats);
+	__uint(max_entries, RW_STATS_ENTRIES);
+} stats SEC(".maps");
+
+/* Window totals of every keyed packet, per CPU and slot (index epoch % slots). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_wslot);
+	__uint(max_entries, RW_MAX_SLOTS);
+} window SEC(".maps");
+
+/* --- Policy ----------------------------------------------------------------- */
+
+/* Operators' rules, longest prefix first (struct rw_rule_key, family byte first). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(key_size, sizeof(struct rw_rule_key));
+	__uint(value_size, sizeof(struct rw_rule));
+	__uint(max_entries, RW_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} rules SEC(".maps");
+
+/* Which /16s any rule covers: traffic from elsewhere never walks the trie. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_rule_hint);
+	__uint(max_entries, 1);
+} rule_hint SEC(".maps");
+
+/* Sampled untracked packets (struct rw_sample) for the loader's prefix counts. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RW_SAMPLES_RINGBUF);
+} samples SEC(".maps");
+
+/* Limited, banned, unbanned (struct rw_event), for the loader's --events. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, RW_EVENTS_RINGBUF);
+} events SEC(".maps");
+
+/* epoch % cfg_slots, in a form the verifier can bound. */
+static __always_inline __u32 rw_slot_index(__u64 epoch)
+{
+	__u64 idx = epoch % cfg_slots;
+
+	/* Keep the clamp: the verifier cannot bound a modulo by itself. */
+	asm volatile("" : "+r"(idx));
+	if (idx >= RW_MAX_SLOTS || idx >= cfg_slots)
+		return 0;
+	return (__u32)idx;
+}
+
+#endif /* RW_BPF_MAPS_H */

@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The tracked-flow table (layout in include/ratewall.h): finding a key, a
+ * record stepping into a new slot, and promotion, which inserts a key, or
+ * takes over an idle entry when both of its buckets are full.
+ *
+ * Who writes what, so that the loader and every CPU can work at once:
+ *  - an entry's state word only by compare-and-swap: an insert takes a free
+ *    entry (or an idle one) to BUSY, writes the key, then publishes LIVE; a
+ *    record stepping into a slot newer than the entry's raises its epoch (a
+ *    revival after a whole idle window also bumps the generation, so every
+ *    CPU's record starts over); a delete (the loader's, of an idle entry)
+ *    takes LIVE to BUSY, clears the tag, then frees it;
+ *  - a lookup trusts an entry only if its state was LIVE and unchanged around
+ *    the key compare;
+ *  - a CPU's records only by that CPU; the history by rw_hist_add;
+ *  - a bucket's tags under its insert lock or by the deleting loader, whose
+ *    entry is BUSY meanwhile.
+ * An insert holds the lock of the key's home bucket while it looks again and
+ * places the key, so two CPUs promoting one source make one entry, and it
+ * inherits the sketch's counts once.
+ */
+#ifndef RW_BPF_TABLE_H
+#define RW_BPF_TABLE_H
+
+#include "maps.h"
+#include "history.h"
+#include "sketch.h"
+#include "clock.h"
+#include "limit.h"
+
+#define RW_PROMOTE_BUSY (-2)
+
+/* Tests clear bits of the hash to force collisions; the default keeps every bit. */
+const volatile __u64 cfg_hash_mask = ~0ULL;
+
+static __always_inline int rw_key_eq(const struct rw_key *a, const struct rw_key *b)
+{
+	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+	__u32 d = 0;
+
+#pragma unroll
+	for (int i = 0; i < (int)(sizeof(*a) / sizeof(__u32)); i++)
+		d |= x[i] ^ y[i];
+	return d == 0;
+}
+
+static __always_inline __u64 rw_load64(__u64 *p)
+{
+	return *(volatile __u64 *)p;
+}
+
+/* Entry idx if it holds key, with the state it was matched under (never torn by a writer). */
+static __always_inline struct rw_entry *rw_entry_match(__u32 idx, const struct rw_key *key,
+						       __u64 *state)
+{
+	struct rw_entry *e = bpf_map_lookup_elem(&keys, &idx);
+	__u64 s;
+
+	if (!e)
+		return NULL;
+	s = rw_load64(&e->state);
+	if (!rw_st_live(s) || !rw_key_eq(&e->key, key) || rw_load64(&e->state) != s)
+		return NULL;
+	*state = s;
+	return e;
+}
+
+/* Index of key's entry in bucket d (number b), or -1: a tag compare per way, the key where it matches. */
+static __always_inline int rw_bucket_find(const struct rw_dir *d, __u32 b, __u32 tag,
+					  const struct rw_key *key, __u64 *state)
+{
+#pragma unroll
+	for (__u32 i = 0; i < RW_WAYS; i++) {
+		if (d->tag[i] == tag && rw_entry_match(b * RW_WAYS + i, key, state))
+			return (int)(b * RW_WAYS + i);
+	}
+	return -1;
+}
+
+/* The key's entry index, or -1: its home bucket, and the overflow bucket if home ever overflowed. */
+static __always_inline int rw_table_find(const struct rw_key *key, const struct rw_where *w,
+					 __u64 *state)
+{
+	struct rw_dir *home = bpf_map_lookup_elem(&dir, &w->home), *ovf;
+	__u32 b = w->overflow;
+	int idx;
+
+	if (!home)
+		return -1;
+	idx = rw_bucket_find(home, w->home, w->tag, key, state);
+	if (idx >= 0 || !(home->ctl & RW_DIR_OVERFLOW_MASK))
+		return idx;
+	ovf = bpf_map_lookup_elem(&dir, &b);
+	return ovf ? rw_bucket_find(ovf, b, w->tag, key, state) : -1;
+}
+
+/*
+ * A record meets a slot (or a generation) other than its own. Raises the
+ * entry's state to `epoch` first (so a concurrent delete either sees it or
+ * wins, and then this packet is untracked), flushes the record's counts of
+ * an earlier live slot, and starts it on this one. 0: ready; 1: the flush
+ * must wait (the packet is counted in the record as it is); -1: the entry is
+ * gone.
+ */
+__noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u64 *state,
+			     struct rw_stats *st)
+{
+	__u32 j = cpu * cfg_entries + idx;
+	struct rw_entry *ent = bpf_map_lookup_elem(&keys, &idx);
+	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
+	__u64 s, fe, epoch;
+	bool keep;
+
+	if (!ent || !f || !state || !st || !t)
+		return -1;
+	epoch = t->epoch;
+	s = *state;
+	/*
+	 * A saturated record of this generation that admitted nothing carries its
+	 * counts into this slot while the state is less than rw_lazy_slots behind:
+	 * no history line, no compare-and-swap (ratewall.h says why that is exact).
+	 */
+	if ((f->flags & RW_HOT_SAT) && f->gen == rw_st_gen(s) && f->packets == f->drop_packets &&
+	    rw_before(epoch, f->until) && rw_st_epoch(s) + rw_lazy_slots(cfg_slots) > epoch &&
+	    rw_st_live(s)) {
+		f->epoch = (__u32)epoch;
+		return 0;
+	}
+	for (int i = 0; i < 8 && rw_st_epoch(s) < epoch; i++) {
+		__u64 flags = s & (RW_ST_LIVE | RW_ST_OVERFLOW), next, old;
+
+		if (!rw_st_live(s))
+			return -1;
+		/* Quiet a whole window: nothing of it is live, its counts start over. */
+		if (rw_st_quiet(s, epoch, cfg_slots))
+			next = rw_st_make(epoch, rw_st_gen(s) + 1, flags);
+		else
+			next = rw_st_make(epoch, rw_st_gen(s), flags);
+		old = __sync_val_compare_and_swap(&ent->state, s, next);
+		s = old == s ? next : old;
+	}
+	if (!rw_st_live(s) || rw_st_epoch(s) < epoch)
+		return -1;
+	*state = s;
+	keep = f->gen == rw_st_gen(s);
+	fe = rw_hot_epoch(f, rw_st_epoch(s));
+	keep = keep && rw_slot_live(fe, epoch, cfg_slots);
+	if (keep && f->packets && fe != epoch) {
+		if (!rw_flush(f, idx, epoch, t->slot, fe)) {
+			st->flush_retries++;
+			return 1;
+		}
+		st->hist_flushes++;
+	}
+	if (!keep) {
+		/* Another generation's, or a lease and saturation older than the window. */
+		f->flags = 0;
+		f->lease_packets = 0;
+		f->lease_bytes = 0;
+	}
+	f->packets = 0;
+	f->bytes = 0;
+	f->drop_packets = 0;
+	f->drop_bytes = 0;
+	f->epoch = (__u32)epoch;
+	f->gen = rw_st_gen(s);
+	return 0;
+}
+
+/* --- Promotion ------------------------------------------------------------------ */
+
+/* Takes a free entry (FREE -> BUSY); its old state in *old. */
+static __always_inline bool rw_claim_free(struct rw_entry *e, __u64 *old)
+{
+	__u64 s = rw_load64(&e->state);
+
+	if (s & (RW_ST_LIVE | RW_ST_BUSY))
+		return false;
+	if (__sync_val_compare_and_swap(&e->state, s, s | RW_ST_BUSY) != s)
+		return false;
+	*old = s;
+	return true;
+}
+
+/*
+ * Takes over an idle entry (LIVE -> BUSY): one with no count in the window and
+ * no ban in force, never a source that is limited or banned. Its place in its
+ * own home bucket's overflow count goes with it.
+ */
+static __always_inline bool rw_claim_idle(struct rw_entry *e, __u64 epoch, __u64 now, __u64 *old)
+{
+	__u64 s = rw_load64(&e->state);
+	struct rw_dir *h;
+	__u32 home;
+
+	if (!rw_st_idle(s, epoch, cfg_slots) || e->ban_until_ns > now)
+		return false;
+	if (__sync_val_compare_and_swap(&e->state, s, (s & ~RW_ST_LIVE) | RW_ST_BUSY) != s)
+		return false;
+	home = e->home;
+	if (s & RW_ST_OVERFLOW) {
+		h = bpf_map_lookup_elem(&dir, &home);
+		if (h)
+			__sync_fetch_and_add(&h->ctl, -1);
+	}
+	*old = s;
+	return true;
+}
+
+/* A way of bucket b for a new key: a free one, else (idle_too) an idle one. -1: none. */
+static __always_inline int rw_claim_way(__u32 b, bool idle_too, __u64 epoch, __u64 now, __u64 *old)
+{
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+
+	if (!d)
+		return -1;
+	for (__u32 i = 0; i < RW_WAYS; i++) {
+		__u32 idx = b * RW_WAYS + i;
+		struct rw_entry *e;
+
+		if (!idle_too && d->tag[i])
+			continue;
+		e = bpf_map_lookup_elem(&keys, &idx);
+		if (e && (idle_too ? rw_claim_idle(e, epoch, now, old) : rw_claim_free(e, old)))
+			return (int)i;
+	}
+	return -1;
+}
+
+/*
+ * Writes a new entry's history: what the sketch counted for the source, slot
+ * by slot (it owns the entry: nobody else writes it while it is BUSY).
+ * Global: its loops are verified once, not once per way the insert went.
+ */
+__noinline int rw_inherit(__u32 idx, __u64 h, __u64 epoch, __u32 units)
+{
+	struct rw_scratch *acc = rw_inherit_sums(h, epoch, units);
+	struct rw_hist_slot *hs = bpf_map_lookup_elem(&hist, &idx);
+
+	if (!acc || !hs)
+		return 0;
+	/* Whatever an earlier occupant left goes first. */
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		if (i >= cfg_slots)
+			break;
+		hs[i].epoch = 0;
+	}
+	/* Rounds epoch, epoch - 1, ...: never before round 0, whose index would wrap. */
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		__u64 e = epoch - i;
+		struct rw_hist_slot *s;
+		__u32 k;
+
+		if (i >= cfg_slots || i > epoch)
+			break;
+		k = rw_slot_index(e);
+		asm volatile("" : "+r"(k));
+		if (k >= cfg_slots || k >= RW_MAX_SLOTS || !acc->packets[k])
+			continue;
+		s = &hs[k];
+		s->packets = acc->packets[k] > 0xffffffffULL ? 0xffffffffU : (__u32)acc->packets[k];
+		s->bytes = acc->bytes[k];
+		s->drop_packets = 0;
+		s->drop_bytes = 0;
+		s->epoch = e + 1;
+	}
+	return 0;
+}
+
+/* Whether bucket b has a way with no tag (a free entry, or one being freed). */
+static __always_inline bool rw_bucket_has_room(__u32 b)
+{
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+	__u32 empty = 0;
+
+	if (!d)
+		return false;
+#pragma unroll
+	for (int i = 0; i < RW_WAYS; i++)
+		empty |= d->tag[i] == 0;
+	return empty;
+}
+
+/* What a promotion needs beside the key and the time. */
+struct rw_promotion {
+	__u64 h;        /* the key's hash */
+	__u32 units;    /* the packet's sketch byte units (not inherited: it is counted tracked) */
+	bool take_idle; /* a full set may take over an idle entry (a slower scan) */
+};
+
+/*
+ * Gives the key an entry that inherits the sketch's counts: its index, -1
+ * when its buckets have no free entry (nor, with take_idle, an idle one),
+ * RW_PROMOTE_BUSY when another CPU is inserting into its home bucket right
+ * now. Global: verified once.
+ */
+__noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *pr,
+			  const struct rw_time *t, struct rw_stats *st)
+{
+	struct rw_dir *home, *d;
+	struct rw_entry *ent;
+	struct rw_where w;
+	__u64 old = 0, state, epoch, now;
+	__u32 b, ctl, idx;
+	bool overflow = false;
+	int way;
+
+	if (!key || !st || !t || !pr)
+		return -1;
+	epoch = t->epoch;
+	now = t->now;
+	w = rw_where_of(pr->h, cfg_nbuckets);
+	/* A full set and no time to look for idle entries: no lock taken, nothing written. */
+	if (!pr->take_idle && !rw_bucket_has_room(w.home) && !rw_bucket_has_room(w.overflow))
+		return -1;
+	home = bpf_map_lookup_elem(&dir, &w.home);
+	if (!home)
+		return -1;
+	ctl = home->ctl;
+	if ((ctl & RW_DIR_LOCK) || __sync_val_compare_and_swap(&home->ctl, ctl, ctl | RW_DIR_LOCK) != ctl)
+		return RW_PROMOTE_BUSY;
+	/* Under the lock: another CPU may have inserted this key since our lookup. */
+	way = rw_table_find(key, &w, &state);
+	if (way >= 0)
+		goto unlock;
+	b = w.home;
+	way = rw_claim_way(b, false, epoch, now, &old);
+	if (way < 0) {
+		b = w.overflow;
+		overflow = b != w.home;
+		way = rw_claim_way(b, false, epoch, now, &old);
+	}
+	if (way < 0 && pr->take_idle) {
+		b = w.home;
+		overflow = false;
+		way = rw_claim_way(b, true, epoch, now, &old);
+		if (way < 0) {
+			b = w.overflow;
+			overflow = b != w.home;
+			way = rw_claim_way(b, true, epoch, now, &old);
+		}
+		if (way >= 0)
+			st->evicted++;
+	}
+	if (way < 0)
+		goto unlock;
+	idx = b * RW_WAYS + (__u32)way;
+	ent = bpf_map_lookup_elem(&keys, &idx);
+	d = bpf_map_lookup_elem(&dir, &b);
+	if (!ent || !d || (__u32)way >= RW_WAYS) {
+		way = -1;
+		goto unlock;
+	}
+	ent->key = *key;
+	ent->home = w.home;
+	ent->limited_epoch = 0;
+	ent->ban_until_ns = 0;
+	rw_inherit(idx, pr->h, epoch, pr->units);
+	if (overflow)
+		__sync_fetch_and_add(&home->ctl, 1); /* counted before the tag can be seen */
+	__sync_lock_test_and_set(&ent->state, rw_st_make(epoch, rw_st_gen(old) + 1,
+							RW_ST_LIVE | (overflow ? RW_ST_OVERFLOW : 0)));
+	__sync_lock_test_and_set(&d->tag[way], w.tag);
+	st->new_flows++;
+	way = (int)idx;
+unlock:
+	__sync_fetch_and_and(&home->ctl, ~RW_DIR_LOCK);
+	return way;
+}
+
+#endif /* RW_BPF_TABLE_H */

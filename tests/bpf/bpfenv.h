@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The BPF tests' harness: the real XDP program loaded the way `ratewall run`
+ * loads it, its tracked-flow table mapped through the loader's own reader,
+ * time driven through the program's test clock, crafted frames run through
+ * bpf_prog_test_run_opts.
+ */
+#ifndef RW_BPFENV_H
+#define RW_BPFENV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "flowtab.h"
+#include "frames.h"
+#include "loader.h"
+#include "ratewall.skel.h"
+#include "table.h"
+#include "window.h"
+
+#define MS 1000000ULL
+#define SRC4 0xc6120001u /* 198.18.0.1 */
+
+struct env {
+	struct ratewall_bpf *skel;
+	int prog, stats, thresholds;
+	struct rw_table_fds fds;
+	struct rw_table t; /* mapped writable, as the loader maps it */
+	struct rw_hot *recs;
+	uint32_t ncpus, slots;
+	uint64_t slot_ns;
+};
+
+/* The load options tests vary besides the limits. */
+struct env_mode {
+	bool dry_run, malformed_drop, sample, events;
+	uint64_t ban_ns;
+	uint64_t hash_clear; /* bits cleared from every hash: ~0 makes every key collide */
+	uint64_t hash_seed;  /* 0: a random one */
+};
+
+void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions);
+/*
+ * Loads the program as `ratewall run` does. Like `ratewall run` while its
+ * table has room, every new source is tracked from its first packet, unless
+ * a test sets other thresholds.
+ */
+bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
+		   uint64_t limit_bytes, uint32_t max_flows, struct env_mode mode);
+bool env_open_sized(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
+		    uint64_t limit_bytes, uint32_t max_flows);
+bool env_open(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
+	      uint64_t limit_bytes);
+void env_close(struct env *e);
+void set_time(struct env *e, uint64_t ns);
+uint32_t run_frame(struct env *e, const struct fb *f);
+void read_stats(struct env *e, struct rw_stats *s);
+/* Sums one tracked flow's window at now_epoch; false if the source is not tracked. */
+bool flow_window(struct env *e, const struct rw_key *k, uint64_t now_epoch,
+		 struct rw_window_sum *w);
+/* How many entries of the table hold key k (never more than one). */
+uint32_t entries_of(struct env *e, const struct rw_key *k);
+struct rw_key key4(uint32_t saddr);
+struct rw_key key6(uint32_t low);
+bool pin_cpu(int cpu);
+/* Sends count IPv4 frames from saddr, adding the verdicts to *passed and *dropped. */
+void send4(struct env *e, uint32_t saddr, int count, size_t payload, uint32_t *passed,
+	   uint32_t *dropped);
+/* Sends count frames from saddr; returns how many passed. */
+uint32_t passed_of(struct env *e, uint32_t saddr, int count);
+uint64_t new_flows(struct env *e);
+
+/* The tracked-flow table's own tests (test_table.c). */
+void run_table_tests(void);
+
+#endif

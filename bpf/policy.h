@@ -86,10 +86,10 @@ static __always_inline void rw_event(__u32 type, const struct rw_key *key, __u64
 static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 now,
 				       struct rw_wslot *ws)
 {
-	/* limited_epoch holds epoch + 1: 0 is "never", epoch 0 a real slot */
-	if (ent->limited_epoch && epoch + 1 < ent->limited_epoch + cfg_slots)
+	/* limited_epoch holds epoch + 1 (low 32 bits): 0 is "never", epoch 0 a real slot */
+	if (ent->limited_epoch && (__u32)(epoch + 1 - ent->limited_epoch) < cfg_slots)
 		return;
-	ent->limited_epoch = epoch + 1;
+	ent->limited_epoch = (__u32)(epoch + 1) ? (__u32)(epoch + 1) : 1;
 	if (cfg_events)
 		rw_event(RW_EV_LIMITED, &ent->key, now, 0, ws);
 	if (cfg_ban_ns) {

@@ -34,14 +34,18 @@
 /* Tests clear bits of the hash to force collisions; the default keeps every bit. */
 const volatile __u64 cfg_hash_mask = ~0ULL;
 
+/* Whole keys compared, 8 bytes at a time (both sides are 8-byte aligned), the tail in 4. */
 static __always_inline int rw_key_eq(const struct rw_key *a, const struct rw_key *b)
 {
-	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
-	__u32 d = 0;
+	const __u64 *x = (const __u64 *)a, *y = (const __u64 *)b;
+	__u64 d = 0;
 
 #pragma unroll
-	for (int i = 0; i < (int)(sizeof(*a) / sizeof(__u32)); i++)
+	for (int i = 0; i < (int)(sizeof(*a) / sizeof(__u64)); i++)
 		d |= x[i] ^ y[i];
+	if (sizeof(*a) % sizeof(__u64))
+		d |= *(const __u32 *)((const __u8 *)a + sizeof(*a) - 4) ^
+		     *(const __u32 *)((const __u8 *)b + sizeof(*b) - 4);
 	return d == 0;
 }
 
@@ -66,16 +70,47 @@ static __always_inline struct rw_entry *rw_entry_match(__u32 idx, const struct r
 	return e;
 }
 
-/* Index of key's entry in bucket d (number b), or -1: a tag compare per way, the key where it matches. */
-static __always_inline int rw_bucket_find(const struct rw_dir *d, __u32 b, __u32 tag,
-					  const struct rw_key *key, __u64 *state)
+/*
+ * The ways of bucket b from `from` on, for a tag that matched a way before
+ * them with another key (a 1 in 2^32 chance a lookup). Global: out of the
+ * fast path's code.
+ */
+__noinline int rw_bucket_find_from(__u32 b, __u32 from, __u32 tag, const struct rw_key *key,
+				   __u64 *state)
 {
-#pragma unroll
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+
+	if (!d || !key || !state)
+		return -1;
 	for (__u32 i = 0; i < RW_WAYS; i++) {
-		if (d->tag[i] == tag && rw_entry_match(b * RW_WAYS + i, key, state))
+		if (i >= from && d->tag[i] == tag && rw_entry_match(b * RW_WAYS + i, key, state))
 			return (int)(b * RW_WAYS + i);
 	}
 	return -1;
+}
+
+/*
+ * Index of key's entry in bucket d (number b), or -1: the tags compared first,
+ * then one key where one matches. The key match is inlined once, not once a
+ * way: the program's code stays small enough for the instruction cache.
+ */
+static __always_inline int rw_bucket_find(const struct rw_dir *d, __u32 b, __u32 tag,
+					  const struct rw_key *key, __u64 *state)
+{
+	__u32 way = RW_WAYS;
+
+#pragma unroll
+	for (__u32 i = 0; i < RW_WAYS; i++) {
+		if (d->tag[i] == tag) {
+			way = i;
+			break;
+		}
+	}
+	if (way >= RW_WAYS)
+		return -1;
+	if (rw_entry_match(b * RW_WAYS + way, key, state))
+		return (int)(b * RW_WAYS + way);
+	return rw_bucket_find_from(b, way + 1, tag, key, state);
 }
 
 /* The key's entry index, or -1: its home bucket, and the overflow bucket if home ever overflowed. */

@@ -164,11 +164,15 @@ struct rw_dir {
 #define RW_ST_BUSY (2ULL << RW_ST_FLAG_SHIFT)      /* being written or removed: skip it */
 #define RW_ST_OVERFLOW (4ULL << RW_ST_FLAG_SHIFT)  /* placed in its key's overflow bucket */
 
+/*
+ * 48 bytes of 64 with a 20-byte source key: a key of up to 40 bytes (an IPv6
+ * 5-tuple) still fits the line, the pad gone.
+ */
 struct rw_entry {
 	__u64 state;
 	struct rw_key key;
 	__u32 home;          /* the key's home bucket (an overflow entry is counted there) */
-	__u64 limited_epoch; /* slot of its last `limited` event, plus one; 0 = never */
+	__u32 limited_epoch; /* low 32 bits of the slot of its last `limited` event, plus one; 0 = never */
 	__u64 ban_until_ns;  /* --ban: dropped while the clock is below this; 0 = not banned */
 	__u8 pad[16];
 };
@@ -368,6 +372,8 @@ struct rw_sample {
 #define RW_MIN_SLOT_NS (1000000ULL)
 
 _Static_assert(sizeof(struct rw_key) == 20, "rw_key layout");
+_Static_assert(__builtin_offsetof(struct rw_entry, key) % 8 == 0, "keys compared 8 bytes at a time");
+_Static_assert(sizeof(struct rw_key) % 4 == 0, "... with a 4-byte tail at most");
 _Static_assert(sizeof(struct rw_bucket) == 12, "rw_bucket layout");
 _Static_assert(sizeof(struct rw_dir) == 64, "rw_dir layout: one cache line");
 _Static_assert(sizeof(struct rw_entry) == 64, "rw_entry layout: one cache line");

@@ -43,14 +43,21 @@ struct {
 } toy_state SEC(".maps");
 #endif
 
+/*
+ * A multiplicative hash of the whole address, with xor-shifts so that every
+ * byte reaches the bits taken (IPv6 sources that differ only in their last
+ * bytes must spread over the array as well as IPv4 ones do).
+ */
 static __always_inline __u32 toy_hash(const struct rw_key *k)
 {
-	__u64 a, b;
+	__u64 a, b, x;
 
 	__builtin_memcpy(&a, k->addr, 8);
 	__builtin_memcpy(&b, k->addr + 8, 8);
-	a = (a ^ (b * 0x9e3779b97f4a7c15ULL)) * 0xbf58476d1ce4e5b9ULL;
-	return (__u32)(a >> 32);
+	x = a ^ (b * 0x9e3779b97f4a7c15ULL);
+	x ^= x >> 32;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	return (__u32)(x ^ (x >> 29));
 }
 
 SEC("xdp")

@@ -17,18 +17,16 @@ LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
-USER_LIB_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
-		 user/memplan.c user/thresholds.c \
-		 user/table.c user/flowtab.c user/report.c user/loader.c user/run.c user/memcmd.c \
-		 user/svccli.c user/pins.c user/persist.c user/statuscmd.c user/stopcmd.c \
-		 user/rules.c user/rules_maps.c user/rulecmd.c user/hhh.c user/keyset.c \
-		 user/events.c user/listen.c user/metrics.c user/lines.c user/view.c user/tui.c \
-		 user/watch.c user/topcmd.c user/pick.c
+# The rooms of user/ (see README "Building and layout"), lowest first; a file
+# includes its own room and those before it (tools/check_rooms.py checks).
+ROOMS := cli kernel rank views service
+USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
-PURE_SRCS := user/units.c user/cli.c user/window.c user/rank.c user/key.c user/meminfo.c \
-	     user/memplan.c user/thresholds.c user/svccli.c user/rules.c user/hhh.c user/keyset.c \
-	     user/listen.c user/lines.c user/view.c
-HDRS := $(wildcard user/*.h include/*.h tests/*.h)
+# What the userspace unit tests link: every room's code that needs no kernel.
+PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
+	     user/kernel/meminfo.c user/views/view.c
+HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
+UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \
 	    $(BUILD)/rwgen.bpf.o
@@ -46,13 +44,13 @@ toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)
 toy_limit = $(if $(filter drop,$(lastword $(subst _, ,$(1)))),1,0)
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-unit test-asan demo bench clean format install uninstall fuzz
+.PHONY: all deps test test-unit test-asan check-rooms demo bench clean format install uninstall fuzz
 all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
 	@./tools/install-deps.sh
 
-$(BUILD) $(BUILD)/user $(BUILD)/asan:
+$(BUILD) $(BUILD)/asan:
 	@mkdir -p $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/*.h) | $(BUILD)
@@ -75,18 +73,19 @@ $(BUILD)/xdp_drop_all.skel.h: $(BUILD)/xdp_drop_all.bpf.o
 $(BUILD)/rwgen.skel.h: $(BUILD)/rwgen.bpf.o
 	$(BPFTOOL) gen skeleton $< name rwgen_bpf > $@
 
-$(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS) | $(BUILD)/user
+$(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-RWGEN_SRCS := tools/rwgen.c tools/rwgen_safety.c tools/rwgen_frame.c tools/rwgen_sched.c
-$(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/units.o
-	$(CC) $(CFLAGS) -Itools $(RWGEN_SRCS) $(BUILD)/user/units.o -o $@ $(LDLIBS) -lpthread -lm
+RWGEN_SRCS := tools/rwgen.c tools/rwgen_die.c tools/rwgen_safety.c tools/rwgen_frame.c tools/rwgen_sched.c
+$(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/cli/units.o
+	$(CC) $(CFLAGS) -Itools $(RWGEN_SRCS) $(BUILD)/user/cli/units.o -o $@ $(LDLIBS) -lpthread -lm
 
-$(BUILD)/rwsink: tools/rwsink.c $(HDRS) $(BUILD)/user/units.o
-	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/units.o -o $@ $(LDLIBS)
+$(BUILD)/rwsink: tools/rwsink.c $(HDRS) $(BUILD)/user/cli/units.o
+	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
 
 $(BUILD)/progcost: tools/progcost.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itools tools/progcost.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
@@ -97,8 +96,8 @@ $(BUILD)/decisions: tools/decisions.c $(USER_LIB_OBJS) $(SKELS)
 $(BUILD)/tickbench: tools/tickbench.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itools tools/tickbench.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
-$(BUILD)/test_unit: tests/unit/test_unit.c tests/unit/test_view.c $(PURE_SRCS) $(HDRS) | $(BUILD)
-	$(CC) $(CFLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
+$(BUILD)/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)
+	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm
 
 BPF_TEST_SRCS := $(wildcard tests/bpf/*.c)
 $(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
@@ -110,8 +109,8 @@ SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanit
 ASAN := $(BUILD)/asan/test_unit $(BUILD)/asan/test_bpf $(BUILD)/asan/ratewall
 ASAN_LIB_SRCS := $(USER_LIB_SRCS)
 
-$(BUILD)/asan/test_unit: tests/unit/test_unit.c tests/unit/test_view.c $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests tests/unit/test_unit.c $(PURE_SRCS) -o $@ -lm
+$(BUILD)/asan/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm
 
 $(BUILD)/asan/test_bpf: $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) -o $@ $(LDLIBS) -lpthread
@@ -143,6 +142,10 @@ test-unit: $(BUILD)/test_unit
 
 test-asan: $(ASAN)
 	$(BUILD)/asan/test_unit
+
+# The include edges between the rooms of user/; fails on one that points up.
+check-rooms:
+	@python3 tools/check_rooms.py
 
 # Every layer, one closing "N passed, N failed" line. Needs root (BPF, netns).
 test: deps
@@ -179,7 +182,8 @@ uninstall:
 	      $(DESTDIR)$(UNITDIR)/ratewall@.service $(DESTDIR)$(DOCDIR)/ratewall.conf.example
 
 format:
-	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h include/*.h tools/*.c tools/*.h tests/*/*.c tests/*.h
+	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h user/*/*.c user/*/*.h include/*.h tools/*.c tools/*.h \
+		tools/toys/*.c tests/*/*.c tests/*/*.h tests/*.h
 
 clean:
 	rm -rf $(BUILD)

@@ -15,7 +15,7 @@
 /* --- Fixed at load ----------------------------------------------------------- */
 
 const volatile __u64 cfg_slot_ns = 100000000ULL;
-const volatile __u32 cfg_slots = 10;
+const volatile __u32 cfg_slots = RW_DEFAULT_SLOTS;
 const volatile __u64 cfg_limit_packets; /* per window, 0 = no packet limit */
 const volatile __u64 cfg_limit_bytes;   /* per window, 0 = no byte limit */
 const volatile __u64 cfg_cap_packets;   /* promotion threshold the limit needs, 0 = none */
@@ -23,7 +23,7 @@ const volatile __u64 cfg_cap_bytes;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_nbuckets = 1;       /* tracked-flow table: buckets of RW_WAYS entries */
 const volatile __u32 cfg_entries = RW_WAYS;  /* cfg_nbuckets * RW_WAYS */
-const volatile __u32 cfg_bucket_size = 64;   /* rw_bucket_size(cfg_slots) */
+const volatile __u32 cfg_bucket_size = RW_BUCKET_SIZE(RW_DEFAULT_SLOTS); /* of cfg_slots */
 const volatile __u64 cfg_hash_seed;     /* random per load: collisions cannot be aimed */
 const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
 const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE, read once a jiffy */
@@ -70,12 +70,12 @@ struct {
 	__uint(max_entries, RW_WAYS);
 } hot SEC(".maps");
 
-/* rw_hist_size(cfg_slots) bytes an entry. */
+/* rw_hist_size(cfg_slots) bytes an entry (the loader sets it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
-	__uint(value_size, 10 * sizeof(struct rw_hist_slot));
+	__uint(value_size, RW_HIST_SIZE(RW_DEFAULT_SLOTS));
 	__uint(max_entries, RW_WAYS);
 } hist SEC(".maps");
 
@@ -89,7 +89,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
-	__uint(value_size, 64);
+	__uint(value_size, RW_BUCKET_SIZE(RW_DEFAULT_SLOTS)); /* the loader sets cfg_slots' */
 	__uint(max_entries, RW_SKETCH_ROWS * RW_SKETCH_COLS);
 } sketch SEC(".maps");
 

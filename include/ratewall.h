@@ -16,6 +16,7 @@
 
 #define RW_MIN_SLOTS 2
 #define RW_MAX_SLOTS 32
+#define RW_DEFAULT_SLOTS 10 /* --slots */
 /* Up to this many possible CPUs are summed for a cross-CPU limit decision. */
 #define RW_MAX_CPUS 1024
 /* Interfaces one instance attaches to, sharing its flow state. */
@@ -75,9 +76,13 @@ struct rw_bucket {
 	__u16 count[];
 };
 
+/* A constant expression where the map definitions need one. */
+#define RW_BUCKET_SIZE(slots) \
+	((__u32)((sizeof(struct rw_bucket) + (slots) * 2 * sizeof(__u16) + 63) & ~63UL))
+
 static inline __u32 rw_bucket_size(__u32 slots)
 {
-	return (__u32)((sizeof(struct rw_bucket) + slots * 2 * sizeof(__u16) + 63) & ~63UL);
+	return RW_BUCKET_SIZE(slots);
 }
 
 /* Byte units a frame of len bytes counts for in the sketch. */
@@ -251,9 +256,11 @@ static inline __u64 rw_hist_count(const struct rw_hist_slot *s, enum rw_hist_wor
 	}
 }
 
+#define RW_HIST_SIZE(slots) ((__u32)((slots) * sizeof(struct rw_hist_slot)))
+
 static inline __u32 rw_hist_size(__u32 slots)
 {
-	return slots * (__u32)sizeof(struct rw_hist_slot);
+	return RW_HIST_SIZE(slots);
 }
 
 /* Entries in a table sized for max_flows: whole buckets, with slack. */
@@ -437,6 +444,8 @@ _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 112, "rw_stats layout");
+/* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
+_Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 _Static_assert(sizeof(struct rw_wslot) == 120, "rw_wslot layout");
 _Static_assert(sizeof(struct rw_event) == 48, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 32, "rw_sample layout");

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs every test layer and ends with one "N passed, N failed" line:
+#   0. the layout: no include points up the rooms of user/ (tools/check_rooms.py)
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), plain and sanitized
 #   3. integration tests on veth pairs between namespaces they create, and four
@@ -47,6 +48,7 @@ suite() {
 }
 
 start=$(date +%s)
+suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/layout/test_rooms.sh"
 suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-8} s each" \
 	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-8}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"

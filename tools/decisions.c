@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
+#include "cli/units.h"
+#include "kernel/loader.h"
 #include "ratewall.skel.h"
-#include "units.h"
 
 static const unsigned char frame64[64] = {
 	0x02, 0, 0, 0, 0, 2, 0x02, 0, 0, 0, 0, 1, 0x08, 0x00,

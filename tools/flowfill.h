@@ -4,7 +4,7 @@
 #define RW_FLOWFILL_H
 
 #include <stdint.h>
-#include "table.h"
+#include "kernel/table.h"
 
 /*
  * Places n tracked flows keyed 2001:db8::/96 + i (never a benchmark's

@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/units.h"
 #include "flowfill.h"
-#include "loader.h"
+#include "kernel/loader.h"
+#include "kernel/rules_maps.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
-#include "rules_maps.h"
-#include "units.h"
 #include "xdp_drop_all.skel.h"
 
 static const unsigned char frame64[64] = {
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 			repeat = (unsigned int)v;
 		else if (c == 'n' && !rw_parse_uint(optarg, 1, 31, &v))
 			rounds = (int)v;
-		else if (c == 's' && !rw_parse_uint(optarg, 2, 32, &v))
+		else if (c == 's' && !rw_parse_uint(optarg, RW_MIN_SLOTS, RW_MAX_SLOTS, &v))
 			slots = (uint32_t)v;
 		else if (c == 'k' && !rw_parse_uint(optarg, 0, 1u << 24, &v))
 			fill = (uint32_t)v;

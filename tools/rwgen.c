@@ -25,11 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/clock.h"
+#include "cli/units.h"
 #include "rwgen.h"
-#include "rwgen_parts.h"
 #include "rwgen.skel.h"
-#include "clock.h"
-#include "units.h"
+#include "rwgen_parts.h"
 
 struct gen_thread {
 	pthread_t tid;
@@ -45,18 +45,6 @@ struct gen_thread {
 	uint64_t sent;
 	int err;
 };
-
-void rwgen_die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("rwgen: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
 
 static void usage(void)
 {
@@ -94,16 +82,6 @@ static void parse_mac(const char *s, unsigned char mac[6])
 			rwgen_die("--dst-mac: '%s' is not a MAC address", s);
 		mac[i] = (unsigned char)b[i];
 	}
-}
-
-uint64_t rwgen_parse_u64_or_die(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	uint64_t v;
-
-	if (rw_parse_uint(s, min, max, &v))
-		rwgen_die("%s: '%s' must be a whole number from %llu to %llu", opt, s,
-		    (unsigned long long)min, (unsigned long long)max);
-	return v;
 }
 
 static void parse_args(int argc, char **argv, struct gen_opts *o)

@@ -25,8 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "units.h"
+#include "cli/clock.h"
+#include "cli/units.h"
 
 #define MAX_SOURCES 4096
 

@@ -1,62 +1,83 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* ratewall: XDP per-source rate limiter and live top-talkers monitor. */
+/*
+ * ratewall: XDP per-source rate limiter and live top-talkers monitor.
+ * Every subcommand is one row of the table below and a file of its own
+ * (run.c here, the others in service/); `ratewall help` is made from it.
+ */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "memcmd.h"
+#include "cli/exit.h"
+#include "cli/version.h"
 #include "run.h"
-#include "svccmd.h"
-#include "version.h"
+#include "service/memcmd.h"
+#include "service/svccmd.h"
 
+static int help_command(int argc, char **argv);
+
+static int version_command(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("ratewall %s\n", RATEWALL_VERSION);
+	return RW_EXIT_OK;
+}
+
+struct rw_command {
+	const char *name;
+	int (*fn)(int argc, char **argv); /* argv[0] is the command; returns the exit status */
+	const char *synopsis;
+	const char *help;
+};
+
+static const struct rw_command commands[] = {
+	{ "run", rw_run_command, "IFACE... [options]", "attach, enforce and report (ratewall run --help)" },
+	{ "status", rw_status_command, "[--json]", "pinned (--persist) instances: limits, totals, loader" },
+	{ "stop", rw_stop_command, "IFACE...|--name NAME|--all", "detach a pinned instance, remove its pins" },
+	{ "rule", rw_rule_command, "add RULE|del CIDR|list [--name NAME]", "edit a pinned instance's rules" },
+	{ "top", rw_top_command, "[IFACE] [--name NAME]", "watch a pinned instance live, full screen" },
+	{ "memory", rw_memory_command, "[--cpus N] [options]", "kernel memory of every map, planned" },
+	{ "version", version_command, "", "print the version" },
+	{ "help", help_command, "", "this list" },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *out)
 {
-	fprintf(out, "ratewall %s: XDP per-source rate limiter and top-talkers monitor\n\n"
-		     "commands:\n"
-		     "  run IFACE... [options]  attach, enforce and report (ratewall run --help)\n"
-		     "  status [--json]       pinned (--persist) instances: limits, totals, loader\n"
-		     "  stop IFACE...|--name NAME|--all  detach a pinned instance, remove its pins\n"
-		     "  rule add RULE|del CIDR|list [--name NAME]  edit a pinned instance's rules\n"
-		     "  top [IFACE] [--name NAME]  watch a pinned instance live, full screen\n"
-		     "  memory [--cpus N] [options]  kernel memory of every map, planned\n"
-		     "  version               print the version\n",
+	fprintf(out, "ratewall %s: XDP per-source rate limiter and top-talkers monitor\n\ncommands:\n",
 		RATEWALL_VERSION);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		char head[64];
+
+		snprintf(head, sizeof(head), "%s %s", commands[i].name, commands[i].synopsis);
+		fprintf(out, "  %-44s %s\n", head, commands[i].help);
+	}
+}
+
+static int help_command(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return RW_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
-	struct rw_config cfg;
-	char err[256];
-	int ret;
+	const char *name = argc > 1 ? argv[1] : NULL;
 
-	if (argc < 2) {
+	if (!name) {
 		usage(stderr);
-		return 2;
+		return RW_EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "-h") == 0) {
-		usage(stdout);
-		return 0;
+	if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0)
+		name = "help";
+	else if (strcmp(name, "--version") == 0)
+		name = "version";
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(name, commands[i].name) == 0)
+			return commands[i].fn(argc - 1, argv + 1);
 	}
-	if (strcmp(argv[1], "version") == 0 || strcmp(argv[1], "--version") == 0) {
-		printf("ratewall %s\n", RATEWALL_VERSION);
-		return 0;
-	}
-	if (strcmp(argv[1], "memory") == 0)
-		return rw_memory_command(argc - 1, argv + 1);
-	if (strcmp(argv[1], "status") == 0)
-		return rw_status_command(argc - 1, argv + 1);
-	if (strcmp(argv[1], "stop") == 0)
-		return rw_stop_command(argc - 1, argv + 1);
-	if (strcmp(argv[1], "rule") == 0)
-		return rw_rule_command(argc - 1, argv + 1);
-	if (strcmp(argv[1], "top") == 0)
-		return rw_top_command(argc - 1, argv + 1);
-	if (strcmp(argv[1], "run") != 0) {
-		fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
-		return 2;
-	}
-	ret = rw_cli_outcome(rw_cli_parse_run(argc - 1, argv + 1, &cfg, err, sizeof(err)), err);
-	return ret >= 0 ? ret : rw_run(&cfg);
+	fprintf(stderr, "ratewall: unknown command '%s' (try: ratewall help)\n", argv[1]);
+	return RW_EXIT_USAGE;
 }

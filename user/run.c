@@ -13,19 +13,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "flowtab.h"
-#include "loader.h"
-#include "meminfo.h"
-#include "memplan.h"
-#include "persist.h"
-#include "rank.h"
+#include "cli/cli.h"
+#include "cli/clock.h"
+#include "cli/exit.h"
+#include "cli/units.h"
+#include "kernel/flowtab.h"
+#include "kernel/loader.h"
+#include "kernel/meminfo.h"
+#include "kernel/memplan.h"
+#include "kernel/rules_maps.h"
+#include "kernel/window.h"
+#include "rank/rank.h"
+#include "rank/thresholds.h"
 #include "ratewall.skel.h"
-#include "report.h"
-#include "rules_maps.h"
-#include "session.h"
-#include "window.h"
-#include "units.h"
+#include "service/persist.h"
+#include "service/session.h"
+#include "views/report.h"
 
 static volatile sig_atomic_t stop_requested, reload_requested;
 
@@ -130,6 +133,25 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
 }
 
+/*
+ * Each live tracked flow of a tick: into the ranking, the prefix counts
+ * (exact), who is still limited (events), and the terminal view.
+ */
+static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
+		   const struct rw_flow_view *fv)
+{
+	struct rw_session *s = arg;
+	struct rw_rank_entry e = { .key = *key, .sum = *sum,
+				   .metric = rw_sort_metric(sum, s->cfg->sort) };
+
+	rw_ranker_offer(&s->ranker, &e);
+	if (s->hhh)
+		rw_hhh_exact(s->hhh, key, sum->packets);
+	if (s->events.f)
+		rw_events_flow(&s->events, key, sum);
+	return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
+}
+
 /* One interval: read, wipe, rank, set thresholds, print. Returns 0, or negative errno. */
 static int tick(struct rw_session *s)
 {
@@ -146,9 +168,9 @@ static int tick(struct rw_session *s)
 	}
 	if (cfg->ban_ns)
 		s->flowtab.ban_now_ns = now;
-	if (s->watch)
-		rw_watch_feed_begin(s->watch, &s->flowtab, now); /* one read of the table feeds both */
-	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, cfg->sort, &s->ranker, &rep.tick);
+	/* One read of the table feeds the ranking, the prefix counts, the events and the view. */
+	s->feed = s->watch ? rw_watch_feed_begin(s->watch, now) : NULL;
+	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, &rep.tick, on_flow, s);
 	if (err)
 		return err;
 	if (s->hhh) {
@@ -180,7 +202,7 @@ static int tick(struct rw_session *s)
 	if (s->watch) {
 		s->watch->head.heavy = rep.hhh; /* the session's items: they live as long */
 		s->watch->head.nheavy = rep.nhhh;
-		rw_watch_feed_end(s->watch, &s->flowtab, now, &rep.tick, &rep.stats);
+		rw_watch_feed_end(s->watch, s->feed, &s->flowtab, now, &rep.tick, &rep.stats);
 		return 0;
 	}
 	if (cfg->json)
@@ -199,17 +221,6 @@ static int on_sample(void *ctx, void *data, size_t size)
 	if (size >= sizeof(*smp))
 		rw_hhh_sample(s->hhh, &smp->key, smp->epoch);
 	return 0;
-}
-
-/* Each live tracked flow's window: the prefix counts (exact), and who is still limited. */
-static void on_flow(void *arg, const struct rw_key *key, const struct rw_window_sum *sum)
-{
-	struct rw_session *s = arg;
-
-	if (s->hhh)
-		rw_hhh_exact(s->hhh, key, sum->packets);
-	if (s->events.f)
-		rw_events_flow(&s->events, key, sum);
 }
 
 static int on_event(void *ctx, void *data, size_t size)
@@ -237,6 +248,13 @@ static int start_hhh(struct rw_session *s)
 		return -ENOMEM;
 	s->samples = ring_buffer__new(s->maps.samples, on_sample, s, NULL);
 	return s->samples ? 0 : -errno;
+}
+
+/* --verbose: libbpf's own messages (the verifier's log on a refused load). */
+static int libbpf_to_stderr(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
 }
 
 /*
@@ -319,41 +337,10 @@ static bool still_attached(struct rw_session *s)
 	return left > 0;
 }
 
-static struct rw_rule_env rule_env(const struct rw_session *s)
-{
-	return (struct rw_rule_env){ .rules_fd = s->maps.rules, .hint_fd = s->maps.rule_hint,
-				     .window_ns = s->lp.slot_ns * s->lp.slots, .ncpus = s->ncpus };
-}
-
-int rw_session_rules(struct rw_session *s, bool recompute)
-{
-	struct rw_rule_env env = rule_env(s);
-	struct rw_ruleset in_kernel = { 0 };
-	int e;
-
-	if (s->cfg->rules_path[0]) {
-		e = rw_rules_install(&env, &s->rules);
-		if (!e)
-			fprintf(stderr, "ratewall: %zu rules in force from %s\n", s->rules.n,
-				s->cfg->rules_path);
-	} else if (recompute) {
-		/* Rules added at runtime stay; their per-window limits follow the new window. */
-		e = rw_rules_read(&env, &in_kernel);
-		if (!e)
-			e = rw_rules_install(&env, &in_kernel);
-		rw_ruleset_free(&in_kernel);
-	} else {
-		return 0;
-	}
-	if (e)
-		fprintf(stderr, "ratewall: cannot put the rules in the kernel: %s\n", strerror(-e));
-	return e;
-}
-
 /* SIGHUP: the rules file again; a bad one leaves the rules in force as they are. */
 static void reload_rules(struct rw_session *s)
 {
-	struct rw_rule_env env = rule_env(s);
+	struct rw_rule_env env = rw_session_rule_env(s);
 	struct rw_ruleset next = { 0 };
 	char err[512];
 	int e;
@@ -442,47 +429,9 @@ static int attach_all(struct rw_session *s)
 				rw_xdp_detach(&s->at[--s->nat]);
 			return -1;
 		}
+		rw_session_say_attached(s, i);
 	}
 	return 0;
-}
-
-static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e)
-{
-	if (e == -ENOMEM || e == -E2BIG) {
-		char mem[32];
-
-		rw_format_bytes((double)plan->total, mem, sizeof(mem));
-		fprintf(stderr, "ratewall: cannot allocate the maps (%u tracked flows, %s): %s; "
-			"lower --max-flows or --max-memory\n", s->max_flows, mem, strerror(-e));
-	} else {
-		fprintf(stderr, "ratewall: cannot load the BPF program: %s%s\n", strerror(-e),
-			s->cfg->verbose ? "" : " (run with -v for the kernel's log)");
-	}
-	return RW_EXIT_RUNTIME;
-}
-
-int rw_first_thresholds(const struct rw_session *s)
-{
-	/* Until the first tick, sources are tracked from their first packet, within the budget. */
-	struct rw_thresholds first = rw_next_thresholds(NULL, 0, s->cfg->top, s->cfg->sort, s->ncpus,
-							0, s->max_flows, 0, 0);
-	int e = rw_thresholds_write(s->maps.thresholds, &first);
-
-	if (e)
-		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(-e));
-	return e;
-}
-
-int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
-{
-	int e = rw_bpf_load(&s->lp, &s->skel);
-
-	if (e)
-		return rw_load_failed(s, plan, e);
-	rw_maps_of(s->skel, &s->maps);
-	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
-	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
-	return -1;
 }
 
 /* Loads the program here, for a run that ends with the process. Returns an exit status or -1. */
@@ -574,7 +523,7 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.limit_bytes = rw_limit_per_window(cfg->bps, rw_slot_ns(cfg) * cfg->slots, 8);
 	s.lp.max_flows = s.max_flows;
 	s.lp.coarse_clock = clock == RW_CLOCK_COARSE;
-	s.lp.verbose = cfg->verbose;
+	s.lp.libbpf_log = cfg->verbose ? libbpf_to_stderr : NULL;
 	s.lp.dry_run = cfg->dry_run;
 	s.lp.malformed_drop = cfg->malformed_drop;
 	s.lp.sample = cfg->levels.n[0] || cfg->levels.n[1];
@@ -610,11 +559,6 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
 		goto out;
 	}
-	/* Both want every live flow's window from the tick's scan. */
-	if (s.hhh || s.events.f) {
-		s.flowtab.each = on_flow;
-		s.flowtab.each_arg = &s;
-	}
 	s.tick0_ns = mono_ns();
 	describe_start(&s, &plan, clock);
 	if (cfg->tui && start_watch(&s))
@@ -648,4 +592,13 @@ out:
 	rw_hhh_free(s.hhh);
 	free(s.hhh_items);
 	return ret;
+}
+
+int rw_run_command(int argc, char **argv)
+{
+	struct rw_config cfg;
+	char err[256];
+	int ret = rw_cli_outcome(rw_cli_parse_run(argc, argv, &cfg, err, sizeof(err)), err);
+
+	return ret >= 0 ? ret : rw_run(&cfg);
 }

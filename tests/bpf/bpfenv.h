@@ -11,12 +11,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "flowtab.h"
 #include "frames.h"
-#include "loader.h"
+#include "kernel/flowtab.h"
+#include "kernel/loader.h"
+#include "kernel/table.h"
+#include "kernel/window.h"
 #include "ratewall.skel.h"
-#include "table.h"
-#include "window.h"
 
 #define MS 1000000ULL
 #define SRC4 0xc6120001u /* 198.18.0.1 */

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "bpfenv.h"
-#include "key.h"
+#include "cli/key.h"
+#include "kernel/rules_maps.h"
 #include "ratewall_hash.h"
-#include "rules_maps.h"
 #include "testlib.h"
 
 enum expect { KEYED, MALFORMED, NON_IP };
@@ -694,7 +694,6 @@ static void test_table_follows_tracked_flows(void)
 {
 	struct rw_key k = key4(SRC4);
 	struct rw_window_sum w;
-	struct rw_ranker rk;
 	struct rw_flowtab ft;
 	struct rw_tick tick;
 	struct rw_where where;
@@ -719,11 +718,10 @@ static void test_table_follows_tracked_flows(void)
 
 	CHECK_EQ(rw_flowtab_init(&ft, &e.fds, bpf_map__fd(e.skel->maps.window), e.t.seed, e.ncpus,
 				 e.slots, true), 0);
-	CHECK_EQ(rw_ranker_init(&rk, 1, 10), 0);
-	CHECK_EQ(rw_flowtab_scan(&ft, 2, RW_SORT_PPS, &rk, &tick), 0); /* still live */
+	CHECK_EQ(rw_flowtab_scan(&ft, 2, &tick, NULL, NULL), 0); /* still live */
 	CHECK_EQ(tick.flows, 1);
 	CHECK_EQ(tick.deleted, 0);
-	CHECK_EQ(rw_flowtab_scan(&ft, 20, RW_SORT_PPS, &rk, &tick), 0); /* idle for a window */
+	CHECK_EQ(rw_flowtab_scan(&ft, 20, &tick, NULL, NULL), 0); /* idle for a window */
 	CHECK_EQ(tick.deleted, 1);
 	CHECK_EQ(tick.flows, 0);
 	CHECK(!flow_window(&e, &k, 20, &w));
@@ -737,7 +735,6 @@ static void test_table_follows_tracked_flows(void)
 	send4(&e, SRC4, 3, 30, &p, &d);
 	CHECK(!flow_window(&e, &k, 20, &w));
 	CHECK_EQ(tracked(&e), 0);
-	rw_ranker_free(&rk);
 	rw_flowtab_free(&ft);
 	env_close(&e);
 }

@@ -214,7 +214,6 @@ static void test_table_delete_races_a_packet(void)
 {
 	struct rw_key k = key4(SRC4);
 	struct revive r;
-	struct rw_ranker rk;
 	struct rw_flowtab ft;
 	struct rw_tick tick;
 	struct rw_window_sum w;
@@ -227,23 +226,21 @@ static void test_table_delete_races_a_packet(void)
 	passed_of(&e, SRC4, 5);
 	CHECK_EQ(rw_flowtab_init(&ft, &e.fds, bpf_map__fd(e.skel->maps.window), e.t.seed, e.ncpus,
 				 e.slots, true), 0);
-	CHECK_EQ(rw_ranker_init(&rk, 1, 10), 0);
 	set_time(&e, 1005 * MS); /* epoch 10: idle for a whole window */
 	ft.before_delete = revive_before_delete;
 	ft.before_delete_arg = &r;
-	CHECK_EQ(rw_flowtab_scan(&ft, 10, RW_SORT_PPS, &rk, &tick), 0);
+	CHECK_EQ(rw_flowtab_scan(&ft, 10, &tick, NULL, NULL), 0);
 	CHECK_EQ(r.calls, 1);
 	CHECK_EQ(tick.deleted, 0);
 	CHECK(flow_window(&e, &k, 10, &w));
 	CHECK_EQ(w.packets, 1);
 	/* The next tick sees it live; once idle again and nobody sends, it goes. */
 	ft.before_delete = NULL;
-	CHECK_EQ(rw_flowtab_scan(&ft, 10, RW_SORT_PPS, &rk, &tick), 0);
+	CHECK_EQ(rw_flowtab_scan(&ft, 10, &tick, NULL, NULL), 0);
 	CHECK_EQ(tick.flows, 1);
-	CHECK_EQ(rw_flowtab_scan(&ft, 20, RW_SORT_PPS, &rk, &tick), 0);
+	CHECK_EQ(rw_flowtab_scan(&ft, 20, &tick, NULL, NULL), 0);
 	CHECK_EQ(tick.deleted, 1);
 	CHECK(!flow_window(&e, &k, 20, &w));
-	rw_ranker_free(&rk);
 	rw_flowtab_free(&ft);
 	env_close(&e);
 }

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
+#include "cli/svccli.h"
 #include "fuzz.h"
-#include "svccli.h"
 
 #define FUZZ_MAX_ARGS 32
 

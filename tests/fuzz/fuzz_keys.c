@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cli/key.h"
 #include "fuzz.h"
-#include "key.h"
-#include "view.h"
+#include "views/view.h"
 
 static const char *const sources[] = {
 	"198.18.0.1", "198.18.0.9", "198.18.1.1", "2001:db8::1",

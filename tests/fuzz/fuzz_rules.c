@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/rules.h"
 #include "fuzz.h"
-#include "rules.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

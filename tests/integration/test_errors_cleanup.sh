@@ -40,6 +40,18 @@ printf 'pps 10k\nfrobnicate yes\n' >"$WORK/bad.conf"
 expect_fail 2 "$WORK/bad.conf:2: unknown key 'frobnicate'" run "$TB_RX" --config "$WORK/bad.conf"
 expect_fail 2 "cannot read '$WORK/none.conf'" run "$TB_RX" --config "$WORK/none.conf"
 expect_fail 2 "unknown command" explode
+# `ratewall help` is made from the table of subcommands: one row each, exit 0;
+# no command at all is a usage error with the same list on stderr.
+help_lists_all() {
+	local c
+	"$RW" help >"$WORK/help" 2>&1 || return 1
+	for c in run status stop rule top memory version help; do
+		grep -qE "^  $c( |$)" "$WORK/help" || { echo "no row for $c"; return 1; }
+	done
+	"$RW" >/dev/null 2>"$WORK/none"
+	[ $? -eq 2 ] && cmp -s <(tail -n +2 "$WORK/help") <(tail -n +2 "$WORK/none")
+}
+check "(f) ratewall help lists every subcommand; no command -> exit 2, same list" help_lists_all
 expect_fail 2 "give one" run "$TB_RX" --max-flows 10 --max-memory 1M
 # A flow table beyond the machine's memory is refused before it is allocated
 # (hash maps are preallocated: the kernel would otherwise OOM the host).

@@ -1,38 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Userspace unit tests: parsing, window math, ranking against a brute force. */
+/* Unit tests of user/cli/: The command line, the config and rules files, units, keys, levels, listen addresses. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "svccli.h"
-#include "rules.h"
-#include "hhh.h"
-#include "keyset.h"
-#include "listen.h"
-#include "key.h"
-#include <arpa/inet.h>
-
-#include "meminfo.h"
-#include "ratewall_hash.h"
-#include "memplan.h"
-#include "thresholds.h"
-#include "rank.h"
-#include "testlib.h"
-#include "units.h"
-#include "window.h"
-
-/* A refused input: -EINVAL, and a reason that says what it should. */
-#define CHECK_REFUSED(ret, input, err, needle)                                               \
-	do {                                                                               \
-		CHECK_EQ((ret), -EINVAL);                                                  \
-		if (!strstr((err), (needle))) {                                            \
-			fprintf(stderr, "  '%s': error '%s' lacks '%s'\n", (input), (err),   \
-				(needle));                                                 \
-			CHECK(0);                                                          \
-		}                                                                          \
-	} while (0)
+#include "cli/cli.h"
+#include "cli/key.h"
+#include "cli/levels.h"
+#include "cli/listen.h"
+#include "cli/rules.h"
+#include "cli/svccli.h"
+#include "cli/units.h"
+#include "unit.h"
 
 static void test_parse_rate_valid(void)
 {
@@ -490,326 +470,6 @@ static void test_limit_per_window(void)
 	CHECK_EQ(rw_limit_per_window(UINT64_MAX, 3600000000000ULL, 1), UINT64_MAX);
 }
 
-static void set_hist(struct rw_hist_slot *h, uint64_t epoch, uint32_t slots, uint64_t pk,
-		     uint64_t drop)
-{
-	struct rw_hist_slot *s = &h[epoch % slots];
-
-	s->epoch = epoch + 1;
-	s->packets = (uint32_t)pk;
-	s->bytes = pk * 100;
-	s->drop_packets = (uint32_t)drop;
-	s->drop_bytes = drop * 100;
-}
-
-static void test_window_sum_skips_stale_slots(void)
-{
-	uint32_t slots = 4;
-	struct rw_hist_slot hist[4] = { 0 };
-	struct rw_hot hot[4] = {
-		/* now = epoch 100: live epochs are 97..100 (and 101, a CPU a slot ahead). */
-		{ .epoch = 100, .packets = 10, .bytes = 1000, .drop_packets = 1, .drop_bytes = 100, .gen = 3 },
-		{ .epoch = 96, .packets = 700, .bytes = 70000, .gen = 3 }, /* just out of the window */
-		{ .epoch = 101, .packets = 3, .bytes = 300, .gen = 3 },    /* ahead of the reader */
-		{ .epoch = 100, .packets = 40, .bytes = 4000, .gen = 2 },  /* an earlier generation's */
-	};
-	struct rw_flow_view fv = { .state = rw_st_make(101, 3, RW_ST_LIVE), .hot = hot, .ncpus = 4,
-				   .hist = hist };
-	struct rw_window_sum w;
-
-	set_hist(hist, 99, slots, 20, 0);
-	set_hist(hist, 97, slots, 5, 5);    /* oldest live slot */
-	set_hist(hist, 94, slots, 1000, 0); /* slot 2: stale by a whole round */
-	rw_flow_window(&fv, slots, 100, &w);
-	CHECK_EQ(w.packets, 10 + 20 + 5 + 3);
-	CHECK_EQ(w.bytes, (10 + 20 + 5 + 3) * 100ULL);
-	CHECK_EQ(w.drop_packets, 6);
-	CHECK_EQ(w.drop_bytes, 600);
-	CHECK_EQ(w.cpus, 2); /* CPUs with live counts of this generation */
-	CHECK_EQ(w.newest_epoch, 101);
-	CHECK(!rw_window_idle(&w, 100, slots));
-
-	/* Four slots later, nothing is live: idle, to be wiped. */
-	rw_flow_window(&fv, slots, 105, &w);
-	CHECK_EQ(w.packets, 0);
-	CHECK_EQ(w.cpus, 0);
-	CHECK(rw_window_idle(&w, 105, slots));
-	/* A slot being restarted is no round's: not counted, not newest. */
-	hist[99 % 4].epoch = RW_HIST_BUSY;
-	rw_flow_window(&fv, slots, 100, &w);
-	CHECK_EQ(w.packets, 10 + 5 + 3);
-	/* A flow with no history yet is summed from its records alone. */
-	fv.hist = NULL;
-	fv.ncpus = 1;
-	rw_flow_window(&fv, slots, 100, &w);
-	CHECK_EQ(w.packets, 10);
-}
-
-/*
- * The age rules both sides share: a record's 32-bit epoch read against the
- * entry's 48-bit one across the wrap, the entry state's fields, and idleness
- * with its one spare slot.
- */
-static void test_age_rules(void)
-{
-	uint64_t bases[] = { 0, 5, (1ULL << 32) - 2, (1ULL << 32) + 3, 123456789012ULL };
-
-	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		uint64_t e = bases[i], s = rw_st_make(e, 200, RW_ST_LIVE | RW_ST_OVERFLOW);
-		struct rw_hot f = { .epoch = (uint32_t)e };
-
-		CHECK_EQ(rw_hot_epoch(&f, e), e);
-		CHECK_EQ(rw_hot_epoch(&f, e + 9), e);          /* the entry moved on since */
-		CHECK_EQ(rw_hot_epoch(&f, e + 2000000000ULL), e);
-		if (e >= 3)
-			CHECK_EQ(rw_hot_epoch(&f, e - 3), e); /* a saturated record ahead of the state */
-		CHECK_EQ(rw_st_epoch(s), e);
-		CHECK_EQ(rw_st_gen(s), 200);
-		CHECK(rw_st_live(s));
-		CHECK(!rw_st_live(s | RW_ST_BUSY));
-		/* 4 slots, carried counts up to 3 slots past the state, one spare slot */
-		CHECK(!rw_st_quiet(s, e + 7, 4));
-		CHECK(rw_st_quiet(s, e + 8, 4));
-		CHECK(!rw_st_idle(s, e + 8, 4));
-		CHECK(rw_st_idle(s, e + 9, 4));
-		CHECK(!rw_st_idle(s | RW_ST_BUSY, e + 50, 4));
-	}
-	CHECK_EQ(rw_st_gen(rw_st_make(7, (uint8_t)(255 + 1), RW_ST_LIVE)), 0);
-	CHECK_EQ(rw_st_epoch(rw_st_make(RW_ST_EPOCH_MASK + 5, 1, 0)), 4); /* 48 bits kept */
-	CHECK(!rw_hist_held(0));
-	CHECK(!rw_hist_held(RW_HIST_BUSY));
-	CHECK(rw_hist_held(1));
-	CHECK_EQ(rw_hist_round(1), 0);
-}
-
-/* The promotion threshold a limit needs: ncpus x (threshold - 1) never reaches the limit. */
-static void test_limit_threshold_bound(void)
-{
-	static const uint64_t limits[] = { 1, 2, 3, 7, 100, 999, 1000, 10000, 123456789, 1ULL << 40 };
-	static const uint32_t cpus[] = { 1, 2, 3, 16, 64, 192, 1024 };
-
-	CHECK_EQ(rw_limit_threshold(0, 4, 0), 0);
-	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
-		for (size_t j = 0; j < sizeof(cpus) / sizeof(cpus[0]); j++) {
-			uint64_t t = rw_limit_threshold(limits[i], cpus[j], RW_MAX_THRESHOLD);
-
-			CHECK(t >= 1 && t <= RW_MAX_THRESHOLD);
-			CHECK((t - 1) * cpus[j] < limits[i]);
-		}
-	}
-}
-
-static void test_next_thresholds(void)
-{
-	struct rw_rank_entry top[3] = { 0 };
-	struct rw_thresholds t;
-
-	/* Few flows tracked: the rest of the free budget, and the sketch's noise floor. */
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, 0, 0);
-	CHECK_EQ(t.free_promotions, RW_FREE_TRACKED - 100);
-	CHECK_EQ(t.promote_packets, 2);
-	CHECK_EQ(t.promote_bytes, 0);
-	/* A small table keeps a quarter of itself for free promotions. */
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 10, 64, 0, 0);
-	CHECK_EQ(t.free_promotions, 16 - 10);
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
-	CHECK_EQ(t.free_promotions, 0);
-	/* A busy sketch (more packets on a CPU than buckets): no free promotions. */
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS, 0);
-	CHECK_EQ(t.free_promotions, RW_FREE_TRACKED - 100);
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS + 1, 0);
-	CHECK_EQ(t.free_promotions, 0);
-	/* A full top-3 whose third has 9000 packets: 4500 on some CPU of two. */
-	top[2].sum.packets = 9000;
-	top[2].sum.bytes = 900000;
-	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
-	CHECK_EQ(t.promote_packets, 4500);
-	t = rw_next_thresholds(top, 3, 3, RW_SORT_BPS, 2, 5000, 32768, 0, 0);
-	CHECK_EQ(t.promote_packets, 0);
-	CHECK_EQ(t.promote_bytes, 450000);
-	/* A spoofed flood of 40 M packets on one CPU: never below its count-min noise. */
-	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 40000000, 0);
-	CHECK_EQ(t.promote_packets, 2 * 40000000 / RW_SKETCH_COLS + 2);
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * Count-min needs its two rows to collide independently: over 65 536
- * sequential sources (how real ranges look), pairs that share both buckets
- * stay near what independent rows give (n^2 / 2 / columns^2), and each row's
- * load is as even as chance makes it.
- */
-static void test_hash_rows_independent(void)
-{
-	const uint32_t n = 65536;
-	const uint64_t expect = (uint64_t)n * n / 2 / ((uint64_t)RW_SKETCH_COLS * RW_SKETCH_COLS);
-	uint32_t *pairs = calloc(n, sizeof(*pairs)), *row0 = calloc(RW_SKETCH_COLS, sizeof(*row0));
-
-	for (int fam = RW_FAMILY_IPV4; fam <= RW_FAMILY_IPV6; fam += 2) {
-		uint64_t both = 0, run = 0;
-		double chi = 0, mean = (double)n / RW_SKETCH_COLS;
-
-		memset(row0, 0, RW_SKETCH_COLS * sizeof(*row0));
-		for (uint32_t i = 0; i < n; i++) {
-			struct rw_key k = { .family = (uint8_t)fam };
-			uint32_t v = htonl((fam == RW_FAMILY_IPV4 ? 0xc6120000u : 0) + i);
-			uint64_t h;
-
-			if (fam == RW_FAMILY_IPV6) {
-				k.addr[0] = 0x20, k.addr[1] = 0x01, k.addr[2] = 0x0d, k.addr[3] = 0xb8;
-				memcpy(k.addr + 12, &v, 4);
-			} else {
-				memcpy(k.addr, &v, 4);
-			}
-			h = rw_hash(&k, 0x243f6a8885a308d3ULL);
-			pairs[i] = rw_sketch_col(h, 0) << 16 | rw_sketch_col(h, 1);
-			row0[rw_sketch_col(h, 0)]++;
-		}
-		qsort(pairs, n, sizeof(*pairs), cmp_u32);
-		for (uint32_t i = 1; i < n; i++) {
-			run = pairs[i] == pairs[i - 1] ? run + 1 : 0;
-			both += run;
-		}
-		for (uint32_t i = 0; i < RW_SKETCH_COLS; i++)
-			chi += (row0[i] - mean) * (row0[i] - mean) / mean;
-		chi /= RW_SKETCH_COLS - 1;
-		if (both > 3 * expect || chi < 0.5 || chi > 1.5)
-			fprintf(stderr, "  IPv%d: %llu pairs share both rows, row 0 chi2/df %.3f\n", fam,
-				(unsigned long long)both, chi);
-		CHECK(both <= 3 * expect);
-		CHECK(chi > 0.5 && chi < 1.5);
-	}
-	free(pairs);
-	free(row0);
-}
-
-static void test_memplan(void)
-{
-	struct rw_memplan a, b;
-	uint64_t sum = 0;
-
-	rw_memplan(2, 32768, 10, &a);
-	for (uint32_t i = 0; i < a.n; i++)
-		sum += a.map[i].bytes;
-	CHECK_EQ(sum, a.total);
-	CHECK_EQ(strcmp(a.map[2].name, "hot"), 0);
-	/*
-	 * The record is 32 B: from 2 to 64 CPUs the table grows by that per CPU
-	 * and entry (entries: 5/4 of the flows, in whole buckets), no more.
-	 */
-	rw_memplan(64, 32768, 10, &b);
-	CHECK(b.map[2].bytes - a.map[2].bytes + 4096 >=
-	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS);
-	CHECK(b.map[2].bytes - a.map[2].bytes <=
-	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS + 4096);
-	CHECK_EQ(b.map[3].bytes, a.map[3].bytes); /* the history does not depend on the CPUs */
-	/* Defaults on 64 CPUs stay within 128 MiB. */
-	CHECK(b.total <= 128ULL << 20);
-	/* One more flow costs about what rw_memplan_per_flow says (whole buckets and pages). */
-	rw_memplan(64, 30000, 10, &a);
-	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, &b);
-	CHECK(b.total - a.total <= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) + 4 * 4096);
-	CHECK(b.total - a.total + 4 * 4096 >= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) * 9 / 10);
-}
-
-static void test_window_span(void)
-{
-	uint64_t slot = 100000000ULL;
-
-	/* 10 slots of 100 ms at 30 ms into a slot: 9 full slots + 30 ms. */
-	CHECK_EQ(rw_window_span_ns(50 * slot + 30000000ULL, 0, slot, 10), 930000000ULL);
-	/* Counting began 200 ms ago: the window covers only that. */
-	CHECK_EQ(rw_window_span_ns(50 * slot, 50 * slot - 200000000ULL, slot, 10), 200000000ULL);
-	CHECK_EQ(rw_window_span_ns(50 * slot, 50 * slot, slot, 10), 1); /* never zero */
-}
-
-static uint64_t rng_state = 0x243f6a8885a308d3ULL;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static int cmp_entries(const void *a, const void *b)
-{
-	if (rw_rank_before(a, b))
-		return -1;
-	return rw_rank_before(b, a) ? 1 : 0;
-}
-
-static void random_entry(struct rw_rank_entry *e, uint32_t i, uint64_t metric_range)
-{
-	memset(e, 0, sizeof(*e));
-	e->key.family = (i & 1) ? RW_FAMILY_IPV6 : RW_FAMILY_IPV4;
-	e->key.addr[0] = 198;
-	e->key.addr[1] = 18;
-	memcpy(&e->key.addr[12], &i, sizeof(i)); /* unique key per i */
-	e->metric = rng() % metric_range;       /* small ranges force many ties */
-	e->sum.packets = e->metric;
-}
-
-static void test_ranking_matches_brute_force(void)
-{
-	static const uint32_t ns[] = { 0, 1, 5, 100, 5000 };
-	static const uint32_t ks[] = { 1, 3, 10, 64 };
-	static const uint32_t parts[] = { 1, 2, 7 };
-	static const uint64_t ranges[] = { 3, 1000, UINT64_MAX };
-
-	for (size_t a = 0; a < sizeof(ns) / sizeof(ns[0]); a++)
-	for (size_t b = 0; b < sizeof(ks) / sizeof(ks[0]); b++)
-	for (size_t c = 0; c < sizeof(parts) / sizeof(parts[0]); c++)
-	for (size_t d = 0; d < sizeof(ranges) / sizeof(ranges[0]); d++) {
-		uint32_t n = ns[a], k = ks[b], want = n < k ? n : k, got;
-		struct rw_rank_entry *all = calloc(n + 1, sizeof(*all));
-		struct rw_rank_entry *out = calloc(k, sizeof(*out));
-		struct rw_ranker r;
-
-		CHECK_EQ(rw_ranker_init(&r, parts[c], k), 0);
-		for (uint32_t i = 0; i < n; i++) {
-			random_entry(&all[i], i, ranges[d]);
-			rw_ranker_offer(&r, &all[i]);
-		}
-		qsort(all, n, sizeof(*all), cmp_entries);
-		/* Twice: the ranker must come back empty for the next tick. */
-		for (int round = 0; round < 2; round++) {
-			got = rw_ranker_merge(&r, out);
-			CHECK_EQ(got, round ? 0 : want);
-			for (uint32_t i = 0; i < got; i++)
-				CHECK(memcmp(&out[i], &all[i], sizeof(*out)) == 0);
-		}
-		rw_ranker_free(&r);
-		free(all);
-		free(out);
-	}
-}
-
-static void test_ranking_ties_break_by_key(void)
-{
-	struct rw_rank_entry a = { .metric = 5 }, b = { .metric = 5 }, out[2];
-	struct rw_topk t;
-
-	a.key.addr[3] = 2;
-	b.key.addr[3] = 1;
-	CHECK(rw_rank_before(&b, &a));
-	CHECK(!rw_rank_before(&a, &b));
-	CHECK(!rw_rank_before(&a, &a));
-	CHECK_EQ(rw_topk_init(&t, 1), 0);
-	rw_topk_offer(&t, &a);
-	rw_topk_offer(&t, &b);
-	CHECK_EQ(rw_topk_drain(&t, out), 1);
-	CHECK_EQ(out[0].key.addr[3], 1);
-	rw_topk_free(&t);
-}
-
 static void test_key_format(void)
 {
 	struct rw_key k = { .family = RW_FAMILY_IPV4, .addr = { 198, 18, 0, 7 } };
@@ -823,20 +483,6 @@ static void test_key_format(void)
 	k.family = 9;
 	rw_key_format(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "?");
-}
-
-static void test_meminfo_available(void)
-{
-	static char text[] = "MemTotal:       24683584 kB\nMemFree:        24430000 kB\n"
-			     "MemAvailable:   24232292 kB\nBuffers:            1234 kB\n";
-	static char missing[] = "MemTotal: 100 kB\n";
-	FILE *f = fmemopen(text, sizeof(text) - 1, "r");
-
-	CHECK_EQ(rw_meminfo_available(f), 24232292ULL * 1024);
-	fclose(f);
-	f = fmemopen(missing, sizeof(missing) - 1, "r");
-	CHECK_EQ(rw_meminfo_available(f), 0);
-	fclose(f);
 }
 
 /* Parses one rule, expecting success; the spec in *r. */
@@ -978,128 +624,6 @@ static void test_levels_parse(void)
 	}
 }
 
-static struct rw_key v4key(uint8_t a, uint8_t b, uint8_t c, uint8_t d)
-{
-	struct rw_key k = { .family = RW_FAMILY_IPV4, .addr = { a, b, c, d } };
-
-	return k;
-}
-
-/* Finds a reported prefix by text ("198.18.0.0/16"); NULL if it was not reported. */
-static const struct rw_hhh_item *reported(const struct rw_hhh_item *it, size_t n, const char *text)
-{
-	char buf[RW_KEY_STRLEN];
-
-	for (size_t i = 0; i < n; i++) {
-		rw_key_format(&it[i].prefix, buf, sizeof(buf));
-		if (strcmp(buf, text) == 0)
-			return &it[i];
-	}
-	return NULL;
-}
-
-/*
- * A spoofed flood over one /16 (sampled 1 in 64), a heavy tracked source in
- * another, and a /24 of many tracked sources with a rest around it: each shows
- * at the level where it is heavy, and no prefix counts its reported
- * descendants' traffic again.
- */
-static void test_hhh_report(void)
-{
-	struct rw_levels lv;
-	struct rw_hhh_item out[64];
-	const struct rw_hhh_item *it;
-	struct rw_hhh *h;
-	char err[256];
-	size_t n;
-	uint32_t x = 1;
-
-	CHECK_EQ(rw_parse_levels("v4:32,24,16", &lv, err, sizeof(err)), 0);
-	h = rw_hhh_new(&lv, 10, 64);
-	CHECK(h != NULL);
-	if (!h)
-		return;
-	for (int i = 0; i < 1000; i++) { /* 64 000 packets over 198.18.0.0/16, epochs 95..99 */
-		x = x * 1103515245u + 12345u;
-		struct rw_key k = v4key(198, 18, (uint8_t)(x >> 16), (uint8_t)(x >> 24));
-
-		rw_hhh_sample(h, &k, 95 + (uint64_t)(i % 5));
-	}
-	{
-		struct rw_key old = v4key(203, 0, 113, 1);
-
-		rw_hhh_sample(h, &old, 80); /* a slot out of the window: never counted */
-		rw_hhh_sample(h, &old, 90);
-	}
-	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 19, 0, 1 } }, 20000);
-	for (int i = 0; i < 15; i++) /* 15 000 in 198.20.1.0/24, 8 000 elsewhere in 198.20/16 */
-		rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4,
-						  .addr = { 198, 20, 1, (uint8_t)i } }, 1000);
-	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 20, 7, 1 } }, 8000);
-	n = rw_hhh_report(h, 99, 107000, 0.05, out, 64);
-	CHECK((it = reported(out, n, "198.19.0.1/32")) && it->residual == 20000);
-	CHECK((it = reported(out, n, "198.18.0.0/16")) && it->packets == 64000);
-	CHECK((it = reported(out, n, "198.20.1.0/24")) && it->residual == 15000);
-	CHECK((it = reported(out, n, "198.20.7.1/32")) && it->residual == 8000);
-	/* 198.20.0.0/16 holds 23 000, all of it in reported descendants. */
-	CHECK(reported(out, n, "198.20.0.0/16") == NULL);
-	CHECK(reported(out, n, "198.19.0.0/16") == NULL); /* all of it is 198.19.0.1 */
-	CHECK(reported(out, n, "198.18.7.0/24") == NULL); /* a /24 of the flood: 1/256 */
-	CHECK(reported(out, n, "203.0.113.0/24") == NULL);
-	CHECK_EQ(n, 4);
-	/* The order: most specific level first. */
-	CHECK_EQ(RW_KEY_PREFIX_LEN(&out[0].prefix), 32);
-	CHECK_EQ(RW_KEY_PREFIX_LEN(&out[n - 1].prefix), 16);
-	/* Exact counts are this tick's only: the next report has the samples alone. */
-	n = rw_hhh_report(h, 99, 64000, 0.05, out, 64);
-	CHECK_EQ(n, 1);
-	/* Five slots later the flood's first slot has left the window. */
-	n = rw_hhh_report(h, 105, 64000, 0.05, out, 64);
-	CHECK((it = reported(out, n, "198.18.0.0/16")) && it->packets == 64000 - 200 * 64);
-	rw_hhh_free(h);
-}
-
-static void count_swept(void *arg, const struct rw_key *k)
-{
-	(void)k;
-	(*(int *)arg)++;
-}
-
-/* The loader's set of limited sources: add, mark, sweep what was not marked. */
-static void test_keyset(void)
-{
-	struct rw_keyset s = { 0 };
-	int swept = 0;
-
-	for (uint8_t i = 0; i < 200; i++)
-		CHECK_EQ(rw_keyset_add(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, i } }), 0);
-	CHECK_EQ(rw_keyset_add(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, 7 } }), 0);
-	CHECK_EQ(s.n, 200);
-	CHECK(rw_keyset_has(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, 199 } }));
-	CHECK(!rw_keyset_has(&s, &(struct rw_key){ .family = 6, .addr = { 198, 18, 0, 199 } }));
-	for (uint8_t i = 0; i < 50; i++)
-		rw_keyset_mark(&s, &(struct rw_key){ .family = 4, .addr = { 198, 18, 0, i } });
-	rw_keyset_sweep_unmarked(&s, count_swept, &swept);
-	CHECK_EQ(swept, 150);
-	CHECK_EQ(s.n, 50);
-	/* The marks are cleared: the next sweep takes the rest. */
-	swept = 0;
-	rw_keyset_sweep_unmarked(&s, count_swept, &swept);
-	CHECK_EQ(swept, 50);
-	CHECK_EQ(s.n, 0);
-	/* Deleted slots are reused, and the set still finds what it holds. */
-	for (int round = 0; round < 20; round++) {
-		for (uint8_t i = 0; i < 100; i++)
-			CHECK_EQ(rw_keyset_add(&s, &(struct rw_key){ .family = 4,
-								   .addr = { 10, (uint8_t)round, 0, i } }), 0);
-		for (uint8_t i = 0; i < 100; i++)
-			rw_keyset_del(&s, &(struct rw_key){ .family = 4, .addr = { 10, (uint8_t)round, 0, i } });
-	}
-	CHECK_EQ(s.n, 0);
-	CHECK(s.cap <= 1024);
-	rw_keyset_free(&s);
-}
-
 static void test_parse_listen(void)
 {
 	static const struct { const char *in, *out; } good[] = {
@@ -1123,10 +647,31 @@ static void test_parse_listen(void)
 	}
 }
 
-/* The terminal view's model (one translation unit: the runner's counters are static). */
-#include "test_view.c"
+static void test_key_within(void)
+{
+	struct rw_key p = v4("198.18.1.0"), k = v4("198.18.1.77"), c;
 
-int main(void)
+	CHECK(rw_key_within(&k, &p, 24));
+	CHECK(!rw_key_within(&k, &p, 32));
+	CHECK(rw_key_within(&k, &(struct rw_key){ .family = RW_FAMILY_IPV4 }, 0));
+	k = v4("198.18.2.1");
+	CHECK(!rw_key_within(&k, &p, 24));
+	CHECK(rw_key_within(&k, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18 } },
+			    22)); /* 198.18.0.0/22 holds 198.18.2.1 */
+	k = v6("2001:db8::1");
+	CHECK(!rw_key_within(&k, &p, 0)); /* another family is never inside */
+	/* A shared budget (per /16) is inside a /8, not inside a /24 of it. */
+	CHECK(rw_key_cut(&(struct rw_key){ .family = RW_FAMILY_IPV4,
+					   .addr = { 198, 18, 9, 9 } }, 16, &c));
+	CHECK_EQ(RW_KEY_PREFIX_LEN(&c), 16);
+	CHECK_EQ(c.addr[2], 0);
+	p = v4("198.0.0.0");
+	CHECK(rw_key_within(&c, &p, 8));
+	p = v4("198.18.9.0");
+	CHECK(!rw_key_within(&c, &p, 24));
+}
+
+void run_cli_tests(void)
 {
 	RUN(test_parse_rate_valid);
 	RUN(test_parse_rate_invalid);
@@ -1140,29 +685,9 @@ int main(void)
 	RUN(test_rules_parse);
 	RUN(test_rules_file);
 	RUN(test_levels_parse);
-	RUN(test_hhh_report);
-	RUN(test_keyset);
 	RUN(test_parse_listen);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
-	RUN(test_window_sum_skips_stale_slots);
-	RUN(test_window_span);
-	RUN(test_age_rules);
-	RUN(test_limit_threshold_bound);
-	RUN(test_next_thresholds);
-	RUN(test_memplan);
-	RUN(test_hash_rows_independent);
-	RUN(test_ranking_matches_brute_force);
-	RUN(test_ranking_ties_break_by_key);
 	RUN(test_key_format);
-	RUN(test_meminfo_available);
-	RUN(test_flow_slot_counts);
 	RUN(test_key_within);
-	RUN(test_view_keys);
-	RUN(test_view_filter_prompt);
-	RUN(test_view_ranks_sources);
-	RUN(test_view_prefix_levels);
-	RUN(test_view_text_fits_80_columns);
-	RUN(test_spark);
-	return tl_finish();
 }

@@ -1,93 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/*
- * The terminal view without a terminal: keys, filters, rankings of sources
- * and prefixes, sparklines and every line at 80 columns. Included by
- * test_unit.c (one runner).
- */
-#include "view.h"
+/* Unit tests of user/views/: The terminal view without a terminal: keys, filters, rankings of sources and prefixes, sparklines and every line at 80 columns. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-static struct rw_key v4(const char *a)
-{
-	struct rw_key k = { .family = RW_FAMILY_IPV4 };
-
-	inet_pton(AF_INET, a, k.addr);
-	return k;
-}
-
-static struct rw_key v6(const char *a)
-{
-	struct rw_key k = { .family = RW_FAMILY_IPV6 };
-
-	inet_pton(AF_INET6, a, k.addr);
-	return k;
-}
-
-/* Per-slot counts of one flow: history slots, records, stale and future ones. */
-static void test_flow_slot_counts(void)
-{
-	uint32_t slots = 4;
-	struct rw_hist_slot hist[4] = { 0 };
-	uint64_t out[4];
-	struct rw_hot hot[3] = {
-		{ .epoch = 99, .packets = 7, .bytes = 700, .drop_packets = 2, .gen = 1 },
-		{ .epoch = 100, .packets = 50, .gen = 1 }, /* the current slot: not a complete one */
-		{ .epoch = 97, .packets = 1, .bytes = 100, .gen = 1 },
-	};
-	struct rw_flow_view fv = { .state = rw_st_make(100, 1, RW_ST_LIVE), .hot = hot, .ncpus = 3,
-				   .hist = hist };
-
-	/* now = 100: complete slots 96..99 */
-	set_hist(hist, 96, slots, 30, 3);
-	set_hist(hist, 97, slots, 20, 0);
-	set_hist(hist, 98, slots, 10, 1);
-	set_hist(hist, 95, slots, 999, 0); /* where 99 would be: a round outside the slots asked for */
-	rw_flow_slot_counts(&fv, slots, RW_H_PACKETS, 96, 4, out);
-	CHECK_EQ(out[0], 30);
-	CHECK_EQ(out[1], 20 + 1);
-	CHECK_EQ(out[2], 10);
-	CHECK_EQ(out[3], 7);
-	rw_flow_slot_counts(&fv, slots, RW_H_DROP_PACKETS, 96, 4, out);
-	CHECK_EQ(out[0], 3);
-	CHECK_EQ(out[1], 0);
-	CHECK_EQ(out[2], 1);
-	CHECK_EQ(out[3], 2);
-	rw_flow_slot_counts(&fv, slots, RW_H_BYTES, 96, 4, out);
-	CHECK_EQ(out[1], 2000 + 100);
-	/* No history yet: records alone. */
-	fv.hist = NULL;
-	rw_flow_slot_counts(&fv, slots, RW_H_PACKETS, 97, 4, out);
-	CHECK_EQ(out[0], 1);
-	CHECK_EQ(out[2], 7);
-	CHECK_EQ(out[3], 50);
-	/* Records of an earlier generation belong to nobody now. */
-	fv.state = rw_st_make(100, 2, RW_ST_LIVE);
-	rw_flow_slot_counts(&fv, slots, RW_H_PACKETS, 97, 4, out);
-	CHECK_EQ(out[0] + out[2] + out[3], 0);
-}
-
-static void test_key_within(void)
-{
-	struct rw_key p = v4("198.18.1.0"), k = v4("198.18.1.77"), c;
-
-	CHECK(rw_key_within(&k, &p, 24));
-	CHECK(!rw_key_within(&k, &p, 32));
-	CHECK(rw_key_within(&k, &(struct rw_key){ .family = RW_FAMILY_IPV4 }, 0));
-	k = v4("198.18.2.1");
-	CHECK(!rw_key_within(&k, &p, 24));
-	CHECK(rw_key_within(&k, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18 } },
-			    22)); /* 198.18.0.0/22 holds 198.18.2.1 */
-	k = v6("2001:db8::1");
-	CHECK(!rw_key_within(&k, &p, 0)); /* another family is never inside */
-	/* A shared budget (per /16) is inside a /8, not inside a /24 of it. */
-	CHECK(rw_key_cut(&(struct rw_key){ .family = RW_FAMILY_IPV4,
-					   .addr = { 198, 18, 9, 9 } }, 16, &c));
-	CHECK_EQ(RW_KEY_PREFIX_LEN(&c), 16);
-	CHECK_EQ(c.addr[2], 0);
-	p = v4("198.0.0.0");
-	CHECK(rw_key_within(&c, &p, 8));
-	p = v4("198.18.9.0");
-	CHECK(!rw_key_within(&c, &p, 24));
-}
+#include "cli/key.h"
+#include "unit.h"
+#include "views/view.h"
 
 static void test_view_keys(void)
 {
@@ -480,4 +400,14 @@ static void test_spark(void)
 
 	rw_spark(zero, 3, true, buf, sizeof(buf));
 	CHECK_STR(buf, "   ");
+}
+
+void run_views_tests(void)
+{
+	RUN(test_view_keys);
+	RUN(test_view_filter_prompt);
+	RUN(test_view_ranks_sources);
+	RUN(test_view_prefix_levels);
+	RUN(test_view_text_fits_80_columns);
+	RUN(test_spark);
 }

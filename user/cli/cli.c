@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "errmsg.h"
-#include "lines.h"
-#include "listen.h"
+#include "cli/cli.h"
+#include "cli/errmsg.h"
+#include "cli/lines.h"
+#include "cli/listen.h"
+#include "cli/units.h"
 #include "ratewall.h"
-#include "units.h"
 
 void rw_cli_usage(FILE *out)
 {
@@ -462,7 +462,7 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 
 	*cfg = (struct rw_config){
 		.window_ns = 1000000000ULL,
-		.slots = 10,
+		.slots = RW_DEFAULT_SLOTS,
 		.top = 10,
 		.interval_ns = 1000000000ULL,
 		.sort = RW_SORT_PPS,

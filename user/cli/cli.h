@@ -1,4 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The command lines of `ratewall run` and `ratewall memory` into a validated
+ * struct rw_config, the config file's keys onto the same options, the usage
+ * text, and rw_cli_outcome: where a parse result becomes a message and an exit
+ * status.
+ */
 #ifndef RW_CLI_H
 #define RW_CLI_H
 
@@ -6,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "config.h"
+#include "cli/config.h"
 
 /*
  * Parses `ratewall run` arguments (argv[0] is "run"). Returns 0, 1 when help

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
-#include "hhh.h"
+#include "cli/levels.h"
 #include "ratewall.h"
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };

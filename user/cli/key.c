@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "key.h"
+#include "cli/key.h"
 
 #include <arpa/inet.h>
 #include <stdint.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Keys and prefixes as operators read and write them: addresses, CIDRs, /N. */
 #ifndef RW_KEY_H
 #define RW_KEY_H
 

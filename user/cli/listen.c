@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "listen.h"
+#include "cli/listen.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "errmsg.h"
-#include "units.h"
+#include "cli/errmsg.h"
+#include "cli/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "rules.h"
+#include "cli/rules.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errmsg.h"
-#include "key.h"
-#include "lines.h"
-#include "units.h"
+#include "cli/errmsg.h"
+#include "cli/key.h"
+#include "cli/lines.h"
+#include "cli/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

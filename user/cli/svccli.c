@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "svccli.h"
+#include "cli/svccli.h"
 
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "errmsg.h"
+#include "cli/cli.h"
+#include "cli/errmsg.h"
 
 /* Every parse error is EINVAL. */
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)

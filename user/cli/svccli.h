@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "config.h"
+#include "cli/config.h"
 
 #define RW_RULE_TEXT_MAX 512
 

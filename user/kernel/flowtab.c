@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "flowtab.h"
+#include "kernel/flowtab.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "window.h"
+#include "kernel/window.h"
 
 int rw_flowtab_init(struct rw_flowtab *ft, const struct rw_table_fds *fds, int window_fd,
 		    uint64_t seed, uint32_t ncpus, uint32_t slots, bool writable)
@@ -98,79 +98,65 @@ static int walk(struct rw_flowtab *ft, uint64_t now_epoch,
 	return 0;
 }
 
-struct scan_pass {
-	uint64_t now_epoch;
-	enum rw_sort sort;
-	struct rw_ranker *ranker;
-	struct rw_tick *out;
-};
-
-static int scan_one(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
-		    const struct rw_window_sum *sum, const struct rw_flow_view *fv, void *arg)
-{
-	struct scan_pass *p = arg;
-	struct rw_rank_entry e = { .key = *key, .sum = *sum };
-
-	if (rw_window_idle(sum, p->now_epoch, ft->slots) &&
-	    __atomic_load_n(&ft->table.ent[i].ban_until_ns, __ATOMIC_RELAXED) <= ft->ban_now_ns) {
-		if (ft->before_delete)
-			ft->before_delete(ft->before_delete_arg, i);
-		/*
-		 * Only if the state is still the one read: a packet that revived it
-		 * since changed it first. Not removed (revived, or idle by less than
-		 * the state's margin slot): the next tick sees it again.
-		 */
-		if (rw_table_delete(&ft->table, i, fv->state, p->now_epoch, ft->ban_now_ns))
-			p->out->deleted++;
-		return 0;
-	}
-	p->out->flows++;
-	if (ft->each)
-		ft->each(ft->each_arg, key, sum);
-	e.metric = rw_sort_metric(sum, p->sort);
-	rw_ranker_offer(p->ranker, &e);
-	return ft->visit ? ft->visit(ft->visit_arg, key, sum, fv) : 0;
-}
-
-int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
-		    struct rw_ranker *ranker, struct rw_tick *out)
-{
-	struct scan_pass p = { .now_epoch = now_epoch, .sort = sort, .ranker = ranker, .out = out };
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	err = read_window(ft, now_epoch, out);
-	return err ? err : walk(ft, now_epoch, scan_one, &p);
-}
-
-struct read_pass {
+/* One pass: the loader's (delete_idle) or a watcher's. */
+struct pass {
 	uint64_t now_epoch;
 	struct rw_tick *out;
 	rw_flow_visit fn;
 	void *arg;
+	bool delete_idle;
 };
 
-static int read_one(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
+static int pass_one(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
 		    const struct rw_window_sum *sum, const struct rw_flow_view *fv, void *arg)
 {
-	struct read_pass *p = arg;
+	struct pass *p = arg;
 
-	(void)i;
-	if (rw_window_idle(sum, p->now_epoch, ft->slots))
+	if (!rw_window_idle(sum, p->now_epoch, ft->slots))
+		goto live;
+	if (!p->delete_idle)
 		return 0; /* the loader's to delete, nobody else's */
+	if (__atomic_load_n(&ft->table.ent[i].ban_until_ns, __ATOMIC_RELAXED) > ft->ban_now_ns)
+		goto live; /* a banned flow is never idle */
+	if (ft->before_delete)
+		ft->before_delete(ft->before_delete_arg, i);
+	/*
+	 * Only if the state is still the one read: a packet that revived it
+	 * since changed it first. Not removed (revived, or idle by less than
+	 * the state's margin slot): the next tick sees it again.
+	 */
+	if (rw_table_delete(&ft->table, i, fv->state, p->now_epoch, ft->ban_now_ns))
+		p->out->deleted++;
+	return 0;
+live:
 	p->out->flows++;
-	return p->fn(p->arg, key, sum, fv);
+	return p->fn ? p->fn(p->arg, key, sum, fv) : 0;
+}
+
+static int pass(struct rw_flowtab *ft, struct pass *p)
+{
+	int err;
+
+	memset(p->out, 0, sizeof(*p->out));
+	err = read_window(ft, p->now_epoch, p->out);
+	return err ? err : walk(ft, p->now_epoch, pass_one, p);
+}
+
+int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
+		    rw_flow_visit fn, void *arg)
+{
+	struct pass p = { .now_epoch = now_epoch, .out = out, .fn = fn, .arg = arg,
+			  .delete_idle = true };
+
+	return pass(ft, &p);
 }
 
 int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
 		    rw_flow_visit fn, void *arg)
 {
-	struct read_pass p = { .now_epoch = now_epoch, .out = out, .fn = fn, .arg = arg };
-	int err;
+	struct pass p = { .now_epoch = now_epoch, .out = out, .fn = fn, .arg = arg };
 
-	memset(out, 0, sizeof(*out));
-	err = read_window(ft, now_epoch, out);
-	return err ? err : walk(ft, now_epoch, read_one, &p);
+	return pass(ft, &p);
 }
 
 int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, struct rw_flow_view *fv)

@@ -2,20 +2,18 @@
 /*
  * One tick over the kernel's state: walk the tracked-flow table in place, sum
  * each flow's live slots, delete flows idle for a whole window (each at once,
- * and only if no packet revived it since it was read), feed the rest to the
- * ranker, and take the window's totals from the per-slot totals: sources
- * never promoted cost the tick nothing.
+ * and only if no packet revived it since it was read), hand the rest to the
+ * caller (who ranks them, counts their prefixes, draws them), and take the
+ * window's totals from the per-slot totals: sources never promoted cost the
+ * tick nothing.
  */
 #ifndef RW_FLOWTAB_H
 #define RW_FLOWTAB_H
 
 #include <stdint.h>
-#include "config.h"
-#include "rank.h"
-#include "table.h"
-#include "thresholds.h"
+#include "kernel/table.h"
 
-/* A live flow as a read-only pass sees it: window sums and the flow behind them. */
+/* A live flow as a pass sees it: window sums and the flow behind them. 0, or -errno to stop. */
 typedef int (*rw_flow_visit)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum,
 			     const struct rw_flow_view *fv);
 
@@ -27,12 +25,6 @@ struct rw_flowtab {
 	struct rw_hot *recs;     /* one flow's records: ncpus */
 	struct rw_wslot *wslots; /* one lookup's worth: ncpus values */
 	uint64_t *cpu_sketch;    /* per CPU: sketch packets, bytes in the window */
-	/* Called for every live tracked flow of a scan (NULL: nobody asks). */
-	void (*each)(void *arg, const struct rw_key *key, const struct rw_window_sum *sum);
-	void *each_arg;
-	/* Also called for every live tracked flow of a scan, with its records (NULL: nobody asks). */
-	rw_flow_visit visit;
-	void *visit_arg;
 	/* --ban: the program's clock now (set before each scan); a banned flow is never idle. */
 	uint64_t ban_now_ns;
 	/* Test hook: called after a flow is read and before it may be deleted. */
@@ -60,9 +52,12 @@ struct rw_tick {
 int rw_flowtab_init(struct rw_flowtab *ft, const struct rw_table_fds *fds, int window_fd,
 		    uint64_t seed, uint32_t ncpus, uint32_t slots, bool writable);
 void rw_flowtab_free(struct rw_flowtab *ft);
-/* Returns 0 or a negative errno from the map operations. */
-int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, enum rw_sort sort,
-		    struct rw_ranker *ranker, struct rw_tick *out);
+/*
+ * The loader's pass: the window's totals in out, idle flows deleted, fn for
+ * every live flow. 0 or the first negative errno.
+ */
+int rw_flowtab_scan(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *out,
+		    rw_flow_visit fn, void *arg);
 
 /*
  * A read-only pass (a watcher beside the loader): the window's totals in out,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "loader.h"
+#include "kernel/loader.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "errmsg.h"
+#include "cli/errmsg.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
 
@@ -33,19 +33,13 @@ static uint64_t random_seed(void)
 	return seed | 1;
 }
 
-static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	(void)level;
-	return vfprintf(stderr, fmt, ap);
-}
-
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 {
 	uint32_t ncpus = rw_possible_cpus(), nbuckets = rw_table_buckets(p->max_flows);
 	struct ratewall_bpf *skel;
 	int err;
 
-	libbpf_set_print(p->verbose ? print_libbpf : NULL);
+	libbpf_set_print(p->libbpf_log);
 	/* Every CPU's records of every entry are one array: its index must fit 32 bits. */
 	if (ncpus > RW_MAX_CPUS || (uint64_t)ncpus * nbuckets * RW_WAYS > 0xffffffffULL)
 		return -E2BIG;
@@ -135,6 +129,7 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 
 	at->ifindex = ifindex;
 	at->link_fd = -1;
+	at->native_err = 0;
 	if (bpf_xdp_query(ifindex, 0, &q) == 0 && q.attach_mode != XDP_ATTACHED_NONE)
 		return fail(err, errlen, -EBUSY,
 			    "%s already has an XDP program (id %u); ratewall will not replace it "
@@ -154,9 +149,7 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 				    "cannot attach native XDP to %s: %s%s", ifname, strerror(-fd),
 				    fd == -EBUSY || fd == -EPERM ? "" :
 				    " (the driver may not support it; try --xdp-mode generic)");
-		fprintf(stderr, "ratewall: native XDP is not available on %s (%s); using generic XDP, "
-			"which runs later in the stack and costs more per packet\n",
-			ifname, strerror(-fd));
+		at->native_err = fd; /* the caller says it: generic runs later and costs more */
 	}
 	fd = link_xdp(prog_fd, ifindex, XDP_FLAGS_SKB_MODE);
 	if (fd < 0)

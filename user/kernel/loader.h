@@ -6,9 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "config.h"
-#include "memplan.h"
-#include "table.h"
+#include <bpf/libbpf.h>
+#include "cli/config.h"
+#include "kernel/memplan.h"
+#include "kernel/table.h"
 
 struct ratewall_bpf;
 
@@ -23,7 +24,8 @@ struct rw_load_params {
 	uint64_t hash_clear;    /* tests only: these bits of every hash are cleared (collisions) */
 	bool test_clock;
 	bool coarse_clock;
-	bool verbose;
+	/* Where libbpf's own messages go (--verbose); NULL: nowhere. */
+	libbpf_print_fn_t libbpf_log;
 	bool dry_run;           /* count drops, enforce none */
 	bool malformed_drop;    /* drop frames with broken IP headers instead of passing them */
 	bool sample;            /* sample untracked packets for the prefix counts (--levels) */
@@ -52,6 +54,7 @@ struct rw_attachment {
 	int ifindex;
 	int link_fd;
 	enum rw_xdp_mode mode; /* native or generic, as attached */
+	int native_err;        /* --xdp-mode auto fell back to generic: why native was refused (-errno) */
 };
 
 /*

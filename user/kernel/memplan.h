@@ -8,7 +8,7 @@
 #define RW_MEMPLAN_H
 
 #include <stdint.h>
-#include "config.h"
+#include "cli/config.h"
 
 #define RW_MEMPLAN_MAPS 14
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "rules_maps.h"
+#include "kernel/rules_maps.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "cli/config.h"
 
 void rw_rule_to_kernel(const struct rw_rule_env *env, const struct rw_rule_spec *r,
 		       struct rw_rule_key *key, struct rw_rule *value)

@@ -9,7 +9,7 @@
 #define RW_RULES_MAPS_H
 
 #include <stdint.h>
-#include "rules.h"
+#include "cli/rules.h"
 
 /* What turns a rule's rates into the program's per-window limits. */
 struct rw_rule_env {

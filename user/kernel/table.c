@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "table.h"
+#include "kernel/table.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "window.h"
+#include "kernel/window.h"
 
 #include <string.h>
 

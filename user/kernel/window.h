@@ -5,9 +5,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "kernel/table.h"
 #include "ratewall.h"
 #include "ratewall_window.h"
-#include "table.h"
 
 /* Sums one tracked flow: every CPU's record of its generation, and its history. */
 void rw_flow_window(const struct rw_flow_view *fv, uint32_t slots, uint64_t now_epoch,

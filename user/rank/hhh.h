@@ -15,19 +15,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "cli/levels.h"
 #include "ratewall.h"
 
-#define RW_HHH_LEVELS 6 /* per family */
 #define RW_HHH_MAX_SAMPLES_PER_SLOT (1u << 20)
-
-/* Prefix lengths ranked, per family, longest first; n = 0: none for that family. */
-struct rw_levels {
-	uint8_t len[2][RW_HHH_LEVELS]; /* [0] IPv4, [1] IPv6 */
-	uint32_t n[2];
-};
-
-/* "v4:32,24,16 v6:128,64,48" (blanks or ';' between families). -EINVAL, reason in err. */
-int rw_parse_levels(const char *s, struct rw_levels *out, char *err, size_t errlen);
 
 struct rw_hhh_item {
 	struct rw_key prefix; /* masked; RW_KEY_PREFIX_LEN holds the length */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "rank.h"
+#include "rank/rank.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "config.h"
+#include "cli/config.h"
 #include "ratewall.h"
 #include "ratewall_window.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "thresholds.h"
+#include "rank/thresholds.h"
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {

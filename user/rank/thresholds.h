@@ -4,8 +4,8 @@
 #define RW_THRESHOLDS_H
 
 #include <stdint.h>
-#include "config.h"
-#include "rank.h"
+#include "cli/config.h"
+#include "rank/rank.h"
 
 /* Most flows tracked from their first packet, whatever the table size. */
 #define RW_FREE_TRACKED 4096

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "memcmd.h"
+#include "service/memcmd.h"
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "loader.h"
-#include "memplan.h"
+#include "cli/cli.h"
+#include "cli/exit.h"
+#include "cli/units.h"
+#include "kernel/loader.h"
+#include "kernel/memplan.h"
 #include "ratewall.h"
-#include "units.h"
 
 int rw_memory_command(int argc, char **argv)
 {
@@ -24,7 +25,7 @@ int rw_memory_command(int argc, char **argv)
 	if (!max_flows) {
 		fprintf(stderr, "ratewall: --max-memory is too small for the sketch and one tracked "
 			"flow on %u CPUs\n", cpus);
-		return 2;
+		return RW_EXIT_USAGE;
 	}
 	rw_memplan(cpus, max_flows, cfg.slots, &plan);
 	printf("kernel memory for %u possible CPUs, %u tracked flows, %u slots, sketch %ux%u:\n",

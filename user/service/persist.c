@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "persist.h"
+#include "service/persist.h"
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -11,13 +11,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "clock.h"
-#include "pins.h"
+#include "cli/cli.h"
+#include "cli/clock.h"
+#include "cli/exit.h"
+#include "cli/units.h"
 #include "ratewall.skel.h"
-#include "run.h"
-#include "session.h"
-#include "units.h"
+#include "service/pins.h"
+#include "service/session.h"
 
 static uint64_t realtime_ns(void)
 {
@@ -218,6 +218,7 @@ static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode
 		fprintf(stderr, "ratewall: %s\n", err);
 		return e;
 	}
+	rw_session_say_attached(s, i);
 	rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
 	e = pin_as(s, s->at[i].link_fd, name);
 	if (e)

@@ -11,8 +11,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "hhh.h"
-#include "memplan.h"
+#include "kernel/memplan.h"
+#include "rank/hhh.h"
 
 struct rw_session;
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "pick.h"
+#include "service/pick.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "pins.h"
+#include "service/pins.h"
 
 struct pick {
 	const char *root, *want_name, *want_iface;

@@ -3,7 +3,7 @@
 #ifndef RW_PICK_H
 #define RW_PICK_H
 
-#include "config.h"
+#include "cli/config.h"
 
 /*
  * want_name, else the instance on want_iface (in this network namespace),

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "pins.h"
+#include "service/pins.h"
 
 #include <bpf/bpf.h>
 #include <dirent.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "errmsg.h"
+#include "cli/errmsg.h"
 
 #define BPF_FS_MAGIC 0xcafe4a11
 #define RW_BPFFS_DEFAULT "/sys/fs/bpf"

@@ -19,8 +19,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "config.h"
-#include "hhh.h"
+#include "cli/config.h"
+#include "rank/hhh.h"
 
 #define RW_META_MAGIC "ratewall"
 #define RW_META_ERRORS 10

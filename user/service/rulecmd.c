@@ -5,7 +5,8 @@
  * no reload of the program. A loader started with --rules puts its file back
  * on SIGHUP: the file stays the source of truth for those.
  */
-#include "svccmd.h"
+#include "cli/exit.h"
+#include "service/svccmd.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -13,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "loader.h"
-#include "pick.h"
-#include "pins.h"
-#include "rules_maps.h"
-#include "svccli.h"
+#include "cli/cli.h"
+#include "cli/svccli.h"
+#include "kernel/loader.h"
+#include "kernel/rules_maps.h"
+#include "service/pick.h"
+#include "service/pins.h"
 
 static int list_rules(const struct rw_rule_env *env)
 {
@@ -28,7 +29,7 @@ static int list_rules(const struct rw_rule_env *env)
 
 	if (e) {
 		fprintf(stderr, "ratewall: cannot read the rules: %s\n", strerror(-e));
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	for (size_t i = 0; i < rs.n; i++) {
 		rw_rule_format(&rs.rule[i], text, sizeof(text));
@@ -47,27 +48,27 @@ static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env
 	if (a->rule_op == RW_RULE_OP_ADD) {
 		if (rw_rule_parse(a->rule_text, &r, err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
-			return 2;
+			return RW_EXIT_USAGE;
 		}
 		e = rw_rules_add(env, &r);
 	} else {
 		if (rw_parse_cidr(a->rule_text, &r.prefix, &r.plen, err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
-			return 2;
+			return RW_EXIT_USAGE;
 		}
 		e = rw_rules_del(env, &r);
 	}
 	if (e == -ENOENT) {
 		fprintf(stderr, "ratewall: %s has no rule for %s\n", name, a->rule_text);
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	if (e == -E2BIG || e == -ENOSPC) {
 		fprintf(stderr, "ratewall: %s has %d rules already\n", name, RW_MAX_RULES);
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	if (e) {
 		fprintf(stderr, "ratewall: cannot change the rules of %s: %s\n", name, strerror(-e));
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	if (a->rule_op == RW_RULE_OP_ADD) {
 		rw_rule_format(&r, text, sizeof(text));
@@ -90,13 +91,13 @@ int rw_rule_command(int argc, char **argv)
 		return ret;
 	if (rw_instance_pick(args.pin_root, args.name[0] ? args.name : NULL, NULL,
 			     "rules are edited on", name))
-		return 1;
+		return RW_EXIT_RUNTIME;
 	ret = rw_instance_open(args.pin_root, name, &in, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "ratewall: instance %s cannot be used: %s\n", name,
 			ret == -EPROTO || ret == -ENODATA ? err : strerror(-ret));
 		rw_instance_close(&in);
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	env = (struct rw_rule_env){ .rules_fd = rw_pin_open_map(in.dir, "rules"),
 				    .hint_fd = rw_pin_open_map(in.dir, "rule_hint"),
@@ -104,7 +105,7 @@ int rw_rule_command(int argc, char **argv)
 				    .ncpus = in.meta.ncpus };
 	if (env.rules_fd < 0 || env.hint_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s has no pinned rules maps\n", name);
-		ret = 1;
+		ret = RW_EXIT_RUNTIME;
 	} else if (args.rule_op == RW_RULE_OP_LIST) {
 		ret = list_rules(&env);
 	} else {

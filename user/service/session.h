@@ -3,18 +3,21 @@
 #ifndef RW_SESSION_H
 #define RW_SESSION_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
-#include "config.h"
-#include "flowtab.h"
-#include "loader.h"
-#include "pins.h"
-#include "events.h"
-#include "hhh.h"
-#include "metrics.h"
-#include "rank.h"
-#include "rules.h"
-#include "watch.h"
+#include "cli/config.h"
+#include "cli/rules.h"
+#include "kernel/flowtab.h"
+#include "kernel/loader.h"
+#include "kernel/memplan.h"
+#include "kernel/rules_maps.h"
+#include "rank/hhh.h"
+#include "rank/rank.h"
+#include "service/pins.h"
+#include "views/events.h"
+#include "views/metrics.h"
+#include "views/watch.h"
 
 struct rw_session {
 	const struct rw_config *cfg;
@@ -42,10 +45,29 @@ struct rw_session {
 	struct ring_buffer *event_rb; /* the data path's events */
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
+	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */
 	int heavy_fd;                 /* --persist --levels: the pinned heavy-prefix record, else -1 */
 	char said[1024];              /* --tui: what the loader said, printed after the view */
 };
 
 #define RW_HHH_REPORT_MAX 64
+
+/*
+ * Loads the program with s->lp and takes its maps, program and hash seed into
+ * the session. -1 when loaded, else the exit status (the reason said).
+ */
+int rw_session_load(struct rw_session *s, const struct rw_memplan *plan);
+/* Writes the thresholds a fresh flow state starts with; negative errno (said) on failure. */
+int rw_first_thresholds(const struct rw_session *s);
+/*
+ * Puts --rules' rules in the kernel (none given: leaves what is there, but
+ * recomputes their per-window limits when recompute says the window changed).
+ * Negative errno (said) on failure.
+ */
+int rw_session_rules(struct rw_session *s, bool recompute);
+/* After interface i is attached: says what the operator should know of how (a generic fallback). */
+void rw_session_say_attached(const struct rw_session *s, uint32_t i);
+/* The rules maps of the session's program, and what a rule's limits need. */
+struct rw_rule_env rw_session_rule_env(const struct rw_session *s);
 
 #endif

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `ratewall status [--json]`: every pinned instance, read from bpffs alone. */
-#include "svccmd.h"
+#include "cli/exit.h"
+#include "service/svccmd.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -10,15 +11,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "cli.h"
-#include "flowtab.h"
-#include "loader.h"
-#include "pins.h"
-#include "report.h"
-#include "svccli.h"
-#include "table.h"
-#include "units.h"
+#include "cli/cli.h"
+#include "cli/clock.h"
+#include "cli/svccli.h"
+#include "cli/units.h"
+#include "kernel/flowtab.h"
+#include "kernel/loader.h"
+#include "kernel/table.h"
+#include "service/pins.h"
+#include "views/report.h"
 
 /* What status shows of one instance, gathered before printing either form. */
 struct rw_status {
@@ -228,7 +229,7 @@ int rw_status_command(int argc, char **argv)
 		printf("no pinned ratewall instances in %s\n", args.pin_root);
 	if (ret) {
 		fprintf(stderr, "ratewall: cannot list %s: %s\n", args.pin_root, strerror(-ret));
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	return 0;
 }

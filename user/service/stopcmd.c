@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `ratewall stop IFACE... | --name NAME | --all`: detach and remove every pin. */
-#include "svccmd.h"
+#include "cli/exit.h"
+#include "service/svccmd.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -8,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "pins.h"
-#include "svccli.h"
+#include "cli/cli.h"
+#include "cli/svccli.h"
+#include "service/pins.h"
 
 /* How long a running loader gets to leave on SIGTERM before its links are cut anyway. */
 #define RW_STOP_WAIT_MS 5000
@@ -99,7 +100,7 @@ int rw_stop_command(int argc, char **argv)
 	ret = rw_instances_each(args.pin_root, stop_one, &ctx);
 	if (ret) {
 		fprintf(stderr, "ratewall: cannot list %s: %s\n", args.pin_root, strerror(-ret));
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	for (uint32_t i = 0; i < args.nifaces; i++) {
 		if (!ctx.matched[i]) {
@@ -113,5 +114,5 @@ int rw_stop_command(int argc, char **argv)
 			args.pin_root);
 		ctx.failed++;
 	}
-	return ctx.failed ? 1 : 0;
+	return ctx.failed ? RW_EXIT_RUNTIME : RW_EXIT_OK;
 }

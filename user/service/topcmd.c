@@ -4,7 +4,7 @@
  * opened read-only (the kernel refuses a write through them), so watching can
  * never disturb enforcement, with or without a loader.
  */
-#include "svccmd.h"
+#include "service/svccmd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,13 +13,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "clock.h"
-#include "loader.h"
-#include "pick.h"
-#include "pins.h"
-#include "svccli.h"
-#include "watch.h"
+#include "cli/cli.h"
+#include "cli/clock.h"
+#include "cli/exit.h"
+#include "cli/svccli.h"
+#include "kernel/loader.h"
+#include "service/pick.h"
+#include "service/pins.h"
+#include "views/watch.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -43,7 +44,7 @@ static void close_maps(struct top_maps *m)
 			close(fds[i]);
 }
 
-/* The instance's record and maps; 0, or 1 after saying why not. */
+/* The instance's record and maps; 0, or RW_EXIT_RUNTIME after saying why not. */
 static int open_instance(const struct rw_svc_args *a, const char *name, struct rw_instance *in,
 			 struct top_maps *m)
 {
@@ -53,12 +54,12 @@ static int open_instance(const struct rw_svc_args *a, const char *name, struct r
 	if (e) {
 		fprintf(stderr, "ratewall: instance %s cannot be used: %s\n", name,
 			e == -EPROTO || e == -ENODATA ? err : strerror(-e));
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	if (in->meta.ncpus != rw_possible_cpus()) {
 		fprintf(stderr, "ratewall: instance %s was made for %u CPUs, this system has %u\n",
 			name, in->meta.ncpus, rw_possible_cpus());
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	/*
 	 * The table is read through mappings, and the kernel maps a BPF map only
@@ -80,7 +81,7 @@ static int open_instance(const struct rw_svc_args *a, const char *name, struct r
 			if (fds[i] < 0) {
 				fprintf(stderr, "ratewall: instance %s: cannot open its maps: %s\n",
 					name, strerror(-fds[i]));
-				return 1;
+				return RW_EXIT_RUNTIME;
 			}
 		}
 	}
@@ -138,7 +139,7 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 	if (ret) {
 		rw_watch_close(&w);
 		fprintf(stderr, "ratewall: %s\n", err);
-		return 1;
+		return RW_EXIT_RUNTIME;
 	}
 	w.head.what = "top";
 	snprintf(w.head.name, sizeof(w.head.name), "%s", meta->name);
@@ -186,7 +187,7 @@ int rw_top_command(int argc, char **argv)
 		return ret;
 	if (rw_instance_pick(args.pin_root, args.name[0] ? args.name : NULL,
 			     args.nifaces ? args.ifnames[0] : NULL, "top watches", name))
-		return 1;
+		return RW_EXIT_RUNTIME;
 	ret = open_instance(&args, name, &in, &m);
 	if (!ret) {
 		sigemptyset(&sa.sa_mask);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "events.h"
+#include "views/events.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 
-#include "key.h"
+#include "cli/key.h"
 
 static const char *const names[] = { "?", "limited", "released", "banned", "unbanned" };
 

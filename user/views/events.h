@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "keyset.h"
+#include "rank/keyset.h"
 #include "ratewall.h"
 #include "ratewall_window.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "metrics.h"
+#include "views/metrics.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "errmsg.h"
-#include "key.h"
-#include "listen.h"
-#include "version.h"
+#include "cli/errmsg.h"
+#include "cli/key.h"
+#include "cli/listen.h"
+#include "cli/version.h"
 
 
 /* Upper bounds of the tick histogram, seconds. */

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "report.h"
+#include "views/report.h"
 
 #define RW_TICK_BUCKETS 8
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "report.h"
+#include "views/report.h"
 
 #include <inttypes.h>
 #include <time.h>
 
-#include "cli.h"
-#include "key.h"
-#include "units.h"
+#include "cli/cli.h"
+#include "cli/key.h"
+#include "cli/units.h"
 
 /* A heavy prefix's part of the window's packets, net of its heavy descendants. */
 static double hhh_share(const struct rw_report *r, const struct rw_hhh_item *h)

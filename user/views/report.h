@@ -4,12 +4,12 @@
 #define RW_REPORT_H
 
 #include <stdio.h>
-#include "config.h"
-#include "flowtab.h"
-#include "hhh.h"
-#include "loader.h"
-#include "rank.h"
-#include "window.h"
+#include "cli/config.h"
+#include "kernel/flowtab.h"
+#include "kernel/loader.h"
+#include "kernel/window.h"
+#include "rank/hhh.h"
+#include "rank/rank.h"
 
 struct rw_report {
 	const struct rw_config *cfg;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "tui.h"
+#include "views/tui.h"
 
 #include <curses.h>
 #include <langinfo.h>
+#include <errno.h>
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +32,7 @@ int rw_tui_open(struct rw_tui *t, bool no_color, char *err, size_t errlen)
 	memset(t, 0, sizeof(*t));
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 		snprintf(err, errlen, "the terminal view needs a terminal on stdin and stdout");
-		return -1;
+		return -ENOTTY;
 	}
 	setlocale(LC_ALL, "");
 	t->utf8 = strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
@@ -40,7 +41,7 @@ int rw_tui_open(struct rw_tui *t, bool no_color, char *err, size_t errlen)
 	if (!screen) {
 		snprintf(err, errlen, "cannot use the terminal (TERM=%s)",
 			 getenv("TERM") ? getenv("TERM") : "");
-		return -1;
+		return -EINVAL;
 	}
 	if (!registered)
 		registered = atexit(end_screen) == 0;

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "view.h"
+#include "views/view.h"
 
 struct rw_tui {
 	bool open;
@@ -19,7 +19,7 @@ struct rw_tui {
 	bool utf8;  /* block characters for the sparklines */
 };
 
-/* 0, or -1 with the reason in err (not a terminal, TERM unknown). */
+/* 0, or a negative errno with the reason in err (not a terminal, TERM unknown). */
 int rw_tui_open(struct rw_tui *t, bool no_color, char *err, size_t errlen);
 void rw_tui_close(struct rw_tui *t);
 void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view_head *h,

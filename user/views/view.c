@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "view.h"
+#include "views/view.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -7,11 +7,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "key.h"
+#include "cli/key.h"
+#include "cli/rules.h"
+#include "cli/units.h"
+#include "kernel/window.h"
 #include "ratewall_hash.h"
-#include "rules.h"
-#include "units.h"
-#include "window.h"
 
 /* --- Choices and keys ---------------------------------------------------------- */
 

@@ -12,12 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "config.h"
-#include "hhh.h"
-#include "rank.h"
+#include "cli/config.h"
+#include "kernel/table.h"
+#include "rank/hhh.h"
+#include "rank/rank.h"
 #include "ratewall.h"
 #include "ratewall_window.h"
-#include "table.h"
 
 /* Rows a pass keeps at most (more than any screen holds). */
 #define RW_VIEW_ROWS_MAX 256

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "watch.h"
+#include "views/watch.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "clock.h"
-#include "window.h"
+#include "cli/clock.h"
+#include "kernel/window.h"
 
 /* Longest wait for a key: a resize or a signal is seen within this. */
 #define RW_WATCH_POLL_MS 100
@@ -19,12 +19,12 @@ int rw_watch_open(struct rw_watch *w, const struct rw_watch_params *p, char *err
 	memset(&w->in, 0, sizeof(w->in));
 	if (rw_view_init(&w->view, p->slots)) {
 		snprintf(err, errlen, "out of memory");
-		return -1;
+		return -ENOMEM;
 	}
 	e = rw_flowtab_init(&w->ft, &p->table, p->window_fd, p->hash_seed, p->ncpus, p->slots, false);
 	if (e) {
 		snprintf(err, errlen, "cannot map the tracked-flow table: %s", strerror(-e));
-		return -1;
+		return e;
 	}
 	rw_view_opts_init(&w->view.o, p->sort, p->levels);
 	w->head.slots = p->slots;
@@ -111,22 +111,20 @@ static int read_pass(struct rw_watch *w)
 	return err;
 }
 
-void rw_watch_feed_begin(struct rw_watch *w, struct rw_flowtab *ft, uint64_t now_ns)
+struct rw_view_feed *rw_watch_feed_begin(struct rw_watch *w, uint64_t now_ns)
 {
 	if (w->view.o.paused)
-		return;
+		return NULL;
 	w->feed = (struct rw_view_feed){ .view = &w->view };
 	rw_view_begin(&w->view, now_ns / w->p.slot_ns);
-	ft->visit = rw_view_feed_offer;
-	ft->visit_arg = &w->feed;
+	return &w->feed;
 }
 
-void rw_watch_feed_end(struct rw_watch *w, struct rw_flowtab *ft, uint64_t now_ns,
-		       const struct rw_tick *t, const struct rw_stats *stats)
+void rw_watch_feed_end(struct rw_watch *w, struct rw_view_feed *fed, struct rw_flowtab *ft,
+		       uint64_t now_ns, const struct rw_tick *t, const struct rw_stats *stats)
 {
-	if (ft->visit) {
-		ft->visit = NULL;
-		rw_view_feed_end(&w->feed, ft, rw_tui_rows(&w->tui, &w->head));
+	if (fed) {
+		rw_view_feed_end(fed, ft, rw_tui_rows(&w->tui, &w->head));
 		w->head.stats = *stats;
 		head_from(w, now_ns, t);
 	}

@@ -11,9 +11,9 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <time.h>
-#include "flowtab.h"
-#include "tui.h"
-#include "view.h"
+#include "kernel/flowtab.h"
+#include "views/tui.h"
+#include "views/view.h"
 
 /* What a pass over the flows offers to: a view. */
 struct rw_view_feed {
@@ -56,7 +56,7 @@ struct rw_watch {
 int rw_view_pass(struct rw_view *v, struct rw_flowtab *ft, uint64_t now_epoch, uint32_t rows,
 		 struct rw_tick *t);
 
-/* 0, or -1 with the reason in err. */
+/* 0, or a negative errno with the reason in err. */
 int rw_watch_open(struct rw_watch *w, const struct rw_watch_params *p, char *err, size_t errlen);
 void rw_watch_close(struct rw_watch *w);
 /* Reads the flows again (unless paused and not forced) and draws. 0 or -errno. */
@@ -67,13 +67,14 @@ int rw_watch_refresh(struct rw_watch *w, bool force);
  */
 int rw_watch_wait(struct rw_watch *w, uint64_t deadline_ns, volatile sig_atomic_t *stop);
 /*
- * run --tui: the loader's own scan (ft, at now_ns) feeds the view, so the
- * table is read once a tick, not twice. Begin before the scan, end after it
- * with what the tick read; end draws. Nothing is fed while paused.
+ * run --tui: the loader's own scan (at now_ns) feeds the view, so the table
+ * is read once a tick, not twice. Begin before the scan: the feed to offer
+ * every live flow to (rw_view_feed_offer), NULL while paused; end after it
+ * with that feed and what the tick read (ft for the sparklines); end draws.
  */
-void rw_watch_feed_begin(struct rw_watch *w, struct rw_flowtab *ft, uint64_t now_ns);
-void rw_watch_feed_end(struct rw_watch *w, struct rw_flowtab *ft, uint64_t now_ns,
-		       const struct rw_tick *t, const struct rw_stats *stats);
+struct rw_view_feed *rw_watch_feed_begin(struct rw_watch *w, uint64_t now_ns);
+void rw_watch_feed_end(struct rw_watch *w, struct rw_view_feed *fed, struct rw_flowtab *ft,
+		       uint64_t now_ns, const struct rw_tick *t, const struct rw_stats *stats);
 /* A line under the table (e.g. the loader's errors in `run --tui`). */
 void rw_watch_note(struct rw_watch *w, const char *msg);
 

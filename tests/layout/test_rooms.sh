@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The layout check (tools/check_rooms.py): the tree passes it, and it fails on
+# each thing it exists to catch, planted in a copy of the tree: an include that
+# points up the rooms, a circle of headers, a generator part that calls into
+# the generator's main file. No root, no network.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+CHECK="$ROOT/tools/check_rooms.py"
+PASSED=0
+FAILED=0
+WORK=$(mktemp -d /tmp/rwrooms.XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
+
+# A fresh copy of what the check reads.
+copy() {
+	rm -rf "$WORK/t"
+	mkdir -p "$WORK/t/tools"
+	cp -r "$ROOT/user" "$ROOT/bpf" "$WORK/t/"
+	cp "$ROOT"/tools/rwgen*.c "$ROOT"/tools/rwgen*.h "$WORK/t/tools/"
+}
+
+# expect NAME RC PATTERN: the check on the copy exits RC and says PATTERN.
+expect() {
+	local out rc
+	out=$(python3 "$CHECK" "$WORK/t" 2>&1)
+	rc=$?
+	if [ "$rc" -eq "$2" ] && grep -qE "$3" <<<"$out"; then
+		ok "$1"
+	else
+		fail "$1 (exit $rc, wanted $2 and /$3/): $(tail -n 3 <<<"$out")"
+	fi
+}
+
+out=$(python3 "$CHECK" "$ROOT" 2>&1)
+rc=$?
+echo "$out"
+if [ "$rc" -eq 0 ] && grep -qE '^[0-9]+ files, [0-9]+ includes between rooms, 0 upward or circular$' <<<"$out"; then
+	ok "the tree: no include points up the rooms, no circle"
+else
+	fail "the tree has upward or circular includes (exit $rc)"
+fi
+# Every room the Makefile builds is one the check knows, in the same order.
+mk=$(sed -n 's/^ROOMS := //p' "$ROOT/Makefile")
+py=$(python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import check_rooms; print(" ".join(check_rooms.ROOMS[:-1]))' "$ROOT/tools")
+if [ -n "$mk" ] && [ "$mk" = "$py" ]; then
+	ok "the Makefile's rooms ($mk) are the check's"
+else
+	fail "the Makefile's rooms ($mk) differ from the check's ($py)"
+fi
+
+copy
+expect "an unchanged copy passes" 0 ' 0 upward or circular$'
+
+copy
+sed -i '0,/#include/s//#include "views\/view.h"\n#include/' "$WORK/t/user/kernel/table.c"
+expect "kernel including views is refused" 1 'user/kernel/table.c includes views/view.h: kernel may not include views'
+
+copy
+sed -i '0,/#include/s//#include "run.h"\n#include/' "$WORK/t/user/service/pins.c"
+expect "a room including the top (run.h) is refused" 1 'service may not include top'
+
+copy
+printf '#include "cli/b.h"\n' >"$WORK/t/user/cli/a.h"
+printf '#include "cli/a.h"\n' >"$WORK/t/user/cli/b.h"
+expect "a circle of headers in one room is refused" 1 'include cycle: user/cli/a.h -> user/cli/b.h -> user/cli/a.h'
+
+copy
+sed -i '0,/#include "maps.h"/s//#include "maps.h"\n#include "policy.h"/' "$WORK/t/bpf/sketch.h"
+expect "a data-path header including a later one is refused" 1 'bpf/sketch.h includes policy.h, which comes after it'
+
+copy
+printf '#include "maps.h"\n' >"$WORK/t/bpf/stray.h"
+expect "a data-path header without a place in the order is refused" 1 'bpf/stray.h has no place'
+
+copy
+printf '\nvoid rwgen_planted(void)\n{\n}\n' >>"$WORK/t/tools/rwgen.c"
+printf '\nvoid rwgen_frame_uses(void);\nvoid rwgen_frame_uses(void)\n{\n\trwgen_planted();\n}\n' >>"$WORK/t/tools/rwgen_frame.c"
+expect "a generator part calling into rwgen.c is refused" 1 'rwgen_frame.c calls rwgen_planted, defined in tools/rwgen.c'
+
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

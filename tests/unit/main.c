@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Userspace unit tests, room by room of user/, with one closing line for CI. */
+#include "unit.h"
+
+int main(void)
+{
+	run_cli_tests();
+	run_kernel_tests();
+	run_rank_tests();
+	run_views_tests();
+	return tl_finish();
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * What every way of starting a run shares, below both the run (run.c) and the
+ * pinned-instance paths (persist.c): loading the program into the session,
+ * the thresholds a fresh flow state starts with, and the rules.
+ */
+#include "service/session.h"
+
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/exit.h"
+#include "cli/units.h"
+#include "kernel/flowtab.h"
+#include "kernel/rules_maps.h"
+#include "rank/thresholds.h"
+#include "ratewall.skel.h"
+
+struct rw_rule_env rw_session_rule_env(const struct rw_session *s)
+{
+	return (struct rw_rule_env){ .rules_fd = s->maps.rules, .hint_fd = s->maps.rule_hint,
+				     .window_ns = s->lp.slot_ns * s->lp.slots, .ncpus = s->ncpus };
+}
+
+int rw_session_rules(struct rw_session *s, bool recompute)
+{
+	struct rw_rule_env env = rw_session_rule_env(s);
+	struct rw_ruleset in_kernel = { 0 };
+	int e;
+
+	if (s->cfg->rules_path[0]) {
+		e = rw_rules_install(&env, &s->rules);
+		if (!e)
+			fprintf(stderr, "ratewall: %zu rules in force from %s\n", s->rules.n,
+				s->cfg->rules_path);
+	} else if (recompute) {
+		/* Rules added at runtime stay; their per-window limits follow the new window. */
+		e = rw_rules_read(&env, &in_kernel);
+		if (!e)
+			e = rw_rules_install(&env, &in_kernel);
+		rw_ruleset_free(&in_kernel);
+	} else {
+		return 0;
+	}
+	if (e)
+		fprintf(stderr, "ratewall: cannot put the rules in the kernel: %s\n", strerror(-e));
+	return e;
+}
+
+static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e)
+{
+	if (e == -ENOMEM || e == -E2BIG) {
+		char mem[32];
+
+		rw_format_bytes((double)plan->total, mem, sizeof(mem));
+		fprintf(stderr, "ratewall: cannot allocate the maps (%u tracked flows, %s): %s; "
+			"lower --max-flows or --max-memory\n", s->max_flows, mem, strerror(-e));
+	} else {
+		fprintf(stderr, "ratewall: cannot load the BPF program: %s%s\n", strerror(-e),
+			s->cfg->verbose ? "" : " (run with -v for the kernel's log)");
+	}
+	return RW_EXIT_RUNTIME;
+}
+
+int rw_first_thresholds(const struct rw_session *s)
+{
+	/* Until the first tick, sources are tracked from their first packet, within the budget. */
+	struct rw_thresholds first = rw_next_thresholds(NULL, 0, s->cfg->top, s->cfg->sort, s->ncpus,
+							0, s->max_flows, 0, 0);
+	int e = rw_thresholds_write(s->maps.thresholds, &first);
+
+	if (e)
+		fprintf(stderr, "ratewall: cannot set the promotion thresholds: %s\n", strerror(-e));
+	return e;
+}
+
+int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
+{
+	int e = rw_bpf_load(&s->lp, &s->skel);
+
+	if (e)
+		return rw_load_failed(s, plan, e);
+	rw_maps_of(s->skel, &s->maps);
+	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
+	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
+	return -1;
+}
+
+
+void rw_session_say_attached(const struct rw_session *s, uint32_t i)
+{
+	const struct rw_attachment *at = &s->at[i];
+
+	if (at->native_err)
+		fprintf(stderr, "ratewall: native XDP is not available on %s (%s); using generic XDP, "
+			"which runs later in the stack and costs more per packet\n",
+			s->cfg->ifnames[i], strerror(-at->native_err));
+}

@@ -69,11 +69,17 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 		if (fe < sum->oldest)
 			sum->oldest = fe;
 	}
-	if (cpu != sum->self && (f->flags & RW_HOT_LEASE) && rw_before(sum->epoch, f->until)) {
+	/* Another CPU's lease, unless it lapsed or that CPU let it lie idle (ratewall.h). */
+	if (cpu != sum->self && (f->flags & RW_HOT_LEASE) && rw_before(sum->epoch, f->until) &&
+	    fe + RW_LEASE_IDLE_SLOTS >= sum->epoch) {
+		__u64 end = rw_until(sum->epoch, f->until);
+
+		if (fe + RW_LEASE_IDLE_SLOTS + 1 < end)
+			end = fe + RW_LEASE_IDLE_SLOTS + 1;
 		sum->packets += f->lease_packets;
 		sum->bytes += f->lease_bytes;
-		if (rw_until(sum->epoch, f->until) < sum->lease_end)
-			sum->lease_end = rw_until(sum->epoch, f->until);
+		if (end < sum->lease_end)
+			sum->lease_end = end;
 	}
 	return 0;
 }

@@ -188,8 +188,11 @@ __noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u6
 		}
 		st->hist_flushes++;
 	}
-	if (!keep) {
-		/* Another generation's, or a lease and saturation older than the window. */
+	/*
+	 * Another generation's, a lease and saturation older than the window, or
+	 * a lease this CPU left idle a whole slot: the others stop counting it.
+	 */
+	if (!keep || ((f->flags & RW_HOT_LEASE) && fe + RW_LEASE_IDLE_SLOTS <= epoch)) {
 		f->flags = 0;
 		f->lease_packets = 0;
 		f->lease_bytes = 0;

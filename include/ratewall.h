@@ -191,9 +191,18 @@ struct rw_entry {
  * budget can first free up, so the drop path is one compare in this line.
  * While saturated, lease_bytes is the room a smaller packet may still find.
  * `until` holds the low 16 bits of an epoch at most a window ahead.
+ *
+ * A lease is only as good as its CPU's use of it: a CPU that saw none of the
+ * flow's packets for a whole slot gives its lease back at its next packet
+ * (RW_LEASE_IDLE_SLOTS after its record's slot), and the other CPUs stop
+ * counting it one slot later still (a CPU's clock may lag another's by a
+ * jiffy, never by a slot). Otherwise a CPU that saw one stray packet would
+ * hold up to half the budget for a whole window while the CPU with the
+ * traffic drops it.
  */
 #define RW_HOT_LEASE 1
 #define RW_HOT_SAT 2
+#define RW_LEASE_IDLE_SLOTS 2
 
 /*
  * A saturated record admits nothing, so which slot its offered and dropped

@@ -401,6 +401,50 @@ static void test_limit_shared_across_cpus(void)
 	env_close(&e);
 }
 
+/*
+ * A CPU that saw one stray packet of a source, and then none for a whole
+ * slot, gives its lease back: the CPU with the traffic gets the whole budget
+ * of the window, and not one packet more (the stray CPU, back later, finds
+ * nothing left).
+ */
+static void test_idle_cpu_gives_its_lease_back(void)
+{
+	uint32_t p = 0, d = 0, sp = 0, sd = 0, held;
+	cpu_set_t orig;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	if (!env_open(&e, 10, 100 * MS, 1000, 0))
+		return;
+	if (e.ncpus < 2 || !pin_cpu(1) || !pin_cpu(0)) {
+		fprintf(stderr, "  note: one CPU online, leases across CPUs not exercised\n");
+		env_close(&e);
+		return;
+	}
+	pin_cpu(1);
+	set_time(&e, 5 * MS);
+	send4(&e, SRC4, 1, 30, &sp, &sd); /* a lease of 1/ncpus of what is left */
+	CHECK_EQ(sp, 1);
+	held = (1000 - 1) / e.ncpus;
+	pin_cpu(0);
+	set_time(&e, 10 * MS); /* the same slot: CPU 1's lease is live and counted */
+	send4(&e, SRC4, 600, 30, &p, &d);
+	CHECK_EQ(p, 1000 - 1 - held);
+	set_time(&e, 205 * MS); /* CPU 1 idle one slot (its own to give back): still counted */
+	send4(&e, SRC4, 10, 30, &p, &d);
+	CHECK_EQ(p, 1000 - 1 - held);
+	set_time(&e, 305 * MS); /* idle longer: the others stop counting it */
+	send4(&e, SRC4, 600, 30, &p, &d);
+	CHECK_EQ(p, 1000 - 1);
+	pin_cpu(1);
+	set_time(&e, 405 * MS); /* back: its lease was given back, the window is full */
+	send4(&e, SRC4, 10, 30, &sp, &sd);
+	CHECK_EQ(sp, 1);
+	CHECK_EQ(sd, 10);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
 /* No limit configured: nothing is ever dropped, however much is sent. */
 static void test_no_limit_never_drops(void)
 {
@@ -1074,6 +1118,7 @@ int main(void)
 	RUN(test_byte_limit);
 	RUN(test_lease_refills_are_logarithmic);
 	RUN(test_limit_shared_across_cpus);
+	RUN(test_idle_cpu_gives_its_lease_back);
 	RUN(test_no_limit_never_drops);
 	RUN(test_unpromoted_sources_stay_below_limit);
 	RUN(test_promotion_inherits_per_slot);

@@ -70,14 +70,20 @@ static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const st
 /* Moves a record's counts (of round e) into entry idx's history; 1 when they are there. */
 static __always_inline int rw_flush(struct rw_hot *f, __u32 idx, __u64 epoch, __u32 slot, __u64 e)
 {
-	struct rw_hist_slot *s = rw_hist_at(idx, epoch, slot, e);
+	/* Carried drops go to the middle of the slots they came in (rw_hot_count_epoch). */
+	__u64 at = rw_hot_count_epoch(f, e);
+	struct rw_hist_slot *s;
 
-	if (!s || !rw_hist_add(s, e, f))
-		return 0;
+	if (rw_slot_live(at, epoch, cfg_slots)) {
+		s = rw_hist_at(idx, epoch, slot, at);
+		if (!s || !rw_hist_add(s, at, f))
+			return 0;
+	} /* else: they have left the window already */
 	f->packets = 0;
 	f->bytes = 0;
 	f->drop_packets = 0;
 	f->drop_bytes = 0;
+	f->flags &= RW_HOT_STATE_MASK;
 	return 1;
 }
 

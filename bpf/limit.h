@@ -135,8 +135,8 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 	__u64 until;
 
 	st->cross_cpu_checks++;
-	/* This CPU's lease goes back into the pool before the sum. */
-	f->flags = 0;
+	/* This CPU's lease goes back into the pool before the sum (carried drops stay marked). */
+	f->flags &= RW_HOT_CARRY_MASK;
 	f->lease_packets = 0;
 	f->lease_bytes = 0;
 	bpf_loop(cfg_nr_cpus, rw_sum_cpu, &sum, 0);
@@ -150,7 +150,7 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 		if (sum.lease_end < until)
 			until = sum.lease_end;
 		f->until = (__u16)(until > epoch ? until : epoch + 1);
-		f->flags = RW_HOT_SAT;
+		f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;
 		f->lease_bytes = lim->bytes && (!lim->packets || sum.packets <= lim->packets) &&
 					 lim->bytes + len > sum.bytes ?
 				 rw_clamp32(lim->bytes + len - sum.bytes) : 0;
@@ -161,7 +161,7 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 	f->lease_bytes = lim->bytes ? rw_clamp32((lim->bytes - sum.bytes) / cfg_nr_cpus) : 0;
 	/* What is left holds for the whole window: budget only frees up as it slides. */
 	f->until = (__u16)(epoch + cfg_slots);
-	f->flags = RW_HOT_LEASE;
+	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_LEASE;
 	return true;
 }
 
@@ -176,7 +176,7 @@ static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u
 		return false;
 	/* Larger than the whole window's byte budget: it can never pass, no need to sum anything. */
 	if (lim->bytes && len > lim->bytes) {
-		f->flags = RW_HOT_SAT;
+		f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;
 		f->until = (__u16)(epoch + cfg_slots);
 		f->lease_packets = 0;
 		f->lease_bytes = 0;

@@ -100,12 +100,12 @@ struct {
 	__uint(max_entries, 1);
 } scratch SEC(".maps");
 
-/* What the loader sets at runtime: promotion thresholds. */
+/* What the loader sets at runtime: promotion thresholds, one entry per key kind. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__type(key, __u32);
 	__type(value, struct rw_thresholds);
-	__uint(max_entries, 1);
+	__uint(max_entries, RW_KIND_COUNT);
 } thresholds SEC(".maps");
 
 /* --- Totals ----------------------------------------------------------------- */

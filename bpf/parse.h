@@ -1,18 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Header parsing for the XDP data path. Each helper checks its own bounds
- * against data_end before touching a byte, and returns one of enum rw_parse.
+ * Header parsing for the XDP data path, and the packet's key (--key,
+ * --v6-prefix). Each helper checks its own bounds against data_end before
+ * touching a byte, and returns one of enum rw_parse.
  */
 #ifndef RW_BPF_PARSE_H
 #define RW_BPF_PARSE_H
 
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
+#include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "ratewall.h"
+
+/* What a key is made of: load-time constants, so the verifier drops the other kinds' code. */
+const volatile __u8 cfg_key_kind = RW_KIND_SRC;
+const volatile __u8 cfg_v6_prefix = RW_DEFAULT_V6_PREFIX;
+/* --rank: a bit per kind ranked beside cfg_key_kind; 0 = none */
+const volatile __u8 cfg_rank_mask;
+/* What the parser fills in: the main kind, or with --rank the whole flow, every kind's source. */
+const volatile __u8 cfg_parse_kind = RW_KIND_SRC;
+
+/* IPv6 extension headers walked to find a flow's ports; beyond them the ports stay 0. */
+#define RW_MAX_EXT_HDRS 4
 
 enum rw_parse {
 	RW_PARSE_OK = 0,        /* key filled in */
@@ -68,6 +81,18 @@ static __always_inline __u64 rw_remaining(const struct rw_cursor *c)
 	return c->frame_len > c->off ? c->frame_len - c->off : 0;
 }
 
+/* A flow's ports: the first 4 bytes of a TCP or UDP header, when they are in the linear part. */
+static __always_inline void rw_parse_ports(void *l4, void *end, __u8 proto, struct rw_key *key)
+{
+	__be16 *p = l4;
+
+	key->proto = proto;
+	if ((proto == IPPROTO_TCP || proto == IPPROTO_UDP) && (void *)(p + 2) <= end) {
+		key->sport = p[0];
+		key->dport = p[1];
+	}
+}
+
 static __always_inline int rw_parse_ipv4(struct rw_cursor *c, struct rw_key *key)
 {
 	struct iphdr *ip = c->pos;
@@ -85,9 +110,78 @@ static __always_inline int rw_parse_ipv4(struct rw_cursor *c, struct rw_key *key
 	if (tot_len < hdr_len || tot_len > rw_remaining(c))
 		return RW_PARSE_MALFORMED;
 
-	__builtin_memcpy(key->addr, &ip->saddr, 4);
 	key->family = RW_FAMILY_IPV4;
+	key->kind = cfg_parse_kind;
+	if (cfg_parse_kind == RW_KIND_DST) {
+		__builtin_memcpy(key->addr, &ip->daddr, 4);
+		return RW_PARSE_OK;
+	}
+	__builtin_memcpy(key->addr, &ip->saddr, 4);
+	if (cfg_parse_kind == RW_KIND_SRC)
+		return RW_PARSE_OK;
+	__builtin_memcpy(key->addr2, &ip->daddr, 4);
+	if (cfg_parse_kind == RW_KIND_FLOW) {
+		key->proto = ip->protocol;
+		/* A later fragment carries no ports: it is the flow's with ports 0. */
+		if (!(ip->frag_off & bpf_htons(0x1fff)))
+			rw_parse_ports(c->pos + hdr_len, c->end, ip->protocol, key);
+	}
 	return RW_PARSE_OK;
+}
+
+/* addr keeps its first len bits, 4 bytes at a time. */
+static __always_inline void rw_addr_cut(__u8 *addr, __u32 len)
+{
+	__u32 *w = (__u32 *)addr;
+
+#pragma unroll
+	for (int i = 0; i < 4; i++) {
+		int keep = (int)len - 32 * i;
+
+		if (keep <= 0)
+			w[i] = 0;
+		else if (keep < 32)
+			w[i] &= bpf_htonl(~0u << (32 - keep));
+	}
+}
+
+/*
+ * A flow's protocol and ports past up to RW_MAX_EXT_HDRS extension headers;
+ * a fragment other than the first, or a chain longer than that, keeps ports 0.
+ */
+static __always_inline void rw_parse_ipv6_l4(struct ipv6hdr *ip6, void *end, struct rw_key *key)
+{
+	__u8 next = ip6->nexthdr, *p = (__u8 *)(ip6 + 1);
+
+#pragma unroll
+	for (int i = 0; i < RW_MAX_EXT_HDRS; i++) {
+		__u32 len;
+
+		if (next == IPPROTO_HOPOPTS || next == IPPROTO_ROUTING || next == IPPROTO_DSTOPTS) {
+			if ((void *)(p + 2) > end)
+				break;
+			len = ((__u32)p[1] + 1) * 8;
+		} else if (next == IPPROTO_AH) {
+			if ((void *)(p + 2) > end)
+				break;
+			len = ((__u32)p[1] + 2) * 4;
+		} else if (next == IPPROTO_FRAGMENT) {
+			if ((void *)(p + 8) > end)
+				break;
+			/* Offset bits of the fragment header: not the first fragment. */
+			if ((p[2] << 8 | p[3]) & 0xfff8) {
+				key->proto = p[0];
+				return;
+			}
+			len = 8;
+		} else {
+			rw_parse_ports(p, end, next, key);
+			return;
+		}
+		next = p[0];
+		p += len;
+	}
+	key->proto = next;
 }
 
 static __always_inline int rw_parse_ipv6(struct rw_cursor *c, struct rw_key *key)
@@ -102,13 +196,42 @@ static __always_inline int rw_parse_ipv6(struct rw_cursor *c, struct rw_key *key
 	if (sizeof(*ip6) + (__u64)bpf_ntohs(ip6->payload_len) > rw_remaining(c))
 		return RW_PARSE_MALFORMED;
 
-	__builtin_memcpy(key->addr, &ip6->saddr, 16);
 	key->family = RW_FAMILY_IPV6;
+	key->kind = cfg_parse_kind;
+	if (cfg_parse_kind == RW_KIND_DST)
+		__builtin_memcpy(key->addr, &ip6->daddr, 16);
+	else
+		__builtin_memcpy(key->addr, &ip6->saddr, 16);
+	if (cfg_parse_kind == RW_KIND_PAIR || cfg_parse_kind == RW_KIND_FLOW)
+		__builtin_memcpy(key->addr2, &ip6->daddr, 16);
+	/* Whole addresses here: rules match them before --v6-prefix cuts them (policy.h). */
+	if (cfg_parse_kind == RW_KIND_FLOW)
+		rw_parse_ipv6_l4(ip6, c->end, key);
 	return RW_PARSE_OK;
 }
 
-/* Fills *key with the frame's source address. */
-static __always_inline int rw_parse_source(struct xdp_md *ctx, struct rw_key *key,
+/*
+ * A key of kind `kind` out of a flow key (what the parser fills in with
+ * --rank): the fields that kind has, the rest zero, addresses whole.
+ */
+static __always_inline void rw_key_derive(const struct rw_key *flow, __u8 kind, struct rw_key *k)
+{
+	*k = (struct rw_key){ .family = flow->family, .kind = kind };
+	if (kind == RW_KIND_DST)
+		__builtin_memcpy(k->addr, flow->addr2, sizeof(k->addr));
+	else
+		__builtin_memcpy(k->addr, flow->addr, sizeof(k->addr));
+	if (kind == RW_KIND_PAIR || kind == RW_KIND_FLOW)
+		__builtin_memcpy(k->addr2, flow->addr2, sizeof(k->addr2));
+	if (kind == RW_KIND_FLOW) {
+		k->proto = flow->proto;
+		k->sport = flow->sport;
+		k->dport = flow->dport;
+	}
+}
+
+/* Fills *key with the frame's key of kind cfg_parse_kind. */
+static __always_inline int rw_parse_key(struct xdp_md *ctx, struct rw_key *key,
 					   __u64 frame_len)
 {
 	struct rw_cursor c = {

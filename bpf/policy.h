@@ -12,58 +12,84 @@
 
 /* --- Rules -------------------------------------------------------------------- */
 
-/* Keeps the first len bits of the key's address: the key then stands for its /len. */
-static __always_inline void rw_key_mask(struct rw_key *key, __u32 len)
+/*
+ * The key becomes its address's /len, one budget for the prefix (`per /LEN`):
+ * a source prefix, or a destination prefix under --key dst; a pair's or a
+ * flow's other fields go.
+ */
+static __always_inline void rw_key_to_prefix(struct rw_key *key, __u32 len)
 {
-#pragma unroll
-	for (int i = 0; i < 16; i++) {
-		int keep = (int)len - 8 * i;
-
-		if (keep < 8)
-			key->addr[i] &= keep <= 0 ? 0 : (__u8)(0xff << (8 - keep));
-	}
-	RW_KEY_PREFIX_LEN(key) = (__u8)len;
+	rw_addr_cut(key->addr, len);
+	__builtin_memset(key->addr2, 0, sizeof(key->addr2));
+	key->kind = cfg_key_kind == RW_KIND_DST ? RW_KIND_DST : RW_KIND_SRC;
+	key->proto = 0;
+	key->sport = 0;
+	key->dport = 0;
+	key->prefix_len = (__u8)len;
 }
 
-/*
- * The limits this source is held to: its longest-matching rule's, else the
- * command line's. The trie is walked only where the hint says a rule may be. A
- * `per /LEN` rule turns the key into its /LEN: that prefix shares one budget.
- */
-static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *lim)
+/* An IPv6 src, dst or pair key cut to --v6-prefix (both addresses of a pair). */
+static __always_inline void rw_key_v6_cut(struct rw_key *key, __u8 kind)
+{
+	if (key->family != RW_FAMILY_IPV6 || kind == RW_KIND_FLOW || cfg_v6_prefix >= 128)
+		return;
+	rw_addr_cut(key->addr, cfg_v6_prefix);
+	if (kind == RW_KIND_PAIR)
+		rw_addr_cut(key->addr2, cfg_v6_prefix);
+	key->prefix_len = cfg_v6_prefix;
+}
+
+/* The rule the key's address falls under, or NULL: the trie is walked only where the hint says. */
+static __always_inline struct rw_rule *rw_rule_of(const struct rw_key *key)
 {
 	struct rw_rule_key rk = { .prefixlen = 8 + 128 };
 	struct rw_rule_hint *hint;
-	struct rw_rule *r;
 	__u32 zero = 0, idx;
 	__u64 word;
 
-	*lim = (struct rw_limit){ .packets = cfg_limit_packets, .bytes = cfg_limit_bytes,
-				  .cap_packets = cfg_cap_packets, .cap_bytes = cfg_cap_bytes };
 	hint = bpf_map_lookup_elem(&rule_hint, &zero);
 	if (!hint)
-		return;
+		return NULL;
 	idx = rw_hint_index(key->family, key->addr) & 0xffff;
 	word = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
 	if (!((word >> (idx & 63)) & 1))
-		return;
+		return NULL;
 	rk.family = key->family;
 	__builtin_memcpy(rk.addr, key->addr, sizeof(rk.addr));
-	r = bpf_map_lookup_elem(&rules, &rk);
-	if (!r)
-		return;
-	if (r->action == RW_RULE_ALLOW) {
-		*lim = (struct rw_limit){ 0 };
-		return;
+	return bpf_map_lookup_elem(&rules, &rk);
+}
+
+/*
+ * The limits this key is held to: the longest-matching rule's for its
+ * address, else the command line's. Then the key takes its final shape: a
+ * `per /LEN` rule turns it into its /LEN (that prefix shares one budget); an
+ * IPv6 address of a src, dst or pair key is cut to --v6-prefix (after the
+ * rule lookup, so a rule may name a longer IPv6 prefix inside it).
+ */
+static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *lim)
+{
+	struct rw_rule *r = rw_rule_of(key);
+	__u32 per = 0, v6 = 128;
+
+	*lim = (struct rw_limit){ .packets = cfg_limit_packets, .bytes = cfg_limit_bytes,
+				  .cap_packets = cfg_cap_packets, .cap_bytes = cfg_cap_bytes };
+	if (r) {
+		if (r->action == RW_RULE_ALLOW)
+			*lim = (struct rw_limit){ 0 };
+		else if (r->action == RW_RULE_DENY)
+			*lim = (struct rw_limit){ .deny = true };
+		else
+			*lim = (struct rw_limit){ .packets = r->limit_packets, .bytes = r->limit_bytes,
+						  .cap_packets = r->cap_packets, .cap_bytes = r->cap_bytes };
+		if (r->action == RW_RULE_LIMIT && r->per_len)
+			per = r->per_len > 128 ? 128 : r->per_len;
 	}
-	if (r->action == RW_RULE_DENY) {
-		*lim = (struct rw_limit){ .deny = true };
-		return;
-	}
-	*lim = (struct rw_limit){ .packets = r->limit_packets, .bytes = r->limit_bytes,
-				  .cap_packets = r->cap_packets, .cap_bytes = r->cap_bytes };
-	if (r->per_len)
-		rw_key_mask(key, r->per_len > 128 ? 128 : r->per_len);
+	if (key->family == RW_FAMILY_IPV6 && cfg_key_kind != RW_KIND_FLOW)
+		v6 = cfg_v6_prefix;
+	if (per)
+		rw_key_to_prefix(key, per < v6 ? per : v6);
+	else
+		rw_key_v6_cut(key, cfg_key_kind);
 }
 
 /* --- Events and bans ------------------------------------------------------------- */

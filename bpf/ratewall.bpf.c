@@ -54,13 +54,15 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
  * An untracked source's packet: count it in the sketch, and promote the source
  * when this CPU's estimate reaches a threshold. With no room to track it, a
  * source at the limit's threshold is dropped: it can never exceed its limit.
- * RW_TRACK with *idx set when it was promoted.
+ * RW_TRACK with *idx set when it was promoted. kind: whose thresholds promote
+ * it; sample: whether it may go to the loader for --levels (the main kind's).
  */
 static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, const struct rw_time *t,
 					__u32 slot, __u64 len, struct rw_stats *st,
-					struct rw_wslot *ws, const struct rw_limit *lim, int *idx)
+					struct rw_wslot *ws, const struct rw_limit *lim, int *idx,
+					__u32 kind, bool sample)
 {
-	__u32 cpu = bpf_get_smp_processor_id(), units = rw_byte_units(len), zero = 0;
+	__u32 cpu = bpf_get_smp_processor_id(), units = rw_byte_units(len);
 	struct rw_sketch_at at = { .i0 = rw_bucket_index(cpu, 0, h), .i1 = rw_bucket_index(cpu, 1, h),
 				   .slot = slot, .units = units, .epoch = t->epoch };
 	struct rw_thresholds *th;
@@ -80,13 +82,13 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, const
 	ws->sketch_packets++;
 	ws->sketch_bytes += len;
 	/* Every (mask + 1)-th untracked packet of this CPU and slot, for the prefix counts. */
-	if (cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
+	if (sample && cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
 		rw_sample(key, t->epoch, ws);
 
 	over_cap = (lim->cap_packets && est_p >= lim->cap_packets) ||
 		   (lim->cap_bytes && est_b >= lim->cap_bytes);
 	promote = over_cap;
-	th = bpf_map_lookup_elem(&thresholds, &zero);
+	th = bpf_map_lookup_elem(&thresholds, &kind);
 	if (!promote && th) {
 		promote = ((th->promote_packets && est_p >= th->promote_packets) ||
 			   (th->promote_bytes && est_b >= th->promote_bytes)) &&
@@ -128,22 +130,167 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, const
 	return lim->deny ? RW_DROP : RW_PASS;
 }
 
-SEC("xdp.frags")
-int ratewall_xdp(struct xdp_md *ctx)
+/*
+ * The packet's verdict under the main key (--key): its rule, its entry or the
+ * sketch, its limit, a ban, events.
+ */
+static __always_inline int rw_decide(struct rw_key *key, const struct rw_time *t, __u64 len,
+				     struct rw_stats *st, struct rw_wslot *ws)
 {
-	__u64 len = ctx->data_end - ctx->data, h, state = 0;
-	__u32 zero = 0, slot, cpu, j, ifi = rw_iface_index(ctx);
-	struct rw_key key __attribute__((aligned(8))) = {};
-	struct rw_scratch *sc;
+	__u64 h, state = 0;
+	__u32 cpu, j;
 	struct rw_entry *ent;
-	struct rw_wslot *ws;
-	struct rw_stats *st;
 	struct rw_limit lim;
 	struct rw_where w;
-	struct rw_time t;
 	struct rw_hot *f;
 	bool admit, banned;
 	int ret, idx;
+
+	rw_rule_limits(key, &lim);
+	h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask; /* the only hash of this packet */
+	w = rw_where_of(h, cfg_nbuckets);
+	cpu = bpf_get_smp_processor_id();
+	idx = rw_table_find(key, &w, &state);
+	if (idx >= 0) {
+		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
+		j = cpu * cfg_entries + (__u32)idx;
+		f = bpf_map_lookup_elem(&hot, &j);
+		if (!ent || !f)
+			return XDP_PASS;
+		/*
+		 * The common case ends here: this slot, this generation (the entry's
+		 * own epoch far behind this one means a record's low 32 bits came round).
+		 */
+		if ((f->epoch != (__u32)t->epoch || f->gen != rw_st_gen(state) ||
+		     rw_st_epoch(state) + rw_lazy_slots(cfg_slots) <= t->epoch) &&
+		    rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
+			idx = -1; /* removed under us: the packet is a newcomer's */
+	}
+	if (idx < 0) {
+		ret = rw_untracked(key, h, t, t->slot, len, st, ws, &lim, &idx, cfg_key_kind, true);
+		if (ret == RW_PASS)
+			return XDP_PASS;
+		if (ret == RW_DROP)
+			goto drop;
+		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
+		j = cpu * cfg_entries + (__u32)idx;
+		f = bpf_map_lookup_elem(&hot, &j);
+		if (!ent || !f)
+			return XDP_PASS;
+		state = ent->state;
+		if (rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
+			return XDP_PASS;
+	}
+	/* 32-bit byte counts: flushed within the slot before they would wrap. */
+	if ((f->bytes > RW_U32_MAX - len || f->drop_bytes > RW_U32_MAX - len) &&
+	    rw_flush(f, (__u32)idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state))))
+		st->hist_flushes++;
+	banned = cfg_ban_ns && rw_banned(ent, t->now, ws);
+	/* Offered first: a refill's sum holds this packet, a concurrent one sees it once at least. */
+	f->packets++;
+	f->bytes += (__u32)len;
+	admit = !lim.deny && !banned &&
+		rw_admit(f, (__u32)idx, cpu, state, t->epoch, len, &lim, st);
+	if (admit)
+		return XDP_PASS;
+	f->drop_packets++;
+	f->drop_bytes += (__u32)len;
+	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
+	if ((cfg_events || cfg_ban_ns) && !lim.deny && !banned)
+		rw_limited(ent, t->epoch, t->now, ws);
+drop:
+	ws->drop_packets++;
+	ws->drop_bytes += len;
+	st->dropped++;
+	st->dropped_bytes += len;
+	return cfg_dry_run ? XDP_PASS : XDP_DROP;
+}
+
+/*
+ * --rank: one kind's key counted beside the main one: found, or counted in the
+ * sketch and promoted by that kind's thresholds, and counted in its record;
+ * never limited, never dropped. Inlined: a call here would stack its frame
+ * on the main one, and the chain down to an insert has no room for it.
+ */
+static const struct rw_limit rw_no_limit; /* a ranked kind's limits: none */
+
+static __always_inline int rw_count_ranked(struct rw_key *key, const struct rw_time *t, __u64 len,
+			       struct rw_stats *st, struct rw_wslot *ws)
+{
+	struct rw_entry *ent;
+	struct rw_where w;
+	struct rw_hot *f;
+	__u64 h, state = 0;
+	__u32 cpu, j;
+	int idx;
+
+	if (!key || !t || !st || !ws)
+		return 0;
+	h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask;
+	w = rw_where_of(h, cfg_nbuckets);
+	cpu = bpf_get_smp_processor_id();
+	idx = rw_table_find(key, &w, &state);
+	if (idx >= 0) {
+		j = cpu * cfg_entries + (__u32)idx;
+		f = bpf_map_lookup_elem(&hot, &j);
+		if (!f)
+			return 0;
+		if ((f->epoch != (__u32)t->epoch || f->gen != rw_st_gen(state) ||
+		     rw_st_epoch(state) + rw_lazy_slots(cfg_slots) <= t->epoch) &&
+		    rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
+			idx = -1;
+	}
+	if (idx < 0) {
+		if (rw_untracked(key, h, t, t->slot, len, st, ws, &rw_no_limit,
+				 &idx, rw_kind_of(key),
+				 false) != RW_TRACK)
+			return 0;
+		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
+		j = cpu * cfg_entries + (__u32)idx;
+		f = bpf_map_lookup_elem(&hot, &j);
+		if (!ent || !f)
+			return 0;
+		state = ent->state;
+		if (rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
+			return 0;
+	}
+	if (f->bytes > RW_U32_MAX - len &&
+	    rw_flush(f, (__u32)idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state))))
+		st->hist_flushes++;
+	f->packets++;
+	f->bytes += (__u32)len;
+	return 1;
+}
+
+/*
+ * --rank: every kind ranked beside the main one, each from the packet's flow
+ * key. The keys live in this CPU's scratch line: the stack has no room left.
+ */
+static __always_inline void rw_rank_kinds(struct rw_scratch *sc, const struct rw_time *t,
+					  __u64 len, struct rw_stats *st, struct rw_wslot *ws)
+{
+	for (__u32 k = 0; k < RW_KIND_COUNT; k++) {
+		if (!(cfg_rank_mask & (1u << k)))
+			continue;
+		rw_key_derive(&sc->flow, (__u8)k, &sc->ranked);
+		rw_key_v6_cut(&sc->ranked, (__u8)k);
+		sc->ranked.kind |= RW_KIND_RANKED;
+		rw_count_ranked(&sc->ranked, t, len, st, ws);
+	}
+}
+
+SEC("xdp.frags")
+int ratewall_xdp(struct xdp_md *ctx)
+{
+	__u64 len = ctx->data_end - ctx->data;
+	__u32 zero = 0, ifi = rw_iface_index(ctx);
+	struct rw_key k __attribute__((aligned(8))) = {};
+	struct rw_key *key = &k;
+	struct rw_scratch *sc;
+	struct rw_wslot *ws;
+	struct rw_stats *st;
+	struct rw_time t;
+	int ret, verdict;
 
 	st = bpf_map_lookup_elem(&stats, &ifi);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
@@ -154,13 +301,13 @@ int ratewall_xdp(struct xdp_md *ctx)
 	 * only a frame that does not parse that way (a datagram running on into
 	 * fragments, or no IP at all) pays for the helper that sums the fragments.
 	 */
-	ret = rw_parse_source(ctx, &key, len);
+	ret = rw_parse_key(ctx, key, len);
 	if (ret != RW_PARSE_OK) {
 		__u64 whole = bpf_xdp_get_buff_len(ctx);
 
 		if (whole != len) {
 			len = whole;
-			ret = rw_parse_source(ctx, &key, len);
+			ret = rw_parse_key(ctx, key, len);
 		}
 	}
 	st->rx_packets++;
@@ -181,69 +328,19 @@ int ratewall_xdp(struct xdp_md *ctx)
 	}
 
 	rw_clock(sc, &t);
-	slot = t.slot;
-	ws = rw_window_slot(t.epoch, slot);
+	ws = rw_window_slot(t.epoch, t.slot);
 	if (!ws)
 		return XDP_PASS;
 	ws->packets++;
 	ws->bytes += len;
 
-	rw_rule_limits(&key, &lim);
-	h = rw_hash(&key, cfg_hash_seed) & cfg_hash_mask; /* the only hash of this packet */
-	w = rw_where_of(h, cfg_nbuckets);
-	cpu = bpf_get_smp_processor_id();
-	idx = rw_table_find(&key, &w, &state);
-	if (idx >= 0) {
-		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
-		j = cpu * cfg_entries + (__u32)idx;
-		f = bpf_map_lookup_elem(&hot, &j);
-		if (!ent || !f)
-			return XDP_PASS;
-		/*
-		 * The common case ends here: this slot, this generation (the entry's
-		 * own epoch far behind this one means a record's low 32 bits came round).
-		 */
-		if ((f->epoch != (__u32)t.epoch || f->gen != rw_st_gen(state) ||
-		     rw_st_epoch(state) + rw_lazy_slots(cfg_slots) <= t.epoch) &&
-		    rw_enter_slot((__u32)idx, cpu, &t, &state, st) < 0)
-			idx = -1; /* removed under us: the packet is a newcomer's */
+	/* With --rank the parser filled in the whole flow: the main key is cut out of it. */
+	if (cfg_rank_mask) {
+		sc->flow = *key;
+		rw_key_derive(&sc->flow, cfg_key_kind, key);
 	}
-	if (idx < 0) {
-		ret = rw_untracked(&key, h, &t, slot, len, st, ws, &lim, &idx);
-		if (ret == RW_PASS)
-			return XDP_PASS;
-		if (ret == RW_DROP)
-			goto drop;
-		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
-		j = cpu * cfg_entries + (__u32)idx;
-		f = bpf_map_lookup_elem(&hot, &j);
-		if (!ent || !f)
-			return XDP_PASS;
-		state = ent->state;
-		if (rw_enter_slot((__u32)idx, cpu, &t, &state, st) < 0)
-			return XDP_PASS;
-	}
-	/* 32-bit byte counts: flushed within the slot before they would wrap. */
-	if ((f->bytes > RW_U32_MAX - len || f->drop_bytes > RW_U32_MAX - len) &&
-	    rw_flush(f, (__u32)idx, t.epoch, t.slot, rw_hot_epoch(f, rw_st_epoch(state))))
-		st->hist_flushes++;
-	banned = cfg_ban_ns && rw_banned(ent, t.now, ws);
-	/* Offered first: a refill's sum holds this packet, a concurrent one sees it once at least. */
-	f->packets++;
-	f->bytes += (__u32)len;
-	admit = !lim.deny && !banned &&
-		rw_admit(f, (__u32)idx, cpu, state, t.epoch, len, &lim, st);
-	if (admit)
-		return XDP_PASS;
-	f->drop_packets++;
-	f->drop_bytes += (__u32)len;
-	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
-	if ((cfg_events || cfg_ban_ns) && !lim.deny && !banned)
-		rw_limited(ent, t.epoch, t.now, ws);
-drop:
-	ws->drop_packets++;
-	ws->drop_bytes += len;
-	st->dropped++;
-	st->dropped_bytes += len;
-	return cfg_dry_run ? XDP_PASS : XDP_DROP;
+	verdict = rw_decide(key, &t, len, st, ws);
+	if (cfg_rank_mask)
+		rw_rank_kinds(sc, &t, len, st, ws);
+	return verdict;
 }

@@ -159,6 +159,12 @@ __noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u6
 	if ((f->flags & RW_HOT_SAT) && f->gen == rw_st_gen(s) && f->packets == f->drop_packets &&
 	    rw_before(epoch, f->until) && rw_st_epoch(s) + rw_lazy_slots(cfg_slots) > epoch &&
 	    rw_st_live(s)) {
+		__u32 carry = ((f->flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT) +
+			      ((__u32)epoch - f->epoch);
+
+		if (carry > RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT)
+			carry = RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT;
+		f->flags = (__u8)((f->flags & RW_HOT_STATE_MASK) | (carry << RW_HOT_CARRY_SHIFT));
 		f->epoch = (__u32)epoch;
 		return 0;
 	}
@@ -201,6 +207,7 @@ __noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u6
 	f->bytes = 0;
 	f->drop_packets = 0;
 	f->drop_bytes = 0;
+	f->flags &= RW_HOT_STATE_MASK;
 	f->epoch = (__u32)epoch;
 	f->gen = rw_st_gen(s);
 	return 0;

@@ -29,16 +29,51 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 3
+#define RW_LAYOUT_VERSION 4
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
 
-/* Source key. IPv4 addresses live in addr[0..3], the rest stays zero. */
+/*
+ * What a key stands for (--key). The key's own address (addr) is the source
+ * for src, pair and flow, the destination for dst: rules, per-/LEN budgets and
+ * prefix rankings always read addr.
+ */
+enum rw_key_kind {
+	RW_KIND_SRC = 0,
+	RW_KIND_DST = 1,
+	RW_KIND_PAIR = 2, /* source -> destination */
+	RW_KIND_FLOW = 3, /* protocol, source:port -> destination:port */
+	RW_KIND_COUNT
+};
+
+/*
+ * --rank: kinds ranked beside the main one (a bit per kind, never the main's)
+ * are counted under keys whose `kind` carries RW_KIND_RANKED: tracked and
+ * ranked like the main kind's, never limited. rw_kind_of() is the kind.
+ */
+#define RW_KIND_RANKED 0x80
+#define rw_kind_of(k) ((k)->kind & (RW_KIND_RANKED - 1))
+
+/* --v6-prefix: leading bits of an IPv6 address a src, dst or pair key keeps. */
+#define RW_DEFAULT_V6_PREFIX 64
+
+/*
+ * A key: one struct for every kind, unused fields zero, so keys of any kind
+ * hash and compare as 40 plain bytes. IPv4 addresses live in addr[0..3] and
+ * addr2[0..3]. prefix_len: the key stands for addr/prefix_len (a `per /LEN`
+ * budget, or an IPv6 address cut to --v6-prefix; for a pair both addresses
+ * are cut to it); 0 = whole addresses.
+ */
 struct rw_key {
 	__u8 addr[16];
+	__u8 addr2[16]; /* pair, flow: the destination */
 	__u8 family;
-	__u8 pad[3];
+	__u8 prefix_len;
+	__u8 kind;      /* enum rw_key_kind */
+	__u8 proto;     /* flow: IP protocol (the last IPv6 next header) */
+	__be16 sport;   /* flow, TCP and UDP only; 0 in a non-first fragment */
+	__be16 dport;
 };
 
 /* --- Sketch ------------------------------------------------------------------ */
@@ -169,17 +204,13 @@ struct rw_dir {
 #define RW_ST_BUSY (2ULL << RW_ST_FLAG_SHIFT)      /* being written or removed: skip it */
 #define RW_ST_OVERFLOW (4ULL << RW_ST_FLAG_SHIFT)  /* placed in its key's overflow bucket */
 
-/*
- * 48 bytes of 64 with a 20-byte source key: a key of up to 40 bytes (an IPv6
- * 5-tuple) still fits the line, the pad gone.
- */
+/* One cache line with the 40-byte key of any kind (an IPv6 5-tuple). */
 struct rw_entry {
 	__u64 state;
 	struct rw_key key;
 	__u32 home;          /* the key's home bucket (an overflow entry is counted there) */
 	__u32 limited_epoch; /* low 32 bits of the slot of its last `limited` event, plus one; 0 = never */
 	__u64 ban_until_ns;  /* --ban: dropped while the clock is below this; 0 = not banned */
-	__u8 pad[16];
 };
 
 /*
@@ -202,6 +233,15 @@ struct rw_entry {
  */
 #define RW_HOT_LEASE 1
 #define RW_HOT_SAT 2
+/*
+ * The slots a saturated record has carried its drops across (ratewall.h,
+ * rw_lazy_slots): its counts belong to slots epoch - carry .. epoch, and are
+ * read (and flushed) as of the middle one, so that a window neither holds
+ * nor misses them more often than their real slots would.
+ */
+#define RW_HOT_CARRY_SHIFT 2
+#define RW_HOT_CARRY_MASK (0x3fu << RW_HOT_CARRY_SHIFT)
+#define RW_HOT_STATE_MASK (RW_HOT_LEASE | RW_HOT_SAT)
 #define RW_LEASE_IDLE_SLOTS 2
 
 /*
@@ -211,9 +251,10 @@ struct rw_entry {
  * state is this many slots behind, at most 4 and never more than the window.
  * Under a flood of sources over their limit this is what a packet saves:
  * a history line and a compare-and-swap every slot. The price: such a
- * source's drops reach the window up to RW_LAZY - 1 slots late (and leave it
- * as late), and an entry's state may be RW_LAZY - 1 slots behind its newest
- * count, which every age rule below allows for.
+ * source's drops are read (and flushed) as of the middle of the slots they
+ * came in (RW_HOT_CARRY_*), so a window may hold them up to two slots early or
+ * late, right on average; and an entry's state may be RW_LAZY - 1 slots behind
+ * its newest count, which every age rule below allows for.
  */
 static inline __u32 rw_lazy_slots(__u32 slots)
 {
@@ -293,6 +334,13 @@ struct rw_scratch {
 	__u64 slot;   /* epoch % slots */
 	__u64 packets[RW_MAX_SLOTS];
 	__u64 bytes[RW_MAX_SLOTS];
+	/*
+	 * --rank: the packet's whole flow, and the key of the kind being counted:
+	 * here, not on the stack, which the call chain down to an insert fills.
+	 * (The main key stays on the stack: in this line it cost its packet 3 ns
+	 * more in progcost, side by side.)
+	 */
+	struct rw_key flow, ranked;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -363,7 +411,6 @@ struct rw_event {
 	__u32 type;
 	__u32 cpu;
 	struct rw_key key;
-	__u32 pad;
 	__u64 ts_ns;    /* the program's clock */
 	__u64 until_ns; /* banned: when it ends, on the same clock */
 };
@@ -375,7 +422,6 @@ struct rw_event {
 #define RW_SAMPLES_RINGBUF (1u << 20)
 struct rw_sample {
 	struct rw_key key;
-	__u32 pad;
 	__u64 epoch;
 };
 
@@ -387,7 +433,7 @@ struct rw_sample {
 #define RW_MAX_SLOT_NS (60ULL * 1000000000ULL)
 #define RW_MIN_SLOT_NS (1000000ULL)
 
-_Static_assert(sizeof(struct rw_key) == 20, "rw_key layout");
+_Static_assert(sizeof(struct rw_key) == 40, "rw_key layout");
 _Static_assert(__builtin_offsetof(struct rw_entry, key) % 8 == 0, "keys compared 8 bytes at a time");
 _Static_assert(sizeof(struct rw_key) % 4 == 0, "... with a 4-byte tail at most");
 _Static_assert(sizeof(struct rw_bucket) == 12, "rw_bucket layout");
@@ -447,7 +493,7 @@ static inline __u32 rw_hint_index(__u8 family, const __u8 *addr)
 }
 
 /* A source key standing for a prefix (a shared budget) carries its length here. */
-#define RW_KEY_PREFIX_LEN(k) ((k)->pad[0])
+#define RW_KEY_PREFIX_LEN(k) ((k)->prefix_len)
 
 _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
@@ -456,11 +502,11 @@ _Static_assert(sizeof(struct rw_stats) == 112, "rw_stats layout");
 /* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 _Static_assert(sizeof(struct rw_wslot) == 120, "rw_wslot layout");
-_Static_assert(sizeof(struct rw_event) == 48, "rw_event layout");
-_Static_assert(sizeof(struct rw_sample) == 32, "rw_sample layout");
+_Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
+_Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 32, "rw_hist_slot layout: half a cache line");
-_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS, "rw_scratch layout");
+_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key), "rw_scratch layout");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)
 {

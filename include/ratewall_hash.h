@@ -21,11 +21,13 @@ RW_INLINE __u64 rw_hash(const struct rw_key *key, __u64 seed)
 	__u32 c;
 
 	/*
-	 * Three 64-bit rounds over the 20-byte key, each multiply followed by an
-	 * xor-shift (a multiply only carries bits upward: without the shifts the
-	 * low bits of IPv6 keys, which vary in their last word, would correlate
-	 * the sketch's two rows), and a final multiply-shift. A unit test checks
-	 * that the rows collide independently.
+	 * 64-bit rounds over the key, each multiply followed by an xor-shift (a
+	 * multiply only carries bits upward: without the shifts the low bits of
+	 * IPv6 keys, which vary in their last word, would correlate the sketch's
+	 * two rows), and a final multiply-shift. A source or destination key
+	 * takes three rounds over its first 20 bytes (the rest is zero); a pair
+	 * or a flow two more over the destination and the ports. A unit test
+	 * checks that the rows collide independently.
 	 */
 	__builtin_memcpy(&a, key->addr, 8);
 	__builtin_memcpy(&b, key->addr + 8, 8);
@@ -36,6 +38,17 @@ RW_INLINE __u64 rw_hash(const struct rw_key *key, __u64 seed)
 	h ^= h >> 32;
 	h = (h ^ c) * 0x94d049bb133111ebULL;
 	h ^= h >> 29;
+	if (key->kind >= RW_KIND_PAIR) {
+		__u32 ports;
+
+		__builtin_memcpy(&a, key->addr2, 8);
+		__builtin_memcpy(&b, key->addr2 + 8, 8);
+		__builtin_memcpy(&ports, &key->sport, 4);
+		h = (h ^ a) * 0x9e3779b97f4a7c15ULL;
+		h ^= h >> 32;
+		h = (h ^ b ^ ((__u64)ports << 32)) * 0xbf58476d1ce4e5b9ULL;
+		h ^= h >> 29;
+	}
 	h *= 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 32);
 }

@@ -90,6 +90,17 @@ RW_INLINE __u64 rw_hot_epoch(const struct rw_hot *f, __u64 entry_epoch)
 	return entry_epoch + (__s64)(__s32)(f->epoch - (__u32)entry_epoch);
 }
 
+/*
+ * The slot a record's counts are read as of: its epoch, or with drops carried
+ * across slots (nothing admitted among them) the middle of those slots.
+ */
+RW_INLINE __u64 rw_hot_count_epoch(const struct rw_hot *f, __u64 e)
+{
+	__u32 carry = (f->flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT;
+
+	return carry && f->packets == f->drop_packets ? e - carry / 2 : e;
+}
+
 /* Whether a record's counts belong to the entry's current generation. */
 RW_INLINE int rw_hot_current(const struct rw_hot *f, __u64 state)
 {
@@ -129,7 +140,7 @@ RW_INLINE void rw_window_add_hot(const struct rw_hot *f, __u64 state, __u32 slot
 	e = rw_hot_epoch(f, rw_st_epoch(state));
 	if (e > out->newest_epoch)
 		out->newest_epoch = e;
-	if (!rw_slot_live(e, now_epoch, slots))
+	if (!rw_slot_live(rw_hot_count_epoch(f, e), now_epoch, slots))
 		return;
 	out->packets += f->packets;
 	out->bytes += f->bytes;

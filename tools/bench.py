@@ -179,7 +179,8 @@ table netdev rwbench_meter {{
 RECEIVER = {"xdp_drop_all": "xdp_drop_all", "ratewall": "ratewall_xdp", "xdp_pass_all": "xdp_pass_all",
             "nft_meter": "xdp_pass_all", "iptables_hashlimit": "xdp_pass_all",
             "ratewall_rules": "ratewall_xdp", "toy_parse": "toy_xdp", "toy_d8": "toy_xdp",
-            "toy_d64": "toy_xdp"}
+            "toy_d64": "toy_xdp", "ratewall_flow": "ratewall_xdp", "ratewall_dst": "ratewall_xdp",
+            "ratewall_rank": "ratewall_xdp"}
 # The reference programs, beside every row: what the parse costs, and what one
 # 8-byte or one 64-byte line of state a source costs, on this machine.
 TOYS = ["toy_parse", "toy_d8", "toy_d64"]
@@ -197,7 +198,8 @@ ROWS = [
     ("one_over", "1 source over its limit", (1, 4, "uniform"), "xdp_drop_all", "drop",
      ["xdp_drop_all", *TOYS, "ratewall"]),
     ("64k_over", "64 Ki sources over their limit, shuffled", (65536, 4, "shuffled"), "xdp_drop_all", "drop",
-     ["xdp_drop_all", *TOYS, "ratewall", "ratewall_rules", "nft_meter", "iptables_hashlimit"]),
+     ["xdp_drop_all", *TOYS, "ratewall", "ratewall_rules", "ratewall_flow", "ratewall_rank",
+      "nft_meter", "iptables_hashlimit"]),
     ("64k_over_rr", "64 Ki sources over their limit, round-robin (flatters: insertion order)",
      (65536, 4, "uniform"), "xdp_drop_all", "drop", ["xdp_drop_all", "toy_d64", "ratewall"]),
     ("64k_under", "64 Ki sources under their limit, shuffled", (65536, 4, "shuffled"), "xdp_pass_all", "pass",
@@ -209,7 +211,15 @@ ROWS = [
     # limit catches it (each source sends a packet or two), the prefix rule drops it.
     ("prefix_flood", "spoofed flood from one /16, rule `198.18.0.0/15 limit 10k per /16`",
      (65535, 4, "random"), "xdp_drop_all", "drop", ["xdp_drop_all", *TOYS, "ratewall"]),
+    # One destination under a spoofed flood: `ratewall` keys it by source (a new key every
+    # packet, dropped at the sketch's cap), `ratewall_dst` by destination (one key, saturated).
+    ("dst_flood", "spoofed flood (random IPv6 /64s) to one destination",
+     (4294967295, 6, "random"), "xdp_drop_all", "drop", ["xdp_drop_all", "ratewall", "ratewall_dst"]),
 ]
+# The same traffic under another --key: (case, kind), shown in the "other key" column.
+KEY_CASES = {"ratewall_flow": "flow", "ratewall_dst": "dst"}
+# --key src with other kinds ranked beside it (--rank): what each costs a packet.
+RANK_CASES = {"ratewall_rank": ["dst", "pair"]}
 # ratewall's extra arguments for a row's `ratewall` case.
 RW_ROW_ARGS = {"prefix_flood": ["--rules", f"/tmp/{TB}.prefix.rules"]}
 PREFIX_RULES = "198.18.0.0/15 limit 10k per /16\n"
@@ -256,7 +266,8 @@ def stats_enabled(on):
 def gen_args(sources, fam, order, seed):
     args = ["--sources", sources, "--dist", order, "--seed", seed]
     if fam == 6:
-        args += ["--ipv6", "--src", "2001:db8::1"]
+        # One /64 a source: ratewall keys IPv6 sources by their /64 (--v6-prefix 64).
+        args += ["--ipv6", "--ipv6-net", "--src", "2001:db8::1"]
     return args
 
 
@@ -282,7 +293,7 @@ def throughput(tb, row, case, setup, teardown, verify):
             stats_enabled(False)
         res = {"row": key, "case": case, "sources": sources, "family": fam, "order": order,
                "check_sent": g["sent"], "check_received": runs1 - runs0}
-        if runs1 > runs0 and case in ("ratewall", "toy_d64"):
+        if runs1 > runs0 and case in ("ratewall", "toy_d64", *KEY_CASES, *RANK_CASES):
             res["prog_ns_in_situ"] = round((t1 - t0) / (runs1 - runs0), 1)
         if res["check_received"] != res["check_sent"]:
             raise RuntimeError(f"{res['check_sent'] - res['check_received']} of {res['check_sent']} "
@@ -316,11 +327,12 @@ def run_throughput(tb):
     def table_size(sources, order):
         return 1048576 if order == "random" else max(65536, sources + sources // 4)
 
-    def ratewall(verdict, sources, order, extra=()):
+    def ratewall(verdict, sources, order, extra=(), kinds=1):
         limit = ["--bps", "8"] if verdict == "drop" else ["--pps", "10k"]
-        # No tick during the run (so no idle wipe); every source may be tracked.
+        # No tick during the run (so no idle wipe); every source may be tracked (and, with
+        # --rank, every key of each kind: the table is shared).
         return lambda: Ratewall(tb, *limit, "--interval", "1h", "--max-flows",
-                                table_size(sources, order) if order != "random" else 65536, *extra)
+                                kinds * (table_size(sources, order) if order != "random" else 65536), *extra)
 
     def toy(case, verdict, sources):
         """The toy of that kind, sized for the row (1 Mi entries for a million sources or
@@ -398,6 +410,11 @@ def run_throughput(tb):
                              rw_dropped),
                 "ratewall_rules": (ratewall(verdict, sources, order, ["--rules", RULES_10K]), stop_rw,
                                    rw_dropped),
+                **{c: (ratewall(verdict, sources, order, ["--key", k]), stop_rw, rw_dropped)
+                   for c, k in KEY_CASES.items()},
+                **{c: (ratewall(verdict, sources, order, ["--rank", ",".join(k)], 1 + len(k)), stop_rw,
+                       rw_dropped)
+                   for c, k in RANK_CASES.items()},
                 "nft_meter": (nft(sources, fam, order), nft_down, nft_dropped),
                 "iptables_hashlimit": (ipt(sources, fam, order), ipt_down, ipt_dropped),
             }[case]
@@ -427,7 +444,7 @@ def run_live_tick(tb):
         args = ["--pps", "10k", "--interval", "1s"] + (["--max-flows", max_flows] if max_flows else [])
         rw = Ratewall(tb, *args, out=True)
         try:
-            g = tb.gen("--ipv6", "--src", "2001:db8::1", "--dist", "random", "--sources", 4294967295,
+            g = tb.gen("--ipv6", "--ipv6-net", "--src", "2001:db8::1", "--dist", "random", "--sources", 4294967295,
                        "--seed", 11, "--duration", f"{seconds}s", timeout=120)
             time.sleep(1.2)
         finally:
@@ -459,9 +476,17 @@ def run_progcost():
     rounds = "3" if QUICK else "7"
     configs = [("slots_10_coarse_defaults", ["-C"]), ("slots_10_precise", []),
                ("slots_2_coarse", ["-C", "-s", "2"]), ("slots_32_precise", ["-s", "32"]),
-               ("slots_10_coarse_map_1Mi", ["-C", "-k", "1048576"]), ("slots_10_no_clock", ["-c"])]
+               ("slots_10_coarse_map_1Mi", ["-C", "-k", "1048576"]), ("slots_10_no_clock", ["-c"]),
+               # The defaults with each other key kind (--key): what building and hashing it costs.
+               ("slots_10_coarse_key_dst", ["-C", "-K", "dst"]),
+               ("slots_10_coarse_key_pair", ["-C", "-K", "pair"]),
+               ("slots_10_coarse_key_flow", ["-C", "-K", "flow"]),
+               # --key src with other kinds ranked beside it (--rank): the price of each.
+               ("slots_10_coarse_rank_dst", ["-C", "-X", "dst"]),
+               ("slots_10_coarse_rank_dst_pair", ["-C", "-X", "dst,pair"])]
     for key, args in configs:
-        if QUICK and key not in ("slots_10_coarse_defaults", "slots_10_precise"):
+        if QUICK and key not in ("slots_10_coarse_defaults", "slots_10_precise", "slots_10_coarse_key_flow",
+                                 "slots_10_coarse_rank_dst_pair"):
             continue
         out[key] = json.loads(sh([f"{BUILD}/progcost", "-n", rounds, *args], timeout=300))
     return out
@@ -579,6 +604,8 @@ TARGETS = {
     "1m_over": [("toy_d64", 0.60)],
 }
 RULES_TARGET = 0.90  # ratewall with 10 000 rules, against ratewall without, same row
+KEY_TARGET = 0.90  # ratewall with another --key (dst, flow), against --key src, same traffic
+RANK_TARGET_NS = 40  # each kind ranked beside the main one (--rank), ns a packet
 PROGCOST_TARGET_NS = 70  # every scenario, one frame in L1, `ratewall run`'s default clock
 MEMORY_TARGET_MIB = 128  # `ratewall memory --cpus 64` at the defaults
 CASE_NAMES = {"floor": "floor", "toy_d64": "64 B toy", "nft_meter": "nft", "iptables_hashlimit": "hashlimit"}
@@ -595,6 +622,18 @@ def targets_of(key, by, floor):
         if "mpps" in o:
             got = rw["mpps"] / o["mpps"]
             parts.append(f">= {want:.2f}x {CASE_NAMES[other]}: {got:.2f}x {'met' if got >= want else 'MISSED'}")
+    for case, kind in KEY_CASES.items():
+        other = by.get((key, case), {})
+        if "mpps" in other:
+            got = other["mpps"] / rw["mpps"]
+            parts.append(f"--key {kind} >= {KEY_TARGET:.2f}x --key src: {got:.2f}x "
+                         f"{'met' if got >= KEY_TARGET else 'MISSED'}")
+    for case, kinds in RANK_CASES.items():
+        other = by.get((key, case), {})
+        if "mpps" in other:
+            per = (1e3 / other["mpps"] - 1e3 / rw["mpps"]) / len(kinds)
+            parts.append(f"--rank {','.join(kinds)}: {other['mpps']:.2f} Mpps, {per:+.0f} ns a packet per kind "
+                         f"(<= {RANK_TARGET_NS}: {'met' if per <= RANK_TARGET_NS else 'MISSED'})")
     rules = by.get((key, "ratewall_rules"), {})
     if "mpps" in rules:
         got = rules["mpps"] / rw["mpps"]
@@ -618,8 +657,8 @@ def table(results):
              "rows), dropping or passing as the row's limiters do:",
              "",
              "| traffic | floor | parse only | 8 B a source | 64 B a source | ratewall | ratewall, 10 000 rules "
-             "| nft meter | iptables hashlimit | target |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| ratewall, another --key | nft meter | iptables hashlimit | target |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def cell(r, floor):
         if "mpps" not in r:
@@ -637,12 +676,19 @@ def table(results):
         floor = by[(key, floor_case)]
         for r in (by.get((key, c), {}) for c in cases):
             r["verdict"] = verdict
-        row = [cell(by.get((key, c), {}), floor) for c in
-               (*TOYS, "ratewall", "ratewall_rules", "nft_meter", "iptables_hashlimit")]
+        other = next((c for c in KEY_CASES if (key, c) in by), None)
+        other_cell = f"--key {KEY_CASES[other]}: {cell(by[(key, other)], floor)}" if other else ""
+        row = [cell(by.get((key, c), {}), floor) for c in (*TOYS, "ratewall", "ratewall_rules")]
+        row += [other_cell] + [cell(by.get((key, c), {}), floor) for c in ("nft_meter", "iptables_hashlimit")]
         lines.append(f"| {label} ({verdict}) | {floor_case.replace('_', ' ')} {cell(floor, None)} | "
                      + " | ".join(row) + f" | {targets_of(key, by, floor)} |")
-    insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']})" for r in results["throughput"]
-              if r.get("case") == "ratewall" and "prog_ns_in_situ" in r]
+    def variant(case):
+        if case in KEY_CASES:
+            return f", --key {KEY_CASES[case]}"
+        return f", --rank {','.join(RANK_CASES[case])}" if case in RANK_CASES else ""
+
+    insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']}{variant(r['case'])})" for r in results["throughput"]
+              if r.get("case") in ("ratewall", *KEY_CASES, *RANK_CASES) and "prog_ns_in_situ" in r]
     toys_insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']})" for r in results["throughput"]
                    if r.get("case") == "toy_d64" and "prog_ns_in_situ" in r]
     lines += ["", "(Measured with kernel.bpf_stats_enabled off, after a stats-on run that checked every "

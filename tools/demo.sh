@@ -32,11 +32,11 @@ sleep 1
 gen_for=$((SECONDS_TO_RUN - 2))
 ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --sources 500 \
 	--dist zipf:1.2 --rate 400k --cpus "$CPUS" --duration "${gen_for}s" >/tmp/rwdemo.gen.json &
-ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 \
+ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 --ipv6-net \
 	--sources 4 --rate 60k --duration "${gen_for}s" >/tmp/rwdemo.gen6.json &
 # A spoofed flood beside them: a new random source every packet, counted in the sketch.
-ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 \
-	--src 2001:db8:1::1 --dist random --sources 4294967295 --rate 100k \
+ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 --ipv6-net \
+	--src 2001:db8::5 --dist random --sources 4294967295 --rate 100k \
 	--duration "${gen_for}s" >/tmp/rwdemo.spoof.json &
 wait $RW_PID
 wait

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/key.h"
 #include "cli/units.h"
 #include "flowfill.h"
 #include "kernel/loader.h"
@@ -115,13 +116,36 @@ static int install_rules(struct ratewall_bpf *skel, uint32_t n, bool matching, u
 	return err;
 }
 
+/* --rank's list ("dst,pair") as a mask, or -1. */
+static int rank_mask_of(const char *list)
+{
+	char copy[64], *save;
+	int mask = 0;
+
+	snprintf(copy, sizeof(copy), "%s", list);
+	for (char *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+		if (rw_key_kind_parse(k) < 0)
+			return -1;
+		mask |= 1 << rw_key_kind_parse(k);
+	}
+	return mask ? mask : -1;
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	return vfprintf(stderr, fmt, ap);
+}
+
 /* Lets the next new source be promoted at its first packet. */
 static int allow_one_promotion(struct ratewall_bpf *skel)
 {
 	struct rw_thresholds t = { .free_promotions = 1 };
-	__u32 zero = 0;
+	int err = 0;
 
-	return bpf_map_update_elem(bpf_map__fd(skel->maps.thresholds), &zero, &t, BPF_ANY);
+	for (__u32 k = 0; k < RW_KIND_COUNT && !err; k++)
+		err = bpf_map_update_elem(bpf_map__fd(skel->maps.thresholds), &k, &t, BPF_ANY);
+	return err;
 }
 
 int main(int argc, char **argv)
@@ -138,11 +162,13 @@ int main(int argc, char **argv)
 	uint32_t slots = 10, fill = 0, nrules = 0;
 	int rounds = 7, c;
 	bool no_clock = false, coarse = false, matching = false;
+	int kind = RW_KIND_SRC, rank = 0;
+	bool verbose = false;
 	struct xdp_drop_all_bpf *base;
 	cpu_set_t set;
 	double floor;
 
-	while ((c = getopt(argc, argv, "r:n:s:cCk:R:m")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:s:cCk:R:mK:X:v")) != -1) {
 		uint64_t v;
 
 		if (c == 'c')
@@ -161,9 +187,16 @@ int main(int argc, char **argv)
 			nrules = (uint32_t)v;
 		else if (c == 'm')
 			matching = true;
+		else if (c == 'K' && rw_key_kind_parse(optarg) >= 0)
+			kind = rw_key_kind_parse(optarg);
+		else if (c == 'X' && (rank = rank_mask_of(optarg)) > 0)
+			;
+		else if (c == 'v')
+			verbose = true;
 		else {
 			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read) | -C (coarse clock)]\n"
-				"                [-R RULES (none matching the frame)] [-m (and one matching it)]\n");
+				"                [-R RULES (none matching the frame)] [-m (and one matching it)]\n"
+				"                [-K src|dst|pair|flow (--key)] [-X KIND,... (--rank)] [-v]\n");
 			return 2;
 		}
 	}
@@ -181,6 +214,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < NSCEN; i++) {
 		struct rw_load_params p = { .slot_ns = 1000000000ULL / slots, .slots = slots,
 					    .test_clock = no_clock, .coarse_clock = coarse,
+					    .key_kind = (uint8_t)kind, .rank_mask = (uint8_t)rank,
+					    .libbpf_log = verbose ? libbpf_log : NULL,
 					    .limit_packets = scen[i].limit_packets,
 					    .max_flows = fill + fill / 4 + 65536 };
 		int err = rw_bpf_load(&p, &skel[i]);
@@ -214,10 +249,10 @@ int main(int argc, char **argv)
 			ns[i][r] = run_ns(bpf_program__fd(skel[i]->progs.ratewall_xdp), repeat, &verdict[i]);
 	}
 	floor = median(floors, rounds);
-	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, "
+	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, \"key\": \"%s\", "
 	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"rules\": %u, \"matching_rule\": %s, "
 	       "\"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
-	       repeat, rounds, slots, no_clock ? "none" : coarse ? "coarse" : "precise", fill, nrules,
+	       repeat, rounds, slots, rw_key_kind_name((unsigned int)kind), no_clock ? "none" : coarse ? "coarse" : "precise", fill, nrules,
 	       matching ? "true" : "false", floor);
 	for (size_t i = 0; i < NSCEN; i++) {
 		double m = median(ns[i], rounds);

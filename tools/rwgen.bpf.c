@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Traffic generator, run through BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES:
- * every run rewrites the frame's source address (the page may hold whatever an
- * earlier run left there, so every field that varies is written in full) and
- * redirects it out of gen_ifindex.
+ * every run rewrites the field that varies (a source or destination address,
+ * or a port; the page may hold whatever an earlier run left there, so it is
+ * written in full with its checksums) and redirects the frame out of
+ * gen_ifindex.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -36,7 +37,10 @@ struct {
 	__uint(max_entries, 1);
 } schedule SEC(".maps");
 
-/* RFC 1624 incremental update for a 32-bit field changing from old to new. */
+/*
+ * RFC 1624 incremental update for a 32-bit field changing from old to new (a
+ * 16-bit field is the same sum with its high halves zero).
+ */
 static __always_inline __u16 csum_replace32(__u16 csum, __u32 old, __u32 new)
 {
 	__u32 sum = (__u16)~csum;
@@ -52,7 +56,7 @@ SEC("xdp")
 int rwgen_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	__u32 zero = 0, idx, saddr, base = gen_layout.base_saddr;
+	__u32 zero = 0, idx, val, base = gen_layout.base;
 	__u16 off;
 	__u64 *pos;
 
@@ -76,25 +80,31 @@ int rwgen_xdp(struct xdp_md *ctx)
 		idx = (__u32)(*pos % gen_nsrc);
 	}
 	(*pos)++;
-	saddr = base + idx;
+	val = base + idx;
 
-	off = gen_layout.saddr_off;
-	if (off > 64 || data + off + 4 > end)
-		return XDP_ABORTED;
-	*(__be32 *)(data + off) = bpf_htonl(saddr);
+	off = gen_layout.vary_off;
+	if (gen_layout.vary_len == 2) {
+		if (off > 128 || data + off + 2 > end)
+			return XDP_ABORTED;
+		*(__be16 *)(data + off) = bpf_htons((__u16)val);
+	} else {
+		if (off > 64 || data + off + 4 > end)
+			return XDP_ABORTED;
+		*(__be32 *)(data + off) = bpf_htonl(val);
+	}
 
 	off = gen_layout.ip_csum_off;
 	if (off) {
 		if (off > 64 || data + off + 2 > end)
 			return XDP_ABORTED;
 		*(__u16 *)(data + off) = bpf_htons(csum_replace32(bpf_ntohs(gen_layout.tmpl_ip_csum),
-								  base, saddr));
+								  base, val));
 	}
 	off = gen_layout.udp_csum_off;
 	if (off) {
 		if (off > 128 || data + off + 2 > end)
 			return XDP_ABORTED;
-		__u16 csum = csum_replace32(bpf_ntohs(gen_layout.tmpl_udp_csum), base, saddr);
+		__u16 csum = csum_replace32(bpf_ntohs(gen_layout.tmpl_udp_csum), base, val);
 
 		/* In UDP a computed zero is sent as all ones; zero means "none". */
 		*(__u16 *)(data + off) = bpf_htons(csum ? csum : 0xffff);

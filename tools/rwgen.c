@@ -51,9 +51,16 @@ static void usage(void)
 	printf("usage: rwgen --dev IFACE [options]   (inside a test network namespace)\n"
 	       "  --dev IFACE          veth to send out of (its peer must run XDP)\n"
 	       "  --dst-mac MAC        destination MAC (default ff:ff:ff:ff:ff:ff)\n"
-	       "  --sources N          distinct source addresses (default 1)\n"
-	       "  --src ADDR           first source (default 198.18.0.1, or 2001:db8::1 with --ipv6)\n"
+	       "  --sources N          distinct values of the --vary field (default 1)\n"
+	       "  --vary FIELD         src | dst | sport | dport: the field that takes N values,\n"
+	       "                       counting up from the one given (default src)\n"
+	       "  --src ADDR           source (default 198.18.0.1, or 2001:db8::1 with --ipv6)\n"
+	       "  --dst ADDR           destination (default 198.19.255.254, or 2001:db8:ffff::1)\n"
+	       "  --sport N, --dport N UDP ports (default 1024 and 9)\n"
 	       "  --ipv6               IPv6/UDP frames instead of IPv4/UDP\n"
+	       "  --ipv6-net           a varying IPv6 address counts in bits 32..63, one /64\n"
+	       "                       each, instead of in its last 32 bits\n"
+	       "Every address stays inside 198.18.0.0/15 or 2001:db8::/32.\n"
 	       "  --dist D             uniform (round-robin) | shuffled (each source once per cycle,\n"
 	       "                       random order) | random (a pseudo-random source of the\n"
 	       "                       --sources range every packet: a spoofed flood) | zipf:S |\n"
@@ -84,6 +91,17 @@ static void parse_mac(const char *s, unsigned char mac[6])
 	}
 }
 
+static enum gen_vary parse_vary(const char *s)
+{
+	static const char *const names[] = { "src", "dst", "sport", "dport" };
+
+	for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(s, names[i]) == 0)
+			return (enum gen_vary)i;
+	}
+	rwgen_die("--vary: '%s' is not one of src, dst, sport, dport", s);
+}
+
 static void parse_args(int argc, char **argv, struct gen_opts *o)
 {
 	static const struct option opts[] = {
@@ -92,6 +110,11 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "sources", required_argument, NULL, 'n' },
 		{ "src", required_argument, NULL, 's' },
 		{ "ipv6", no_argument, NULL, '6' },
+		{ "ipv6-net", no_argument, NULL, 'N' },
+		{ "dst", required_argument, NULL, 'T' },
+		{ "sport", required_argument, NULL, 'P' },
+		{ "dport", required_argument, NULL, 'Q' },
+		{ "vary", required_argument, NULL, 'V' },
 		{ "dist", required_argument, NULL, 'D' },
 		{ "size", required_argument, NULL, 'S' },
 		{ "rate", required_argument, NULL, 'r' },
@@ -107,7 +130,7 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 	int c;
 
 	*o = (struct gen_opts){ .sources = 1, .dist = "uniform", .size = 64, .cpus = 1, .seed = 1,
-				.duration_ns = 10000000000ULL };
+				.duration_ns = 10000000000ULL, .sport = 1024, .dport = 9 };
 	memset(o->dst_mac, 0xff, 6);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -117,6 +140,11 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		case 'e': o->seed = rwgen_parse_u64_or_die("--seed", optarg, 0, UINT64_MAX / 2); break;
 		case 's': o->src = optarg; break;
 		case '6': o->ipv6 = true; break;
+		case 'N': o->ipv6_net = true; break;
+		case 'T': o->dst = optarg; break;
+		case 'P': o->sport = (uint16_t)rwgen_parse_u64_or_die("--sport", optarg, 1, 65535); break;
+		case 'Q': o->dport = (uint16_t)rwgen_parse_u64_or_die("--dport", optarg, 1, 65535); break;
+		case 'V': o->vary = parse_vary(optarg); break;
 		case 'D': o->dist = optarg; break;
 		case 'S': o->size = (uint32_t)rwgen_parse_u64_or_die("--size", optarg, 60, 3000); break;
 		case 'r':
@@ -143,6 +171,8 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		rwgen_die("--per-source: random sources are not counted one by one");
 	if (optind < argc)
 		rwgen_die("unexpected argument '%s'", argv[optind]);
+	if (o->ipv6_net && !o->ipv6)
+		rwgen_die("--ipv6-net is for IPv6 addresses: it needs --ipv6");
 }
 
 static void *sender(void *arg)
@@ -187,15 +217,20 @@ static void *sender(void *arg)
 	return NULL;
 }
 
-static void print_source(uint32_t i, bool ipv6, const unsigned char addr[16], uint32_t base)
+/* Index i's value of the varying field: an address or a port, as JSON. */
+static void print_value(uint32_t i, const struct gen_opts *o, const struct gen_addrs *ad)
 {
 	unsigned char a[16];
 	char buf[INET6_ADDRSTRLEN];
-	uint32_t v = htonl(base + i);
+	uint32_t v = htonl(ad->base + i);
 
-	memcpy(a, addr, 16);
-	memcpy(ipv6 ? a + 12 : a, &v, 4);
-	inet_ntop(ipv6 ? AF_INET6 : AF_INET, a, buf, sizeof(buf));
+	if (o->vary == GEN_VARY_SPORT || o->vary == GEN_VARY_DPORT) {
+		printf("\"%u\"", ad->base + i);
+		return;
+	}
+	memcpy(a, o->vary == GEN_VARY_DST ? ad->dst : ad->src, 16);
+	memcpy(a + rwgen_vary_word(o), &v, 4);
+	inet_ntop(o->ipv6 ? AF_INET6 : AF_INET, a, buf, sizeof(buf));
 	printf("\"%s\"", buf);
 }
 
@@ -205,9 +240,10 @@ int main(int argc, char **argv)
 	struct rwgen_bpf *skel;
 	struct rwgen_layout lay;
 	struct gen_thread *th;
-	unsigned char addr[16], *frame;
+	struct gen_addrs addrs;
+	unsigned char *frame;
 	uint64_t total = 0, sched_len = 0, sent = 0, *counts, *seeds, start, elapsed;
-	uint32_t base, *sched = NULL, ifindex, ncpus;
+	uint32_t *sched = NULL, ifindex, ncpus;
 	int err;
 
 	parse_args(argc, argv, &o);
@@ -215,7 +251,7 @@ int main(int argc, char **argv)
 	if (!ifindex)
 		rwgen_die("no interface named '%s' in this namespace", o.dev);
 	rwgen_refuse_unsafe_target(o.dev);
-	rwgen_resolve_sources(&o, addr, &base);
+	rwgen_resolve_addrs(&o, &addrs);
 	counts = rwgen_source_weights(&o, &total);
 	if (counts) {
 		sched = rwgen_build_schedule(counts, o.sources, total, o.seed);
@@ -223,7 +259,7 @@ int main(int argc, char **argv)
 		if (strncmp(o.dist, "counts:", 7) == 0 && !o.count)
 			o.count = total;
 	}
-	frame = rwgen_build_frame(&o, addr, base, &lay);
+	frame = rwgen_build_frame(&o, &addrs, &lay);
 	if (o.cpus > (uint32_t)libbpf_num_possible_cpus())
 		rwgen_die("--cpus %u: this machine has %d", o.cpus, libbpf_num_possible_cpus());
 	/*
@@ -301,9 +337,10 @@ int main(int argc, char **argv)
 		sent += th[i].sent;
 	}
 	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"family\": %d, \"size\": %u, "
-	       "\"sources\": %u, \"per_cpu\": [",
+	       "\"sources\": %u, \"vary\": \"%s\", \"per_cpu\": [",
 	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed,
-	       o.ipv6 ? 6 : 4, o.size, o.sources);
+	       o.ipv6 ? 6 : 4, o.size, o.sources,
+	       (const char *[]){ "src", "dst", "sport", "dport" }[o.vary]);
 	for (uint32_t i = 0; i < o.cpus; i++)
 		printf("%s%llu", i ? ", " : "", (unsigned long long)th[i].sent);
 	printf("]");
@@ -318,7 +355,7 @@ int main(int argc, char **argv)
 		printf(", \"per_source\": {");
 		for (uint32_t i = 0; i < o.sources; i++) {
 			printf("%s", i ? ", " : "");
-			print_source(i, o.ipv6, addr, base);
+			print_value(i, &o, &addrs);
 			printf(": %llu", (unsigned long long)per[i]);
 		}
 		printf("}");

@@ -5,14 +5,17 @@
 
 #include <linux/types.h>
 
-/* Where the source address sits in the frame and how checksums follow it. */
+/*
+ * Where the field that varies (--vary: a source or destination address, or a
+ * port) sits in the frame and how checksums follow it.
+ */
 struct rwgen_layout {
-	__u16 saddr_off;    /* offset of the 32 bits of source address that vary */
-	__u16 ip_csum_off;  /* IPv4 header checksum, 0 for IPv6 */
+	__u16 vary_off;     /* offset of the 32 address bits, or the 16 port bits, that vary */
+	__u16 ip_csum_off;  /* IPv4 header checksum when an address varies, else 0 */
 	__u16 udp_csum_off; /* UDP checksum, 0 when left at zero (IPv4) */
-	__u16 pad;
-	__u32 base_saddr;   /* the varying 32 bits, host order, of source index 0 */
-	__u16 tmpl_ip_csum; /* checksums of the template (source index 0), as in the frame */
+	__u16 vary_len;     /* 4 (address bits) or 2 (a port) */
+	__u32 base;         /* the varying bits, host order, of index 0 */
+	__u16 tmpl_ip_csum; /* checksums of the template (index 0), as in the frame */
 	__u16 tmpl_udp_csum;
 };
 

@@ -23,13 +23,11 @@ static uint32_t csum_add(uint32_t sum, const void *p, size_t len)
 	return sum;
 }
 
-/* Builds the template frame (source index 0) and where the generator patches it. */
-unsigned char *rwgen_build_frame(const struct gen_opts *o, const unsigned char addr[16],
-				  uint32_t base, struct rwgen_layout *lay)
+/* Builds the template frame (index 0) and where the generator patches it. */
+unsigned char *rwgen_build_frame(const struct gen_opts *o, const struct gen_addrs *a,
+				 struct rwgen_layout *lay)
 {
-	static const unsigned char dst4[4] = { 198, 19, 255, 254 };
-	static const unsigned char dst6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0,
-						0, 0, 0, 0, 0, 0, 0, 1 };
+	bool by_addr = o->vary == GEN_VARY_SRC || o->vary == GEN_VARY_DST;
 	uint32_t l3 = o->ipv6 ? 40 : 20, hdrs = 14 + l3 + 8, udp_len, sum;
 	unsigned char *f, *ip, *udp;
 
@@ -46,7 +44,8 @@ unsigned char *rwgen_build_frame(const struct gen_opts *o, const unsigned char a
 	udp = ip + l3;
 	udp_len = o->size - 14 - l3;
 	memset(lay, 0, sizeof(*lay));
-	lay->base_saddr = base;
+	lay->base = a->base;
+	lay->vary_len = by_addr ? 4 : 2;
 
 	if (o->ipv6) {
 		ip[0] = 0x60;
@@ -54,9 +53,8 @@ unsigned char *rwgen_build_frame(const struct gen_opts *o, const unsigned char a
 		ip[5] = (unsigned char)udp_len;
 		ip[6] = 17;
 		ip[7] = 64;
-		memcpy(ip + 8, addr, 16);
-		memcpy(ip + 24, dst6, 16);
-		lay->saddr_off = 14 + 8 + 12;
+		memcpy(ip + 8, a->src, 16);
+		memcpy(ip + 24, a->dst, 16);
 	} else {
 		ip[0] = 0x45;
 		ip[2] = (unsigned char)((20 + udp_len) >> 8);
@@ -64,18 +62,25 @@ unsigned char *rwgen_build_frame(const struct gen_opts *o, const unsigned char a
 		ip[6] = 0x40; /* DF */
 		ip[8] = 64;
 		ip[9] = 17;
-		memcpy(ip + 12, addr, 4);
-		memcpy(ip + 16, dst4, 4);
+		memcpy(ip + 12, a->src, 4);
+		memcpy(ip + 16, a->dst, 4);
 		sum = csum_fold(csum_add(0, ip, 20));
 		ip[10] = (unsigned char)(sum >> 8);
 		ip[11] = (unsigned char)sum;
-		lay->saddr_off = 14 + 12;
-		lay->ip_csum_off = 14 + 10;
-		memcpy(&lay->tmpl_ip_csum, ip + 10, 2);
+		if (by_addr) {
+			lay->ip_csum_off = 14 + 10;
+			memcpy(&lay->tmpl_ip_csum, ip + 10, 2);
+		}
 	}
-	udp[0] = 0x04; /* source port 1024 */
-	udp[2] = 0x00;
-	udp[3] = 0x09; /* discard */
+	if (by_addr)
+		lay->vary_off = (uint16_t)(14 + (o->ipv6 ? 8 : 12) + (o->vary == GEN_VARY_DST ? (o->ipv6 ? 16 : 4) : 0) +
+					   rwgen_vary_word(o));
+	else
+		lay->vary_off = (uint16_t)(udp - f + (o->vary == GEN_VARY_DPORT ? 2 : 0));
+	udp[0] = (unsigned char)(o->sport >> 8);
+	udp[1] = (unsigned char)o->sport;
+	udp[2] = (unsigned char)(o->dport >> 8);
+	udp[3] = (unsigned char)o->dport;
 	udp[4] = (unsigned char)(udp_len >> 8);
 	udp[5] = (unsigned char)udp_len;
 	if (o->ipv6) {

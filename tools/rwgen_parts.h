@@ -16,12 +16,19 @@
 #define MAX_SCHEDULE (1u << 24)
 #define MAX_DURATION_NS (3600ULL * 1000000000ULL)
 
+/* The field that takes index k of the sequence: base + k. */
+enum gen_vary { GEN_VARY_SRC, GEN_VARY_DST, GEN_VARY_SPORT, GEN_VARY_DPORT };
+
 struct gen_opts {
 	const char *dev;
 	unsigned char dst_mac[6];
 	bool ipv6;
-	uint32_t sources;
+	bool ipv6_net;      /* an address varies in bits 32..63 (one /64 each), not the last 32 */
+	uint32_t sources;   /* distinct values of the varying field */
 	const char *src;
+	const char *dst;
+	uint16_t sport, dport;
+	enum gen_vary vary;
 	const char *dist;   /* uniform, shuffled, random, zipf:S, counts:FILE */
 	uint64_t seed;      /* shuffled order and random sources */
 	uint32_t size;
@@ -39,12 +46,23 @@ uint64_t rwgen_parse_u64_or_die(const char *opt, const char *s, uint64_t min, ui
 
 /* rwgen_safety.c: refuses any target but a veth in a namespace without a default route. */
 void rwgen_refuse_unsafe_target(const char *dev);
-/* Source k is base + k in the last 32 bits; all inside 198.18.0.0/15 or 2001:db8::/32. */
-void rwgen_resolve_sources(const struct gen_opts *o, unsigned char addr[16], uint32_t *base);
+/* The frame's addresses, and the varying field's value at index 0. */
+struct gen_addrs {
+	unsigned char src[16], dst[16];
+	uint32_t base;
+};
+/*
+ * Index k is base + k in the varying field: the last 32 bits of an address
+ * (bits 32..63 with --ipv6-net), or a port. Every address any index makes
+ * stays inside 198.18.0.0/15 or 2001:db8::/32; dies otherwise.
+ */
+void rwgen_resolve_addrs(const struct gen_opts *o, struct gen_addrs *a);
+/* Offset of the varying 32 bits inside an address of o's family. */
+unsigned int rwgen_vary_word(const struct gen_opts *o);
 
-/* rwgen_frame.c: the template frame (source index 0) and where the generator patches it. */
-unsigned char *rwgen_build_frame(const struct gen_opts *o, const unsigned char addr[16],
-				 uint32_t base, struct rwgen_layout *lay);
+/* rwgen_frame.c: the template frame (index 0) and where the generator patches it. */
+unsigned char *rwgen_build_frame(const struct gen_opts *o, const struct gen_addrs *a,
+				 struct rwgen_layout *lay);
 
 /* rwgen_sched.c: per-source counts wanted (NULL: round-robin) and their shuffled schedule. */
 uint64_t *rwgen_source_weights(const struct gen_opts *o, uint64_t *total);

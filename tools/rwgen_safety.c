@@ -60,23 +60,58 @@ void rwgen_refuse_unsafe_target(const char *dev)
 	close(fd);
 }
 
-/* Source k is base + k in the last 32 bits; all must stay inside the test ranges. */
-void rwgen_resolve_sources(const struct gen_opts *o, unsigned char addr[16], uint32_t *base)
+unsigned int rwgen_vary_word(const struct gen_opts *o)
 {
-	const char *src = o->src ? o->src : (o->ipv6 ? "2001:db8::1" : "198.18.0.1");
+	return o->ipv6 ? (o->ipv6_net ? 4 : 12) : 0;
+}
+
+/* addr is inside the test range of its family. */
+static bool in_test_range(bool ipv6, const unsigned char *addr)
+{
+	if (ipv6)
+		return addr[0] == 0x20 && addr[1] == 0x01 && addr[2] == 0x0d && addr[3] == 0xb8;
+	return addr[0] == 198 && (addr[1] & 0xfe) == 18;
+}
+
+static void resolve_addr(const struct gen_opts *o, const char *opt, const char *text,
+			 unsigned char addr[16])
+{
+	memset(addr, 0, 16);
+	if (inet_pton(o->ipv6 ? AF_INET6 : AF_INET, text, addr) != 1)
+		rwgen_die("%s: '%s' is not an IPv%d address", opt, text, o->ipv6 ? 6 : 4);
+	if (!in_test_range(o->ipv6, addr))
+		rwgen_die("%s: '%s' must be inside %s", opt, text,
+			  o->ipv6 ? "2001:db8::/32" : "198.18.0.0/15");
+}
+
+void rwgen_resolve_addrs(const struct gen_opts *o, struct gen_addrs *a)
+{
+	bool by_addr = o->vary == GEN_VARY_SRC || o->vary == GEN_VARY_DST;
+	unsigned char *addr = o->vary == GEN_VARY_DST ? a->dst : a->src, last_addr[16];
+	unsigned int w = rwgen_vary_word(o);
 	uint64_t last;
 
-	memset(addr, 0, 16);
-	if (inet_pton(o->ipv6 ? AF_INET6 : AF_INET, src, addr) != 1)
-		rwgen_die("--src: '%s' is not an IPv%d address", src, o->ipv6 ? 6 : 4);
-	memcpy(base, o->ipv6 ? addr + 12 : addr, 4);
-	*base = ntohl(*base);
-	last = (uint64_t)*base + o->sources - 1;
-	if (o->ipv6) {
-		if (!(addr[0] == 0x20 && addr[1] == 0x01 && addr[2] == 0x0d && addr[3] == 0xb8) ||
-		    last > UINT32_MAX)
-			rwgen_die("--src: sources must stay inside 2001:db8::/32");
-	} else if ((*base >> 17) != (0xc6120000u >> 17) || (last >> 17) != (0xc6120000u >> 17)) {
-		rwgen_die("--src: sources %s + %u must stay inside 198.18.0.0/15", src, o->sources);
+	resolve_addr(o, "--src", o->src ? o->src : (o->ipv6 ? "2001:db8::1" : "198.18.0.1"), a->src);
+	resolve_addr(o, "--dst", o->dst ? o->dst : (o->ipv6 ? "2001:db8:ffff::1" : "198.19.255.254"),
+		     a->dst);
+	if (!by_addr) {
+		a->base = o->vary == GEN_VARY_SPORT ? o->sport : o->dport;
+		if ((uint64_t)a->base + o->sources - 1 > 65535)
+			rwgen_die("--sources: ports %u + %u run past 65535", a->base, o->sources);
+		return;
 	}
+	memcpy(&a->base, addr + w, 4);
+	a->base = ntohl(a->base);
+	last = (uint64_t)a->base + o->sources - 1;
+	if (last > UINT32_MAX)
+		rwgen_die("--sources: %u addresses from the first run past the varying 32 bits",
+			  o->sources);
+	memcpy(last_addr, addr, 16);
+	last_addr[w] = (unsigned char)(last >> 24);
+	last_addr[w + 1] = (unsigned char)(last >> 16);
+	last_addr[w + 2] = (unsigned char)(last >> 8);
+	last_addr[w + 3] = (unsigned char)last;
+	if (!in_test_range(o->ipv6, last_addr))
+		rwgen_die("--sources: %u addresses from the first leave %s", o->sources,
+			  o->ipv6 ? "2001:db8::/32" : "198.18.0.0/15");
 }

@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/clock.h"
 #include "cli/exit.h"
+#include "cli/key.h"
 #include "cli/units.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
@@ -112,7 +113,7 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 			   enum rw_clock clock)
 {
 	const struct rw_config *cfg = s->cfg;
-	char pps[32] = "none", bps[32] = "none", mem[32];
+	char pps[32] = "none", bps[32] = "none", mem[32], ranked[32];
 
 	if (cfg->pps)
 		rw_format_si((double)cfg->pps, pps, sizeof(pps));
@@ -122,8 +123,11 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 	for (uint32_t i = 0; i < s->nat; i++)
 		fprintf(stderr, "ratewall: attached to %s (%s XDP)\n", cfg->ifnames[i],
 			s->at[i].mode == RW_XDP_NATIVE ? "native" : "generic");
+	rw_key_kinds_text(cfg->rank_mask, ranked, sizeof(ranked));
+	fprintf(stderr, "ratewall: keys: %s (IPv6 addresses by /%u); also ranked: %s\n",
+		rw_key_kind_name(cfg->key_kind), cfg->v6_prefix, ranked);
 	fprintf(stderr,
-		"ratewall: %slimit per source: %s pps, %s bps%s; window %.3gs in %u slots; %s clock; "
+		"ratewall: %slimit per key: %s pps, %s bps%s; window %.3gs in %u slots; %s clock; "
 		"malformed frames %s\n"
 		"ratewall: up to %u tracked sources, sketch %ux%u per CPU, %u CPUs: %s of kernel memory\n",
 		cfg->dry_run ? "DRY RUN, nothing dropped; " : "", pps, bps,
@@ -144,12 +148,53 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 	struct rw_rank_entry e = { .key = *key, .sum = *sum,
 				   .metric = rw_sort_metric(sum, s->cfg->sort) };
 
+	if (key->kind & RW_KIND_RANKED) { /* --rank: its kind's ranking, and the view */
+		struct rw_ranking *r = &s->ranked[rw_kind_of(key)];
+
+		r->tracked++;
+		if (r->top)
+			rw_ranker_offer(&r->ranker, &e);
+		return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
+	}
 	rw_ranker_offer(&s->ranker, &e);
 	if (s->hhh)
 		rw_hhh_exact(s->hhh, key, sum->packets);
 	if (s->events.f)
 		rw_events_flow(&s->events, key, sum);
 	return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
+}
+
+/*
+ * --rank: each other kind's top-N into the report, and its promotion
+ * thresholds from its own top-N (the table is shared; each kind's bar is its
+ * own). 0 or negative errno.
+ */
+static int rank_kinds(struct rw_session *s, struct rw_report *rep)
+{
+	const struct rw_config *cfg = s->cfg;
+
+	for (uint32_t k = 0; k < RW_KIND_COUNT; k++) {
+		struct rw_ranking *r = &s->ranked[k];
+		struct rw_report_ranking *out;
+		struct rw_thresholds next;
+		int err;
+
+		rep->ranked_flows += r->tracked;
+		if (!r->top)
+			continue;
+		out = &rep->rankings[rep->nrankings++];
+		out->kind = (uint8_t)k;
+		out->top = r->top;
+		out->n = rw_ranker_merge(&r->ranker, r->top);
+		next = rw_next_thresholds(r->top, out->n, cfg->top, cfg->sort, s->ncpus, r->tracked,
+					  s->max_flows, rep->tick.sketch_peak_cpu,
+					  rep->tick.sketch_peak_cpu_bytes);
+		r->tracked = 0;
+		err = rw_thresholds_write(s->maps.thresholds, k, &next);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* One interval: read, wipe, rank, set thresholds, print. Returns 0, or negative errno. */
@@ -181,10 +226,12 @@ static int tick(struct rw_session *s)
 		rw_persist_heavy(s, rep.hhh, rep.nhhh, rep.tick.total.packets);
 	}
 	rep.ntop = rw_ranker_merge(&s->ranker, s->top);
+	err = rank_kinds(s, &rep);
 	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
-					   rep.tick.flows, s->max_flows, rep.tick.sketch_peak_cpu,
-					   rep.tick.sketch_peak_cpu_bytes);
-	err = rw_thresholds_write(s->maps.thresholds, &rep.tick.next);
+					   rep.tick.flows - rep.ranked_flows, s->max_flows,
+					   rep.tick.sketch_peak_cpu, rep.tick.sketch_peak_cpu_bytes);
+	if (!err)
+		err = rw_thresholds_write(s->maps.thresholds, cfg->key_kind, &rep.tick.next);
 	if (!err)
 		err = rw_stats_read(s->maps.stats, s->ncpus, &rep.stats, rep.iface, s->nat);
 	if (err)
@@ -296,6 +343,7 @@ static int start_watch(struct rw_session *s)
 		.ncpus = s->ncpus, .slots = cfg->slots, .slot_ns = rw_slot_ns(cfg),
 		.start_ns = s->start_ns, .clock = s->clock, .max_flows = s->max_flows,
 		.sort = cfg->sort, .levels = &cfg->levels, .no_color = cfg->no_color,
+		.key_kind = cfg->key_kind, .rank_mask = cfg->rank_mask,
 	};
 	char err[256];
 
@@ -529,6 +577,9 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.sample = cfg->levels.n[0] || cfg->levels.n[1];
 	s.lp.events = cfg->events_path[0] != '\0';
 	s.lp.ban_ns = cfg->ban_ns;
+	s.lp.key_kind = cfg->key_kind;
+	s.lp.v6_prefix = cfg->v6_prefix;
+	s.lp.rank_mask = cfg->rank_mask;
 	s.lp.nifaces = cfg->nifaces;
 
 	e = cfg->persist ? rw_persist_start(&s, &plan) : start_unpinned(&s, &plan);
@@ -546,6 +597,17 @@ int rw_run(const struct rw_config *cfg)
 	    !(s.top = calloc(cfg->top, sizeof(*s.top)))) {
 		fprintf(stderr, "ratewall: out of memory\n");
 		goto out;
+	}
+	for (uint32_t k = 0; k < RW_KIND_COUNT; k++) {
+		struct rw_ranking *r = &s.ranked[k];
+
+		if (!(cfg->rank_mask & (1u << k)))
+			continue;
+		if (rw_ranker_init(&r->ranker, s.ncpus, cfg->top) ||
+		    !(r->top = calloc(cfg->top, sizeof(*r->top)))) {
+			fprintf(stderr, "ratewall: out of memory\n");
+			goto out;
+		}
 	}
 	if (s.lp.sample && (e = start_hhh(&s))) {
 		fprintf(stderr, "ratewall: cannot read the prefix samples: %s\n", strerror(-e));
@@ -576,6 +638,10 @@ out:
 	rw_persist_leave(&s, ret);
 	free(s.top);
 	rw_ranker_free(&s.ranker);
+	for (uint32_t k = 0; k < RW_KIND_COUNT; k++) {
+		free(s.ranked[k].top);
+		rw_ranker_free(&s.ranked[k].ranker);
+	}
 	rw_flowtab_free(&s.flowtab);
 	if (s.skel)
 		ratewall_bpf__destroy(s.skel);

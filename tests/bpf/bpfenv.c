@@ -10,6 +10,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "cli/rules.h"
 #include "testlib.h"
 
 void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions)
@@ -17,7 +18,9 @@ void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promot
 	struct rw_thresholds t = { .promote_packets = promote_packets,
 				   .free_promotions = free_promotions };
 
-	CHECK_EQ(rw_thresholds_write(e->thresholds, &t), 0);
+	/* Every kind's: the main one's and any --rank kind's. */
+	for (uint32_t k = 0; k < RW_KIND_COUNT; k++)
+		CHECK_EQ(rw_thresholds_write(e->thresholds, k, &t), 0);
 }
 
 bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
@@ -28,7 +31,8 @@ bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t lim
 		.limit_bytes = limit_bytes, .max_flows = max_flows, .test_clock = true,
 		.dry_run = mode.dry_run, .malformed_drop = mode.malformed_drop, .sample = mode.sample,
 		.events = mode.events, .ban_ns = mode.ban_ns, .hash_clear = mode.hash_clear,
-		.hash_seed = mode.hash_seed,
+		.hash_seed = mode.hash_seed, .key_kind = mode.key_kind, .rank_mask = mode.rank_mask,
+		.v6_prefix = mode.v6_prefix ? mode.v6_prefix : 128,
 	};
 	struct rw_maps m;
 	int err;
@@ -189,4 +193,31 @@ uint64_t new_flows(struct env *e)
 
 	read_stats(e, &st);
 	return st.new_flows;
+}
+
+/* The test env's rule maps, as the loader uses them. */
+struct rw_rule_env rule_env_of(struct env *e)
+{
+	return (struct rw_rule_env){ .rules_fd = bpf_map__fd(e->skel->maps.rules),
+				     .hint_fd = bpf_map__fd(e->skel->maps.rule_hint),
+				     .window_ns = e->slot_ns * e->slots, .ncpus = e->ncpus };
+}
+
+/* Installs the rules in text (a rules file) into the env's program. */
+void install_rules(struct env *e, const char *text)
+{
+	struct rw_rule_env env = rule_env_of(e);
+	struct rw_ruleset rs = { 0 };
+	char err[256] = "";
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_EQ(rw_rules_parse_stream(f, "t.rules", &rs, err, sizeof(err)), 0);
+	if (err[0])
+		fprintf(stderr, "  %s\n", err);
+	fclose(f);
+	CHECK_EQ(rw_rules_install(&env, &rs), 0);
+	rw_ruleset_free(&rs);
 }

@@ -14,6 +14,7 @@
 #include "frames.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
+#include "kernel/rules_maps.h"
 #include "kernel/table.h"
 #include "kernel/window.h"
 #include "ratewall.skel.h"
@@ -37,6 +38,9 @@ struct env_mode {
 	uint64_t ban_ns;
 	uint64_t hash_clear; /* bits cleared from every hash: ~0 makes every key collide */
 	uint64_t hash_seed;  /* 0: a random one */
+	uint8_t key_kind;    /* --key */
+	uint8_t rank_mask;   /* --rank */
+	uint8_t v6_prefix;   /* --v6-prefix; 0: 128 here (whole addresses), unlike ratewall run */
 };
 
 void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions);
@@ -70,7 +74,14 @@ void send4(struct env *e, uint32_t saddr, int count, size_t payload, uint32_t *p
 uint32_t passed_of(struct env *e, uint32_t saddr, int count);
 uint64_t new_flows(struct env *e);
 
+/* The test env's rule maps, as the loader uses them. */
+struct rw_rule_env rule_env_of(struct env *e);
+/* Installs the rules in text (a rules file) into the env's program. */
+void install_rules(struct env *e, const char *text);
+
 /* The tracked-flow table's own tests (test_table.c). */
 void run_table_tests(void);
+/* Keys of every kind (test_keys.c). */
+void run_key_tests(void);
 
 #endif

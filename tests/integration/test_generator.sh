@@ -32,6 +32,15 @@ check "refuses a source range that runs past 198.19.255.255" \
 check "refuses IPv6 sources outside 2001:db8::/32" \
 	refused "2001:db8::/32" --dev "$TB_TX" --ipv6 --src 2001:db9::1 --count 1
 check "refuses a duration over an hour" refused "at most 1h" --dev "$TB_TX" --duration 2h
+check "refuses destinations outside 198.18.0.0/15" refused "--dst: '203.0.113.5' must be inside" \
+	--dev "$TB_TX" --dst 203.0.113.5 --count 1
+check "refuses a destination range that runs past 198.19.255.255" refused "198.18.0.0/15" \
+	--dev "$TB_TX" --vary dst --dst 198.19.255.250 --sources 10 --count 1
+check "refuses ports past 65535" refused "past 65535" --dev "$TB_TX" --vary sport --sport 65530 \
+	--sources 10 --count 1
+check "refuses an unknown --vary" refused "not one of src, dst, sport, dport" --dev "$TB_TX" \
+	--vary proto --count 1
+check "refuses --ipv6-net without --ipv6" refused "needs --ipv6" --dev "$TB_TX" --ipv6-net --count 1
 
 before=$(nft_count all)
 gen --dist zipf:1 --sources 10 --count 10000 --cpus 2 --per-source >"$WORK/zipf.json"
@@ -54,6 +63,20 @@ g = json.load(open(sys.argv[1])); c = list(g["per_source"].values())
 sys.exit(0 if g["sent"] == 1001 == sum(c) and max(c) - min(c) <= 1 and sum(g["per_cpu"]) == 1001 else 1)
 PY
 	fail "uniform over 7 sources on 2 CPUs: 1001 packets, counts within 1 of each other"
+
+# Destinations and ports vary as sources do, each value counted by its own nft rule.
+for d in 1 2 3; do nft_observe "d$d" ip daddr "198.19.0.$d"; done
+for p in 53 54; do nft_observe "p$p" udp dport "$p"; done
+gen --vary dst --dst 198.19.0.1 --sources 3 --count 3000 >/dev/null
+gen --vary dport --dport 53 --sources 4 --count 4000 --per-source >"$WORK/ports.json"
+sleep 0.3
+got="$(nft_count d1) $(nft_count d2) $(nft_count d3) $(nft_count p53) $(nft_count p54)"
+check "--vary dst over 3 destinations and --vary dport over 4 ports: nft sees 1000 each ($got)" \
+	eval "[ '$got' = '1000 1000 1000 1000 1000' ] && grep -q '\"53\": 1000, \"54\": 1000' '$WORK/ports.json'"
+
+gen --ipv6 --ipv6-net --sources 3 --count 3 --per-source >"$WORK/net.json"
+check "--ipv6-net: each source in its own /64 ($(cat "$WORK/net.json"))" \
+	grep -q '"2001:db8::1": 1, "2001:db8:0:1::1": 1, "2001:db8:0:2::1": 1' "$WORK/net.json"
 
 gen --rate 20k --duration 1s >"$WORK/paced.json"
 python3 - "$WORK/paced.json" <<'PY' && ok "paced 20 kpps for 1 s: sends about 20000 and stops on time" ||

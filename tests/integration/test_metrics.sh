@@ -62,10 +62,10 @@ check "(a) ... with the families the README lists" \
 	grep -q '^ratewall_tick_duration_seconds_bucket{le="+Inf"}' "$WORK/during.txt"
 
 # (b) the top-N only, the heavy source first
-top=$(sed -n 's/^ratewall_source_packets_per_second{source="\([^"]*\)"} \(.*\)/\1 \2/p' "$WORK/during.txt")
+top=$(sed -n 's/^ratewall_source_packets_per_second{kind="src",key="[^"]*",source="\([^"]*\)"} \(.*\)/\1 \2/p' "$WORK/during.txt")
 n=$(echo "$top" | grep -c .)
 first_pps=$(echo "$top" | awk '$1 == "198.18.0.1" { print $2 }')
-limited=$(sed -n 's/^ratewall_source_limited{source="198.18.0.1"} //p' "$WORK/during.txt")
+limited=$(sed -n 's/^ratewall_source_limited{kind="src",key="198.18.0.1",source="198.18.0.1"} //p' "$WORK/during.txt")
 echo "     (b) sources exported: $n (top 3 of 10 sending); 198.18.0.1 at ${first_pps:-?} pps, limited $limited"
 check "(b) only the top-N sources are labelled (3 of 10)" test "$n" -eq 3
 check "(b) the heavy source is there at its offered rate (30k within 10%)" within "${first_pps:-0}" 30000 0.10

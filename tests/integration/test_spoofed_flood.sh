@@ -21,7 +21,7 @@ nft_observe light ip saddr 198.18.0.2
 start_ratewall "$WORK/rw.json" --pps 10k --json --interval 1s || fail "ratewall starts"
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$RW_PID/status"; }
 
-gen --ipv6 --src 2001:db8::1 --dist random --sources 4294967295 --seed 7 \
+gen --ipv6 --ipv6-net --src 2001:db8::1 --dist random --sources 4294967295 --seed 7 \
 	--rate $FLOOD --duration 10s >"$WORK/flood.gen" &
 flood_pid=$!
 gen --src 198.18.0.1 --rate $HEAVY --duration 10s >"$WORK/heavy.gen" &

@@ -158,6 +158,14 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(c.interval_ns, 1000000000ULL);
 	CHECK_EQ(c.duration_ns, 0);
 	CHECK_EQ(c.sort, RW_SORT_PPS);
+	CHECK_EQ(c.key_kind, RW_KIND_SRC);
+	CHECK_EQ(c.v6_prefix, 64);
+	CHECK_EQ(parse(&c, err, "run veth0 --key flow --v6-prefix /48"), 0);
+	CHECK_EQ(c.key_kind, RW_KIND_FLOW);
+	CHECK_EQ(c.v6_prefix, 48);
+	CHECK_EQ(parse(&c, err, "run veth0 --key dst --v6-prefix 128"), 0);
+	CHECK_EQ(c.key_kind, RW_KIND_DST);
+	CHECK_EQ(c.v6_prefix, 128);
 	CHECK_EQ(c.xdp_mode, RW_XDP_AUTO);
 	CHECK_EQ(c.clock, RW_CLOCK_AUTO);
 	CHECK(!c.json && !c.verbose);
@@ -313,6 +321,11 @@ static void test_cli_errors(void)
 		{ "run a --malformed sideways", "--malformed: 'sideways' is not one of pass, drop" },
 		{ "run a --malformed", "needs a value" },
 		{ "run a --ban forever", "--ban: 'forever' is not a duration" },
+		{ "run a --key source", "--key: 'source' is not one of src, dst, pair, flow" },
+		{ "run a --key", "needs a value" },
+		{ "run a --v6-prefix 0", "--v6-prefix: '0' must be a prefix length from 1 to 128" },
+		{ "run a --v6-prefix 129", "--v6-prefix" },
+		{ "run a --v6-prefix 64x", "--v6-prefix" },
 		{ "run a --hhh-share 0", "--hhh-share" },
 		{ "run a --levels v4:40", "1 to 32" },
 		{ "run a --persist --name ../x", "--name" },
@@ -483,6 +496,43 @@ static void test_key_format(void)
 	k.family = 9;
 	rw_key_format(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "?");
+	/* A flow of a protocol without ports: by name, or by number when it has none. */
+	k = (struct rw_key){ .family = RW_FAMILY_IPV4, .kind = RW_KIND_FLOW, .proto = 1,
+			     .addr = { 198, 18, 0, 7 }, .addr2 = { 198, 19, 0, 1 } };
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "icmp 198.18.0.7 → 198.19.0.1");
+	k.proto = 200;
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "proto 200 198.18.0.7 → 198.19.0.1");
+	k.kind = 7;
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "?");
+	CHECK_STR(rw_key_kind_name(RW_KIND_PAIR), "pair");
+	CHECK_EQ(rw_key_kind_parse("flow"), RW_KIND_FLOW);
+	CHECK_EQ(rw_key_kind_parse("Flow"), -1);
+}
+
+/* A key's text cut to a column count keeps both ends of a pair or a flow. */
+static void test_key_fit(void)
+{
+	char t[RW_KEY_STRLEN];
+
+	snprintf(t, sizeof(t), "198.18.0.7");
+	rw_key_fit(t, 40);
+	CHECK_STR(t, "198.18.0.7");
+	rw_key_fit(t, 6);
+	CHECK_STR(t, "198.1~");
+	snprintf(t, sizeof(t), "udp [2001:db8:1234::77]:40000 → [2001:db8:ffff::1]:53");
+	rw_key_fit(t, 40);
+	CHECK_EQ((int)strlen(t) - rw_text_extra_bytes(t), 40);
+	CHECK_STR(t, "udp [2001:db8:1~ → [2001:db8:ffff::1]:53");
+	snprintf(t, sizeof(t), "2001:db8:aaaa:bbbb:cccc:dddd:eeee:1 → 2001:db8::1");
+	rw_key_fit(t, 30);
+	CHECK_EQ((int)strlen(t) - rw_text_extra_bytes(t), 30);
+	CHECK_STR(t, "2001:db8:aaaa:b~ → 2001:db8::1");
+	snprintf(t, sizeof(t), "a → b");
+	rw_key_fit(t, 3);
+	CHECK_STR(t, "a ~");
 }
 
 /* Parses one rule, expecting success; the spec in *r. */
@@ -689,5 +739,6 @@ void run_cli_tests(void)
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
 	RUN(test_key_format);
+	RUN(test_key_fit);
 	RUN(test_key_within);
 }

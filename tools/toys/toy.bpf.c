@@ -67,7 +67,7 @@ int toy_xdp(struct xdp_md *ctx)
 	__u64 len = ctx->data_end - ctx->data;
 	__u32 idx;
 
-	if (rw_parse_source(ctx, &key, len) != RW_PARSE_OK)
+	if (rw_parse_key(ctx, &key, len) != RW_PARSE_OK)
 		return XDP_PASS;
 	idx = toy_hash(&key) & (TOY_ENTRIES - 1);
 #if defined(TOY_D8)

@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/errmsg.h"
+#include "cli/key.h"
 #include "cli/lines.h"
 #include "cli/listen.h"
 #include "cli/units.h"
@@ -17,12 +18,19 @@ void rw_cli_usage(FILE *out)
 	fprintf(out,
 		"usage: ratewall run IFACE... [options]\n"
 		"\n"
-		"Attach to each IFACE (up to %d, sharing one flow table: a source's limit\n"
-		"holds across them combined), cap every source address and show the top\n"
-		"talkers.\n"
+		"Attach to each IFACE (up to %d, sharing one flow table: a key's limit\n"
+		"holds across them combined), cap every source address (or destination,\n"
+		"conversation or flow: --key) and show the top talkers.\n"
 		"\n"
-		"  --pps RATE          packets per second per source (k, M, G suffixes)\n"
-		"  --bps RATE          bits per second per source (k, M, G suffixes)\n"
+		"  --pps RATE          packets per second per key (k, M, G suffixes)\n"
+		"  --bps RATE          bits per second per key (k, M, G suffixes)\n"
+		"  --key src|dst|pair|flow  what limits, rankings, events and bans are keyed\n"
+		"                      by: source, destination, source -> destination, or\n"
+		"                      protocol and both ends with ports (default src)\n"
+		"  --v6-prefix LEN     leading bits of an IPv6 address a src, dst or pair key\n"
+		"                      keeps, 1..128 (default %d: one host's /64 is one key)\n"
+		"  --rank KIND[,KIND]  also rank these other kinds (src, dst, pair, flow) in\n"
+		"                      the same run: counted and ranked, never limited\n"
 		"  --window DURATION   sliding window length (default 1s)\n"
 		"  --slots N           slots per window, %d..%d (default 10)\n"
 		"  --max-flows N       most sources tracked exactly at once (default %d);\n"
@@ -88,7 +96,7 @@ void rw_cli_usage(FILE *out)
 		"top watches one (IFACE, --name, or the only one) live, full screen: keys\n"
 		"s sort, p pause, / filter by prefix, l limited only, v prefix levels,\n"
 		"? help, q quit.\n",
-		RW_MAX_IFACES, RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS, RW_DEFAULT_PIN_ROOT);
+		RW_MAX_IFACES, RW_DEFAULT_V6_PREFIX, RW_MIN_SLOTS, RW_MAX_SLOTS, RW_DEFAULT_MAX_FLOWS, RW_DEFAULT_PIN_ROOT);
 }
 
 /* Every parse error is EINVAL. */
@@ -99,12 +107,15 @@ enum {
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
 	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS, OPT_TUI,
-	OPT_NO_COLOR,
+	OPT_NO_COLOR, OPT_KEY, OPT_V6_PREFIX, OPT_RANK,
 };
 
 static const struct option run_options[] = {
 	{ "pps", required_argument, NULL, OPT_PPS },
 	{ "bps", required_argument, NULL, OPT_BPS },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "v6-prefix", required_argument, NULL, OPT_V6_PREFIX },
+	{ "rank", required_argument, NULL, OPT_RANK },
 	{ "window", required_argument, NULL, OPT_WINDOW },
 	{ "slots", required_argument, NULL, OPT_SLOTS },
 	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
@@ -272,6 +283,37 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 				    RW_PATH_MAX);
 		strcpy(cfg->rules_path, arg);
 		return 0;
+	case OPT_KEY:
+		i = rw_key_kind_parse(arg);
+		if (i < 0)
+			return fail(err, errlen, "--key: '%s' is not one of src, dst, pair, flow", arg);
+		cfg->key_kind = (uint8_t)i;
+		return 0;
+	case OPT_RANK: {
+		char list[64];
+
+		if (strlen(arg) >= sizeof(list))
+			return fail(err, errlen, "--rank: '%s' is not a list of kinds (e.g. dst,pair)", arg);
+		strcpy(list, arg);
+		cfg->rank_mask = 0;
+		for (char *save, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+			i = rw_key_kind_parse(k);
+			if (i < 0)
+				return fail(err, errlen, "--rank: '%s' is not one of src, dst, pair, flow", k);
+			if (cfg->rank_mask & (1u << i))
+				return fail(err, errlen, "--rank: '%s' is listed twice", k);
+			cfg->rank_mask |= (uint8_t)(1u << i);
+		}
+		if (!cfg->rank_mask)
+			return fail(err, errlen, "--rank: '%s' names no kind", arg);
+		return 0;
+	}
+	case OPT_V6_PREFIX:
+		if (rw_parse_uint(arg[0] == '/' ? arg + 1 : arg, 1, 128, &v))
+			return fail(err, errlen, "--v6-prefix: '%s' must be a prefix length from 1 to 128",
+				    arg);
+		cfg->v6_prefix = (uint8_t)v;
+		return 0;
 	case OPT_MALFORMED:
 		i = choice(arg, malformed_names, ARRAY_LEN(malformed_names));
 		if (i < 0)
@@ -328,6 +370,9 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 		return fail(err, errlen, "--no-color is for the terminal view: it needs --tui");
 	if (cfg->replace && !cfg->persist)
 		return fail(err, errlen, "--replace swaps a pinned instance: it needs --persist");
+	if (cfg->rank_mask & (1u << cfg->key_kind))
+		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
+			    rw_key_kind_name(cfg->key_kind));
 	return 0;
 }
 
@@ -470,6 +515,8 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		.clock = RW_CLOCK_AUTO,
 		.pin_root = RW_DEFAULT_PIN_ROOT,
 		.hhh_share_pct = 5,
+		.key_kind = RW_KIND_SRC,
+		.v6_prefix = RW_DEFAULT_V6_PREFIX,
 	};
 	err[0] = '\0';
 	/* A config file first, so that flags override it. */

@@ -59,6 +59,9 @@ struct rw_config {
 	struct rw_levels levels;      /* --levels: none given = no prefix ranking */
 	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
 	uint64_t ban_ns;              /* --ban: 0 = no bans */
+	uint8_t key_kind;             /* --key: enum rw_key_kind */
+	uint8_t v6_prefix;            /* --v6-prefix: 1..128 */
+	uint8_t rank_mask;            /* --rank: a bit per kind ranked beside key_kind */
 	char events_path[RW_PATH_MAX]; /* --events FILE or "-", "" = none */
 	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
 	char name[RW_NAME_MAX];

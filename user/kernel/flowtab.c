@@ -170,11 +170,9 @@ int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, struct rw
 	return 0;
 }
 
-int rw_thresholds_write(int map_fd, const struct rw_thresholds *t)
+int rw_thresholds_write(int map_fd, uint32_t kind, const struct rw_thresholds *t)
 {
-	__u32 zero = 0;
-
-	return bpf_map_update_elem(map_fd, &zero, t, BPF_ANY); /* libbpf: 0 or -errno */
+	return bpf_map_update_elem(map_fd, &kind, t, BPF_ANY); /* libbpf: 0 or -errno */
 }
 
 /* Adds the counters of b to a, field by field. */

@@ -68,7 +68,8 @@ int rw_flowtab_read(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick *o
 /* One flow, valid until the next call. 0 or -ENOENT (not tracked). */
 int rw_flowtab_lookup(struct rw_flowtab *ft, const struct rw_key *key, struct rw_flow_view *fv);
 
-int rw_thresholds_write(int map_fd, const struct rw_thresholds *t);
+/* The promotion thresholds of one key kind (the map holds one entry per kind). */
+int rw_thresholds_write(int map_fd, uint32_t kind, const struct rw_thresholds *t);
 
 /*
  * Sums the per-CPU global counters of every interface into sum, and gives the

@@ -60,6 +60,16 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_hash_mask = ~p->hash_clear;
 	skel->rodata->cfg_events = p->events;
 	skel->rodata->cfg_ban_ns = p->ban_ns;
+	if (p->key_kind >= RW_KIND_COUNT || p->v6_prefix > 128 ||
+	    (p->rank_mask & ((1u << p->key_kind) | ~((1u << RW_KIND_COUNT) - 1)))) {
+		ratewall_bpf__destroy(skel);
+		return -EINVAL;
+	}
+	skel->rodata->cfg_key_kind = p->key_kind;
+	skel->rodata->cfg_rank_mask = p->rank_mask;
+	/* Other kinds ranked: the parser reads the whole flow, every kind's source. */
+	skel->rodata->cfg_parse_kind = p->rank_mask ? RW_KIND_FLOW : p->key_kind;
+	skel->rodata->cfg_v6_prefix = p->v6_prefix ? p->v6_prefix : RW_DEFAULT_V6_PREFIX;
 	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	skel->rodata->cfg_test_clock = p->test_clock;
 	skel->rodata->cfg_coarse_clock = p->coarse_clock;

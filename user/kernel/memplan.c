@@ -106,7 +106,7 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	    RW_SAMPLES_RINGBUF + 4 * 4096 + 2 * 8 * (RW_SAMPLES_RINGBUF / 4096));
 	add(out, "events", "limited / banned / unbanned for --events (ring buffer)",
 	    RW_EVENTS_RINGBUF + 4 * 4096 + 2 * 8 * (RW_EVENTS_RINGBUF / 4096));
-	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, 1, sizeof(struct rw_thresholds), 0));
+	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, RW_KIND_COUNT, sizeof(struct rw_thresholds), 0));
 	/* Load-time constants and the test clock: one mmapable page each. */
 	add(out, ".rodata .bss", "configuration fixed at load", 2 * 8192);
 }

@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "cli/clock.h"
 #include "cli/exit.h"
+#include "cli/key.h"
 #include "cli/units.h"
 #include "ratewall.skel.h"
 #include "service/pins.h"
@@ -66,6 +67,9 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	m->hash_seed = s->lp.hash_seed;
 	m->flags = meta_flags(s);
 	m->ban_ns = s->lp.ban_ns;
+	m->key_kind = s->lp.key_kind;
+	m->rank_mask = s->lp.rank_mask;
+	m->v6_prefix = s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX;
 	m->nifaces = cfg->nifaces;
 	memset(m->ifaces, 0, sizeof(m->ifaces));
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
@@ -78,11 +82,19 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 }
 
 /* Same flow-state layout: the maps can be kept and their contents mean the same. */
+/* Keys of another kind or prefix mean nothing to the new program: its tables start afresh. */
+static bool same_key(const struct rw_meta *m, const struct rw_session *s)
+{
+	return m->key_kind == s->lp.key_kind && m->rank_mask == s->lp.rank_mask &&
+	       m->v6_prefix == (s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX);
+}
+
 static bool same_layout(const struct rw_meta *m, const struct rw_session *s)
 {
 	return m->slot_ns == s->lp.slot_ns && m->slots == s->lp.slots &&
 	       m->max_flows == s->lp.max_flows && m->ncpus == s->ncpus &&
-	       m->clock == (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE);
+	       m->clock == (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE) &&
+	       same_key(m, s);
 }
 
 static bool same_ifaces(const struct rw_meta *m, const struct rw_session *s)
@@ -120,6 +132,18 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 	char a[RW_NAME_MAX], b[RW_NAME_MAX];
 
 	buf[0] = '\0';
+	if (m->key_kind != s->lp.key_kind)
+		differs(buf, len, "--key", rw_key_kind_name(m->key_kind), rw_key_kind_name(s->lp.key_kind));
+	if (m->rank_mask != s->lp.rank_mask) {
+		rw_key_kinds_text(m->rank_mask, a, sizeof(a));
+		rw_key_kinds_text(s->lp.rank_mask, b, sizeof(b));
+		differs(buf, len, "--rank", a, b);
+	}
+	if (m->v6_prefix != (s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX)) {
+		snprintf(a, sizeof(a), "%u", m->v6_prefix);
+		snprintf(b, sizeof(b), "%u", s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX);
+		differs(buf, len, "--v6-prefix", a, b);
+	}
 	if (m->limit_packets != s->lp.limit_packets) {
 		rate_text(m->pps, a, sizeof(a));
 		rate_text(s->cfg->pps, b, sizeof(b));
@@ -403,6 +427,7 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 {
 	struct rw_meta *m = &s->inst.meta;
 	struct reuse_ctx rc = { .s = s, .layout = same_layout(m, s), .ifaces = same_ifaces(m, s) };
+	bool new_key = !same_key(m, s);
 	int old_prog = rw_pin_open(s->inst.dir, "prog"), e;
 	uint32_t old_id = old_prog >= 0 ? rw_prog_id(old_prog) : 0, new_id;
 
@@ -483,7 +508,8 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 		goto fail_pinned;
 	fprintf(stderr, "ratewall: replaced program id %u with %u on instance %s (%s); flow state %s\n",
 		old_id, new_id, m->name, why,
-		rc.layout ? "kept" : "started afresh (its layout changed)");
+		rc.layout ? "kept" : !new_key ? "started afresh (its layout changed)"
+				   : "started afresh (its key changed: new tables)");
 	return -1;
 fail:
 	close(old_prog);

@@ -64,7 +64,10 @@ struct rw_meta {
 	uint32_t loader_pid;     /* 0 once a loader left cleanly */
 	uint32_t loads;          /* loaders that ran it: 1 + adoptions + replacements */
 	uint32_t nerrors;        /* ever recorded; the last RW_META_ERRORS are kept */
-	uint32_t pad2;
+	uint8_t key_kind;        /* --key: enum rw_key_kind */
+	uint8_t v6_prefix;       /* --v6-prefix, resolved */
+	uint8_t rank_mask;       /* --rank: a bit per kind ranked beside key_kind */
+	uint8_t pad2;
 	struct rw_meta_error errors[RW_META_ERRORS];
 };
 

@@ -19,6 +19,13 @@
 #include "views/metrics.h"
 #include "views/watch.h"
 
+/* --rank: the ranking of one kind counted beside the main one. */
+struct rw_ranking {
+	struct rw_ranker ranker;
+	struct rw_rank_entry *top; /* NULL: the kind is not ranked */
+	uint64_t tracked;          /* its keys tracked this tick */
+};
+
 struct rw_session {
 	const struct rw_config *cfg;
 	struct rw_load_params lp;  /* what the program must enforce */
@@ -31,6 +38,7 @@ struct rw_session {
 	struct rw_flowtab flowtab;
 	struct rw_ranker ranker;
 	struct rw_rank_entry *top;
+	struct rw_ranking ranked[RW_KIND_COUNT]; /* --rank kinds; index: the kind */
 	uint32_t ncpus;
 	uint32_t max_flows;
 	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */

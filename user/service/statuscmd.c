@@ -13,6 +13,7 @@
 
 #include "cli/cli.h"
 #include "cli/clock.h"
+#include "cli/key.h"
 #include "cli/svccli.h"
 #include "cli/units.h"
 #include "kernel/flowtab.h"
@@ -111,7 +112,10 @@ static void print_text(const struct rw_status *st)
 		rw_format_si((double)m->pps, a, sizeof(a));
 	if (m->bps)
 		rw_format_si((double)m->bps, b, sizeof(b));
-	printf("  limits       %s pps, %s bps per source; window %.3gs in %u slots; %u tracked "
+	rw_key_kinds_text(m->rank_mask, a, sizeof(a));
+	printf("  keys         %s (IPv6 addresses by /%u); also ranked: %s\n",
+	       rw_key_kind_name(m->key_kind), m->v6_prefix, a);
+	printf("  limits       %s pps, %s bps per key; window %.3gs in %u slots; %u tracked "
 	       "flows at most; malformed frames %s%s\n", a, b, m->window_ns / 1e9, m->slots,
 	       m->max_flows, m->flags & RW_META_MALFORMED_DROP ? "dropped" : "passed",
 	       m->flags & RW_META_DRY_RUN ? "; DRY RUN (nothing dropped)" : "");
@@ -167,7 +171,14 @@ static void print_json(const struct rw_status *st, bool first)
 		       m->ifaces[i].ifindex, m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
 		       st->attached[i] ? "true" : "false", st->link_id[i]);
 	}
-	printf("], \"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, \"window_ms\": %.10g"
+	printf("], \"key_kind\": \"%s\", \"v6_prefix\": %u, \"rank\": [", rw_key_kind_name(m->key_kind),
+	       m->v6_prefix);
+	for (unsigned int k = 0, n = 0; k < RW_KIND_COUNT; k++) {
+		if (m->rank_mask & (1u << k))
+			printf("%s\"%s\"", n++ ? ", " : "", rw_key_kind_name(k));
+	}
+	printf("]");
+	printf(", \"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, \"window_ms\": %.10g"
 	       ", \"slots\": %u, \"max_flows\": %u, \"dry_run\": %s, \"malformed\": \"%s\""
 	       ", \"prog_id\": %u, \"since\": %.3f, \"loads\": %u",
 	       m->pps, m->bps, m->window_ns / 1e6, m->slots, m->max_flows,

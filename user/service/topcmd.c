@@ -126,6 +126,7 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 		.start_ns = meta->start_clock_ns,
 		.clock = meta->clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC,
 		.max_flows = meta->max_flows, .sort = a->sort, .levels = &a->levels,
+		.key_kind = meta->key_kind, .rank_mask = meta->rank_mask,
 		.no_color = a->no_color,
 	};
 	struct rw_watch w = { 0 };

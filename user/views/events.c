@@ -66,8 +66,9 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	if (!budget(o, ts_ns))
 		return;
 	rw_key_format(key, k, sizeof(k));
-	fprintf(o->f, "{\"ts\": %.6f, \"event\": \"%s\", \"key\": \"%s\"", wall_of(o, ts_ns),
-		type < sizeof(names) / sizeof(names[0]) ? names[type] : "?", k);
+	fprintf(o->f, "{\"ts\": %.6f, \"event\": \"%s\", \"kind\": \"%s\", \"key\": \"%s\"",
+		wall_of(o, ts_ns), type < sizeof(names) / sizeof(names[0]) ? names[type] : "?",
+		rw_key_kind_name(key->kind), k);
 	if (cpu >= 0)
 		fprintf(o->f, ", \"cpu\": %d", cpu);
 	if (until_ns)

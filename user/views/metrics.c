@@ -50,12 +50,12 @@ static void per_iface(FILE *out, const struct rw_report *r, const char *name, co
 	}
 }
 
-static void top_gauge(FILE *out, const struct rw_report *r, const char *name, const char *help,
-		      int what)
+/* One ranking's series of a top-N gauge. */
+static void top_samples(FILE *out, const struct rw_report *r, const char *name, int what,
+			uint8_t kind, const struct rw_rank_entry *top, uint32_t n)
 {
-	head(out, name, "gauge", help);
-	for (uint32_t i = 0; i < r->ntop; i++) {
-		const struct rw_rank_entry *e = &r->top[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rw_rank_entry *e = &top[i];
 		char key[RW_KEY_STRLEN];
 		double v;
 
@@ -64,8 +64,23 @@ static void top_gauge(FILE *out, const struct rw_report *r, const char *name, co
 		    what == 1 ? rw_rate(e->sum.bytes, r->span_ns) :
 		    what == 2 ? rw_rate(e->sum.drop_packets, r->span_ns) :
 				(e->sum.drop_packets ? 1.0 : 0.0);
-		fprintf(out, "%s{source=\"%s\"} %.10g\n", name, key, v);
+		/* The key in `key` for every kind; a source also in `source`, as before kinds. */
+		fprintf(out, "%s{kind=\"%s\",key=\"%s\"", name, rw_key_kind_name(kind), key);
+		if (kind == RW_KIND_SRC)
+			fprintf(out, ",source=\"%s\"", key);
+		fprintf(out, "} %.10g\n", v);
 	}
+}
+
+/* A top-N gauge: the main kind's N series, and N more for each --rank kind. */
+static void top_gauge(FILE *out, const struct rw_report *r, const char *name, const char *help,
+		      int what)
+{
+	head(out, name, "gauge", help);
+	top_samples(out, r, name, what, r->cfg->key_kind, r->top, r->ntop);
+	for (uint32_t k = 0; k < r->nrankings; k++)
+		top_samples(out, r, name, what, r->rankings[k].kind, r->rankings[k].top,
+			    r->rankings[k].n);
 }
 
 void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r)

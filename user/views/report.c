@@ -23,6 +23,45 @@ static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
 	return whole ? 100.0 * (double)e->metric / (double)whole : 0.0;
 }
 
+/* The table's key column: what a key of the kind is, and room for one. */
+static const char *key_heading(uint8_t kind)
+{
+	static const char *const heading[RW_KIND_COUNT] = { "SOURCE", "DESTINATION",
+							     "SOURCE → DESTINATION", "FLOW" };
+
+	return kind < RW_KIND_COUNT ? heading[kind] : "KEY";
+}
+
+static int key_width(uint8_t kind)
+{
+	return kind == RW_KIND_PAIR ? 60 : kind == RW_KIND_FLOW ? 72 : 39;
+}
+
+/* One ranking's block of the table: its heading, then a row per key. */
+static void table_rows(FILE *out, const struct rw_report *r, uint8_t kind,
+		       const struct rw_rank_entry *top, uint32_t n)
+{
+	char a[32], b[32], c[32];
+
+	fprintf(out, "%4s  %-*s %9s %9s %9s %8s  %-7s %4s\n", "RANK",
+		key_width(kind) + rw_text_extra_bytes(key_heading(kind)), key_heading(kind),
+		"PPS", "BPS", "DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rw_rank_entry *e = &top[i];
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&e->key, key, sizeof(key));
+		rw_format_si(rw_rate(e->sum.packets, r->span_ns), a, sizeof(a));
+		rw_format_si(rw_rate(e->sum.bytes * 8, r->span_ns), b, sizeof(b));
+		rw_format_si(rw_rate(e->sum.drop_packets, r->span_ns), c, sizeof(c));
+		fprintf(out, "%4u  %-*s %9s %9s %9s %7.1f%%  %-7s %4u\n", i + 1,
+			key_width(kind) + rw_text_extra_bytes(key), key, a, b, c,
+			share_of(r, e), e->sum.drop_packets ? "yes" : "no", e->sum.cpus);
+	}
+	if (n == 0)
+		fprintf(out, "      (no traffic in the window)\n");
+}
+
 void rw_report_table(FILE *out, const struct rw_report *r)
 {
 	char a[32], b[32], c[32], d[32], when[16];
@@ -38,21 +77,10 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	fprintf(out, "\n%s  %s  window %.3gs/%u slots  tracked %" PRIu64 "  sketch-only %s pps%s\n",
 		when, ifaces, r->cfg->window_ns / 1e9, r->cfg->slots, r->tick.flows, a,
 		r->cfg->dry_run ? "  DRY RUN: drops are what would be dropped" : "");
-	fprintf(out, "%4s  %-39s %9s %9s %9s %8s  %-7s %4s\n", "RANK", "SOURCE", "PPS", "BPS",
-		"DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
-	for (uint32_t i = 0; i < r->ntop; i++) {
-		const struct rw_rank_entry *e = &r->top[i];
-		char key[RW_KEY_STRLEN];
-
-		rw_key_format(&e->key, key, sizeof(key));
-		rw_format_si(rw_rate(e->sum.packets, r->span_ns), a, sizeof(a));
-		rw_format_si(rw_rate(e->sum.bytes * 8, r->span_ns), b, sizeof(b));
-		rw_format_si(rw_rate(e->sum.drop_packets, r->span_ns), c, sizeof(c));
-		fprintf(out, "%4u  %-39s %9s %9s %9s %7.1f%%  %-7s %4u\n", i + 1, key, a, b, c,
-			share_of(r, e), e->sum.drop_packets ? "yes" : "no", e->sum.cpus);
-	}
-	if (r->ntop == 0)
-		fprintf(out, "      (no traffic in the window)\n");
+	table_rows(out, r, r->cfg->key_kind, r->top, r->ntop);
+	/* --rank: each other kind's top-N under the main one, counted only (never limited). */
+	for (uint32_t k = 0; k < r->nrankings; k++)
+		table_rows(out, r, r->rankings[k].kind, r->rankings[k].top, r->rankings[k].n);
 	rw_format_si(rw_rate(r->tick.total.packets, r->span_ns), a, sizeof(a));
 	rw_format_si(rw_rate(r->tick.total.bytes * 8, r->span_ns), b, sizeof(b));
 	rw_format_si(rw_rate(r->tick.total.drop_packets, r->span_ns), c, sizeof(c));
@@ -99,6 +127,28 @@ void rw_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* A ranking's rows as JSON objects (the contract's top[] fields, and more). */
+static void json_entries(FILE *out, const struct rw_report *r, const struct rw_rank_entry *top,
+			 uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rw_rank_entry *e = &top[i];
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&e->key, key, sizeof(key));
+		fprintf(out,
+			"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
+			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
+			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
+			", \"cpus\": %u}",
+			i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets, (uint64_t)e->sum.bytes,
+			(uint64_t)e->sum.drop_packets, rw_rate(e->sum.packets, r->span_ns),
+			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
+			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
+			share_of(r, e), e->sum.cpus);
+	}
+}
+
 void rw_report_json(FILE *out, const struct rw_report *r)
 {
 	const struct rw_stats *s = &r->stats;
@@ -109,6 +159,8 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 	fprintf(out,
 		"{\"ts\": %.3f, \"iface\": ", r->ts);
 	rw_json_string(out, ifaces);
+	fprintf(out, ", \"key_kind\": \"%s\", \"v6_prefix\": %u", rw_key_kind_name(r->cfg->key_kind),
+		r->cfg->v6_prefix);
 	fprintf(out,
 		", \"dry_run\": %s, \"malformed\": \"%s\", \"window_ms\": %.10g, \"slots\": %u, "
 		"\"limit\": {\"pps\": %" PRIu64 ", \"bps\": %" PRIu64 "}, "
@@ -134,23 +186,14 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks,
 		(uint64_t)r->tick.next.promote_packets, (uint64_t)r->tick.next.promote_bytes,
 		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);
-	for (uint32_t i = 0; i < r->ntop; i++) {
-		const struct rw_rank_entry *e = &r->top[i];
-		char key[RW_KEY_STRLEN];
-
-		rw_key_format(&e->key, key, sizeof(key));
-		fprintf(out,
-			"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
-			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
-			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
-			", \"cpus\": %u}",
-			i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets, (uint64_t)e->sum.bytes,
-			(uint64_t)e->sum.drop_packets, rw_rate(e->sum.packets, r->span_ns),
-			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
-			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
-			share_of(r, e), e->sum.cpus);
+	json_entries(out, r, r->top, r->ntop);
+	fprintf(out, "], \"rankings\": {");
+	for (uint32_t k = 0; k < r->nrankings; k++) {
+		fprintf(out, "%s\"%s\": [", k ? ", " : "", rw_key_kind_name(r->rankings[k].kind));
+		json_entries(out, r, r->rankings[k].top, r->rankings[k].n);
+		fprintf(out, "]");
 	}
-	fprintf(out, "], \"hhh\": [");
+	fprintf(out, "}, \"hhh\": [");
 	for (uint32_t i = 0; i < r->nhhh; i++) {
 		const struct rw_hhh_item *h = &r->hhh[i];
 		char key[RW_KEY_STRLEN];

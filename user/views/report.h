@@ -11,6 +11,13 @@
 #include "rank/hhh.h"
 #include "rank/rank.h"
 
+/* --rank: one other kind's top-N. */
+struct rw_report_ranking {
+	uint8_t kind; /* enum rw_key_kind */
+	const struct rw_rank_entry *top;
+	uint32_t n;
+};
+
 struct rw_report {
 	const struct rw_config *cfg;
 	double ts;        /* wall clock, seconds since the epoch */
@@ -26,6 +33,9 @@ struct rw_report {
 	const struct rw_hhh_item *hhh; /* heavy prefixes (--levels), most specific first */
 	uint32_t nhhh;
 	uint64_t events_not_written; /* --events: over the budget, ever */
+	struct rw_report_ranking rankings[RW_KIND_COUNT]; /* --rank kinds, in kind order */
+	uint32_t nrankings;
+	uint64_t ranked_flows; /* tracked keys of the --rank kinds (in tick.flows too) */
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);

@@ -15,6 +15,15 @@
 
 /* --- Choices and keys ---------------------------------------------------------- */
 
+/* What rows of a kind are, in the header and the messages. */
+static const char *kind_rows(uint32_t kind)
+{
+	static const char *const rows[RW_KIND_COUNT] = { "sources", "destinations",
+							 "conversations", "flows" };
+
+	return kind < RW_KIND_COUNT ? rows[kind] : "keys";
+}
+
 void rw_view_opts_init(struct rw_view_opts *o, enum rw_sort sort, const struct rw_levels *levels)
 {
 	struct rw_levels def;
@@ -150,6 +159,23 @@ unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int k
 		o->first = 0;
 		o->level = (o->level + 1) % (o->nlv + 1);
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	case 'n': {
+		/* The next kind: the main one, then each --rank kind, round again. */
+		uint32_t k = o->shown;
+
+		if (!o->rank_mask) {
+			say(in, "one kind only: ratewall run --rank KIND,... ranks others beside it");
+			return RW_VIEW_REDRAW;
+		}
+		do
+			k = (k + 1) % RW_KIND_COUNT;
+		while (k != o->key_kind && !(o->rank_mask & (1u << k)));
+		o->shown = (uint8_t)k;
+		o->first = 0;
+		snprintf(in->msg, sizeof(in->msg), "%s%s", kind_rows(k),
+			 k == o->key_kind ? " (limited)" : " (counted, never limited)");
+		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
+	}
 	case 'r':
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
 	case 'j':
@@ -322,6 +348,10 @@ int rw_view_offer(struct rw_view *v, const struct rw_key *key, const struct rw_w
 {
 	struct rw_rank_entry e;
 
+	/* The kind on screen only: the main kind's keys, or one --rank kind's. */
+	if (v->o.shown == v->o.key_kind ? (key->kind & RW_KIND_RANKED) != 0
+					 : key->kind != (v->o.shown | RW_KIND_RANKED))
+		return 0;
 	if (v->o.filtered && !rw_key_within(key, &v->o.filter, v->o.filter_len))
 		return 0;
 	if (v->o.level)
@@ -384,7 +414,7 @@ static const char *level_name(const struct rw_view *v, char *buf, size_t len)
 	const struct rw_view_level *lv;
 
 	if (!v->o.level)
-		return "sources";
+		return kind_rows(v->o.shown);
 	lv = &v->o.lv[v->o.level - 1];
 	snprintf(buf, len, "IPv%u /%u", lv->family == RW_FAMILY_IPV4 ? 4 : 6, lv->len);
 	return buf;
@@ -490,21 +520,39 @@ void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, c
 
 /* Fixed columns: rank, PPS, BPS, DROP/S, SHARE, LIM and the blanks between. */
 #define FIXED_COLS (3 + 1 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 6 + 1 + 3 + 2)
-#define KEY_COL_MAX 43 /* an IPv6 address with /128 */
+#define KEY_COL_MAX 43  /* an IPv6 address with /128 */
+#define PAIR_COL_MAX 100 /* two of them, a protocol and ports */
 #define KEY_COL_MIN 8
+
+/* Columns a key's text takes (the arrow is one column, three bytes). */
+static int key_cols(const char *k)
+{
+	return (int)strlen(k) - rw_text_extra_bytes(k);
+}
+
+static const char *key_heading(const struct rw_view *v)
+{
+	static const char *const heading[RW_KIND_COUNT] = { "SOURCE", "DESTINATION",
+							     "CONVERSATION", "FLOW" };
+
+	if (v->o.level)
+		return "PREFIX";
+	return v->o.shown < RW_KIND_COUNT ? heading[v->o.shown] : "KEY";
+}
 
 struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols)
 {
-	struct rw_view_layout l = { .key_w = 6 }; /* "SOURCE", "PREFIX" */
+	struct rw_view_layout l = { .key_w = (int)strlen(key_heading(v)) };
+	int max = v->o.shown >= RW_KIND_PAIR ? PAIR_COL_MAX : KEY_COL_MAX;
 
 	for (uint32_t i = 0; i < v->nrows; i++) {
 		char k[RW_KEY_STRLEN];
 		int n;
 
 		rw_key_format(&v->rows[i].key, k, sizeof(k));
-		n = (int)strlen(k);
+		n = key_cols(k);
 		if (n > l.key_w)
-			l.key_w = n < KEY_COL_MAX ? n : KEY_COL_MAX;
+			l.key_w = n < max ? n : max;
 	}
 	/* The address first: the sparkline gets what is left, up to a cell per slot. */
 	l.spark_w = cols - FIXED_COLS - l.key_w;
@@ -523,8 +571,8 @@ void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, ch
 	char spark[32];
 
 	snprintf(spark, sizeof(spark), "%s", l->spark_w >= 5 ? "SLOTS" : "");
-	snprintf(buf, len, "%3s %-*s %7s %7s %7s %6s %3s  %s", "#", l->key_w,
-		 v->o.level ? "PREFIX" : "SOURCE", "PPS", "BPS", "DROP/S", "SHARE", "LIM", spark);
+	snprintf(buf, len, "%3s %-*s %7s %7s %7s %6s %3s  %s", "#", l->key_w, key_heading(v), "PPS",
+		 "BPS", "DROP/S", "SHARE", "LIM", spark);
 }
 
 bool rw_view_row_limited(const struct rw_view *v, uint32_t i)
@@ -540,17 +588,16 @@ void rw_view_row_text(const struct rw_view *v, const struct rw_view_head *h,
 	char key[RW_KEY_STRLEN], a[16], b[16], c[16], spark[RW_MAX_SLOTS * 3 + 1];
 	int n;
 
-	rw_key_format(&r->key, key, sizeof(key));
-	n = (int)strlen(key);
-	if (n > l->key_w) /* cut, and say so with the last character */
-		key[l->key_w - 1] = '~', key[l->key_w] = '\0';
+	rw_key_format_as(&r->key, utf8, key, sizeof(key));
+	rw_key_fit(key, l->key_w);
+	n = l->key_w + rw_text_extra_bytes(key); /* bytes for key_w columns */
 	rw_format_si(rw_rate(r->sum.packets, h->span_ns), a, sizeof(a));
 	rw_format_si(rw_rate(r->sum.bytes * 8, h->span_ns), b, sizeof(b));
 	rw_format_si(rw_rate(r->sum.drop_packets, h->span_ns), c, sizeof(c));
 	/* The newest slots when the line has no room for all of them. */
 	rw_spark(r->spark + (v->slots - (uint32_t)l->spark_w), (uint32_t)l->spark_w, utf8, spark,
 		 sizeof(spark));
-	snprintf(buf, len, "%3u %-*s %7s %7s %7s %5.1f%% %3s  %s", i + 1, l->key_w, key, a, b, c,
+	snprintf(buf, len, "%3u %-*s %7s %7s %7s %5.1f%% %3s  %s", i + 1, n, key, a, b, c,
 		 whole ? 100.0 * (double)r->metric / (double)whole : 0.0,
 		 r->sum.drop_packets ? "yes" : "", spark);
 }
@@ -589,6 +636,7 @@ const char *const rw_view_help[] = {
 	"             (Backspace and Ctrl-U edit)",
 	"  l          only limited sources (drops in the window)",
 	"  v, Tab     sources -> each prefix level (--levels) -> sources",
+	"  n          the next kind of key (--rank: destinations, conversations, flows)",
 	"  j, k       scroll a row (arrows too); PgDn, PgUp a page; g back to the top",
 	"  r          read the flows again now",
 	"  ?          this help (any key closes it)",

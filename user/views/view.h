@@ -42,6 +42,9 @@ struct rw_view_opts {
 	uint32_t page;     /* rows the screen holds (the terminal's, for page keys) */
 	struct rw_view_level lv[2 * RW_HHH_LEVELS];
 	uint32_t nlv;
+	uint8_t key_kind;  /* enum rw_key_kind: the main (limited) kind */
+	uint8_t rank_mask; /* --rank: the other kinds ranked, a bit each */
+	uint8_t shown;     /* the kind on screen: key_kind, or one of rank_mask (n switches) */
 	bool filtered;     /* only sources inside filter/filter_len */
 	struct rw_key filter;
 	uint8_t filter_len;

@@ -27,6 +27,9 @@ int rw_watch_open(struct rw_watch *w, const struct rw_watch_params *p, char *err
 		return e;
 	}
 	rw_view_opts_init(&w->view.o, p->sort, p->levels);
+	w->view.o.key_kind = p->key_kind;
+	w->view.o.shown = p->key_kind;
+	w->view.o.rank_mask = p->rank_mask;
 	w->head.slots = p->slots;
 	w->head.window_s = (double)(p->slot_ns * p->slots) / 1e9;
 	w->head.max_flows = p->max_flows;

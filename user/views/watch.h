@@ -37,6 +37,8 @@ struct rw_watch_params {
 	enum rw_sort sort;
 	const struct rw_levels *levels;
 	bool no_color;
+	uint8_t key_kind;   /* enum rw_key_kind: what the rows are */
+	uint8_t rank_mask;  /* --rank: other kinds the table holds, a bit each */
 };
 
 struct rw_watch {

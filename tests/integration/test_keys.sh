@@ -166,14 +166,21 @@ check "(d) with --v6-prefix 128 each address has its own and all 30000 pps pass"
 	within "$r128" 30000 0.05
 check "(d) ranked as the /64" grep -q '"key": "2001:db8::/64"' "$WORK/v664.json"
 
+# refused PART "ARGS"...: each `ratewall run` with ARGS exits 2, says why, attaches nothing.
+refused() {
+	local part=$1 bad rc
+	shift
+	for bad in "$@"; do
+		rc=0
+		# shellcheck disable=SC2086
+		ip netns exec "$TB_RCV" "$RW" run "$TB_RX" $bad >/dev/null 2>"$WORK/bad.err" || rc=$?
+		check "($part) run $bad: exit 2, said ($(head -c 90 "$WORK/bad.err")), nothing attached" \
+			eval "[ $rc -eq 2 ] && [ -s '$WORK/bad.err' ] && ! xdp_attached $TB_RCV $TB_RX"
+	done
+}
+
 # (e) bad values
-for bad in "--key source" "--key" "--v6-prefix 0" "--v6-prefix 129"; do
-	rc=0
-	# shellcheck disable=SC2086
-	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" $bad >/dev/null 2>"$WORK/bad.err" || rc=$?
-	check "(e) run $bad: exit 2, said ($(head -c 100 "$WORK/bad.err")), nothing attached" \
-		eval "[ $rc -eq 2 ] && [ -s '$WORK/bad.err' ] && ! xdp_attached $TB_RCV $TB_RX"
-done
+refused e "--key source" "--key" "--v6-prefix 0" "--v6-prefix 129"
 
 # (g) --rank dst,pair beside --key src, under a spoofed flood
 start_ratewall "$WORK/rank.json" --pps 10k --rank dst,pair --json --metrics "$PORT" ||
@@ -232,13 +239,7 @@ check "(g) /metrics: a series per kind, promtool finds nothing to lint" \
 	      grep -q '^ratewall_source_packets_per_second{kind=\"pair\",key=\"198.18.0.1 → 198.19.0.2\"} ' '$WORK/rank.metrics' &&
 	      grep -q '^ratewall_source_packets_per_second{kind=\"src\",key=\"198.18.0.1\",source=\"198.18.0.1\"} ' '$WORK/rank.metrics' &&
 	      promtool check metrics <'$WORK/rank.metrics'"
-for bad in "--rank src" "--rank dst,dst" "--rank dst,nope" "--key dst --rank dst"; do
-	rc=0
-	# shellcheck disable=SC2086
-	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" $bad >/dev/null 2>"$WORK/bad.err" || rc=$?
-	check "(g) run $bad: exit 2, said ($(head -c 90 "$WORK/bad.err")), nothing attached" \
-		eval "[ $rc -eq 2 ] && [ -s '$WORK/bad.err' ] && ! xdp_attached $TB_RCV $TB_RX"
-done
+refused g "--rank src" "--rank dst,dst" "--rank dst,nope" "--key dst --rank dst"
 
 # (f) --persist, then --replace with another key
 start_persist "$WORK/f1.json" "$TB_RX" --pps 10k --json --duration 2s || fail "(f) --persist starts"

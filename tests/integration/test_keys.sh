@@ -259,19 +259,18 @@ G="$G $!"
 tmx new-session -d -s "$S" -x 80 -y 24 "bash --norc --noprofile"
 tmx send-keys -t "$S" "export LC_ALL=C.UTF-8 PS1='$ '; clear" Enter
 tmx send-keys -t "$S" "nsenter --net=/run/netns/$TB_RCV $RW top $TB_RX --pin-dir $PIN_DIR" Enter
-for _ in $(seq 80); do
-	tmx capture-pane -p -t "$S" | grep -q '^ *2 ' && break
-	sleep 0.1
-done
-sleep 1.5
-tmx capture-pane -p -t "$S" >"$WORK/top.txt"
+# shown REGEX TENTHS SETTLE FILE: waits until the screen shows REGEX, lets it settle, keeps it.
+shown() {
+	for _ in $(seq "$2"); do
+		tmx capture-pane -p -t "$S" | grep -q "$1" && break
+		sleep 0.1
+	done
+	sleep "$3"
+	tmx capture-pane -p -t "$S" >"$4"
+}
+shown '^ *2 ' 80 1.5 "$WORK/top.txt"
 tmx send-keys -t "$S" n
-for _ in $(seq 50); do
-	tmx capture-pane -p -t "$S" | grep -q '^view sources' && break
-	sleep 0.1
-done
-sleep 0.3
-tmx capture-pane -p -t "$S" >"$WORK/top_src.txt"
+shown '^view sources' 50 0.3 "$WORK/top_src.txt"
 tmx send-keys -t "$S" q
 sed '/^ *$/d; s/^/     | /' "$WORK/top_src.txt"
 check "(f) n switches to the sources ranked beside the flows (--rank src), never limited" \

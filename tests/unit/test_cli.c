@@ -504,6 +504,11 @@ static void test_key_format(void)
 	k.proto = 200;
 	rw_key_format(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "proto 200 198.18.0.7 → 198.19.0.1");
+	/* A port of 0 beside another is shown, not dropped. */
+	k.proto = 17;
+	k.dport = htons(53);
+	rw_key_format(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "udp 198.18.0.7:0 → 198.19.0.1:53");
 	k.kind = 7;
 	rw_key_format(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "?");

@@ -36,17 +36,20 @@ void rw_key_kinds_text(unsigned int mask, char *buf, size_t len)
 	}
 }
 
-/* One address, with the key's prefix length when it stands for a prefix. */
-static int format_addr(const struct rw_key *key, const uint8_t *addr, bool bracket, uint16_t port,
-		       char *buf, size_t len)
+/*
+ * One address: with its port (port >= 0; an IPv6 one in brackets), or with
+ * the key's prefix length when it stands for a prefix.
+ */
+static int format_addr(const struct rw_key *key, const uint8_t *addr, int port, char *buf,
+		       size_t len)
 {
 	char a[INET6_ADDRSTRLEN];
 	bool v6 = key->family == RW_FAMILY_IPV6;
 
 	if (!inet_ntop(v6 ? AF_INET6 : AF_INET, addr, a, sizeof(a)))
 		return -1;
-	if (port)
-		return snprintf(buf, len, bracket && v6 ? "[%s]:%u" : "%s:%u", a, port);
+	if (port >= 0)
+		return snprintf(buf, len, v6 ? "[%s]:%d" : "%s:%d", a, port);
 	if (RW_KEY_PREFIX_LEN(key))
 		return snprintf(buf, len, "%s/%u", a, RW_KEY_PREFIX_LEN(key));
 	return snprintf(buf, len, "%s", a);
@@ -155,7 +158,7 @@ void rw_key_format_as(const struct rw_key *key, bool utf8, char *buf, size_t len
 		return;
 	}
 	ports = kind == RW_KIND_FLOW && (key->sport || key->dport);
-	if (format_addr(key, key->addr, ports, ports ? ntohs(key->sport) : 0, a, sizeof(a)) < 0) {
+	if (format_addr(key, key->addr, ports ? ntohs(key->sport) : -1, a, sizeof(a)) < 0) {
 		snprintf(buf, len, "?");
 		return;
 	}
@@ -163,7 +166,7 @@ void rw_key_format_as(const struct rw_key *key, bool utf8, char *buf, size_t len
 		snprintf(buf, len, "%s", a);
 		return;
 	}
-	format_addr(key, key->addr2, ports, ports ? ntohs(key->dport) : 0, b, sizeof(b));
+	format_addr(key, key->addr2, ports ? ntohs(key->dport) : -1, b, sizeof(b));
 	if (kind == RW_KIND_PAIR) {
 		snprintf(buf, len, "%s %s %s", a, arrow, b);
 		return;

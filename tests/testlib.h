@@ -9,6 +9,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One count for every file of a test binary (weak: each file may define it). */
@@ -42,10 +43,14 @@ __attribute__((weak)) int tl_passed, tl_failed;
 		}                                                                       \
 	} while (0)
 
+/* TL_ONLY=part runs only the tests whose name holds it (to repeat one while chasing a flake). */
 static inline void tl_run(const char *name, void (*fn)(void))
 {
+	const char *only = getenv("TL_ONLY");
 	int before = tl_failed_checks;
 
+	if (only && *only && !strstr(name, only))
+		return;
 	fn();
 	if (tl_failed_checks == before) {
 		tl_passed++;

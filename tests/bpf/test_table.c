@@ -482,6 +482,10 @@ static void test_table_parallel_promotion_inherits_once(void)
 		set_time(&e, 5 * MS);
 		passed = send_parallel(&e, SRC4 + (uint32_t)round, (uint32_t)(2 * limit), &cpus);
 		over += passed > limit + (cpus ? cpus - 1 : 0);
+		if (passed > limit + (cpus ? cpus - 1 : 0))
+			fprintf(stderr, "  round %d: %u admitted for a limit of %llu on %u CPUs, %llu in the entry\n",
+				round, passed, (unsigned long long)limit, cpus,
+				(unsigned long long)admitted_in_window(&e, &k, 0));
 		dup += entries_of(&e, &k) != 1;
 		mismatch += admitted_in_window(&e, &k, 0) > passed + (cpus ? cpus - 1 : 0);
 		env_close(&e);

@@ -130,33 +130,41 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, const
 	return lim->deny ? RW_DROP : RW_PASS;
 }
 
-/*
- * The packet's verdict under the main key (--key): its rule, its entry or the
- * sketch, its limit, a ban, events.
- */
-static __always_inline int rw_decide(struct rw_key *key, const struct rw_time *t, __u64 len,
-				     struct rw_stats *st, struct rw_wslot *ws)
-{
-	__u64 h, state = 0;
-	__u32 cpu, j;
+/* A key's entry and this CPU's record of it, stepped into this slot. */
+struct rw_tracked {
 	struct rw_entry *ent;
-	struct rw_limit lim;
-	struct rw_where w;
 	struct rw_hot *f;
-	bool admit, banned;
-	int ret, idx;
+	__u64 state;
+	__u32 idx, cpu;
+};
 
-	rw_rule_limits(key, &lim);
-	h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask; /* the only hash of this packet */
-	w = rw_where_of(h, cfg_nbuckets);
-	cpu = bpf_get_smp_processor_id();
+/*
+ * Finds the key's entry, or counts the key in the sketch and promotes it by
+ * its kind's thresholds; then steps this CPU's record into this slot and
+ * flushes its byte counts early if they would wrap. RW_TRACK with *tr
+ * filled, else what the sketch decided (RW_PASS, RW_DROP). The main key and
+ * every --rank key go through here.
+ */
+static __always_inline int rw_track(const struct rw_key *key, const struct rw_time *t, __u64 len,
+				    struct rw_stats *st, struct rw_wslot *ws,
+				    const struct rw_limit *lim, __u32 kind, bool sample,
+				    struct rw_tracked *tr)
+{
+	__u64 h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask; /* the only hash of this key */
+	struct rw_where w = rw_where_of(h, cfg_nbuckets);
+	__u32 j, cpu = bpf_get_smp_processor_id();
+	__u64 state = 0;
+	struct rw_entry *ent;
+	struct rw_hot *f;
+	int idx, ret;
+
 	idx = rw_table_find(key, &w, &state);
 	if (idx >= 0) {
 		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
 		j = cpu * cfg_entries + (__u32)idx;
 		f = bpf_map_lookup_elem(&hot, &j);
 		if (!ent || !f)
-			return XDP_PASS;
+			return RW_PASS;
 		/*
 		 * The common case ends here: this slot, this generation (the entry's
 		 * own epoch far behind this one means a record's low 32 bits came round).
@@ -167,37 +175,57 @@ static __always_inline int rw_decide(struct rw_key *key, const struct rw_time *t
 			idx = -1; /* removed under us: the packet is a newcomer's */
 	}
 	if (idx < 0) {
-		ret = rw_untracked(key, h, t, t->slot, len, st, ws, &lim, &idx, cfg_key_kind, true);
-		if (ret == RW_PASS)
-			return XDP_PASS;
-		if (ret == RW_DROP)
-			goto drop;
+		ret = rw_untracked(key, h, t, t->slot, len, st, ws, lim, &idx, kind, sample);
+		if (ret != RW_TRACK)
+			return ret;
 		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
 		j = cpu * cfg_entries + (__u32)idx;
 		f = bpf_map_lookup_elem(&hot, &j);
 		if (!ent || !f)
-			return XDP_PASS;
+			return RW_PASS;
 		state = ent->state;
 		if (rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
-			return XDP_PASS;
+			return RW_PASS;
 	}
 	/* 32-bit byte counts: flushed within the slot before they would wrap. */
 	if ((f->bytes > RW_U32_MAX - len || f->drop_bytes > RW_U32_MAX - len) &&
 	    rw_flush(f, (__u32)idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state))))
 		st->hist_flushes++;
-	banned = cfg_ban_ns && rw_banned(ent, t->now, ws);
+	*tr = (struct rw_tracked){ .ent = ent, .f = f, .state = state, .idx = (__u32)idx, .cpu = cpu };
+	return RW_TRACK;
+}
+
+/*
+ * The packet's verdict under the main key (--key): its rule, its entry or the
+ * sketch, its limit, a ban, events.
+ */
+static __always_inline int rw_decide(struct rw_key *key, const struct rw_time *t, __u64 len,
+				     struct rw_stats *st, struct rw_wslot *ws)
+{
+	struct rw_tracked tr;
+	struct rw_limit lim;
+	bool admit, banned;
+	int ret;
+
+	rw_rule_limits(key, &lim);
+	ret = rw_track(key, t, len, st, ws, &lim, cfg_key_kind, true, &tr);
+	if (ret == RW_PASS)
+		return XDP_PASS;
+	if (ret == RW_DROP)
+		goto drop;
+	banned = cfg_ban_ns && rw_banned(tr.ent, t->now, ws);
 	/* Offered first: a refill's sum holds this packet, a concurrent one sees it once at least. */
-	f->packets++;
-	f->bytes += (__u32)len;
+	tr.f->packets++;
+	tr.f->bytes += (__u32)len;
 	admit = !lim.deny && !banned &&
-		rw_admit(f, (__u32)idx, cpu, state, t->epoch, len, &lim, st);
+		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->epoch, len, &lim, st);
 	if (admit)
 		return XDP_PASS;
-	f->drop_packets++;
-	f->drop_bytes += (__u32)len;
+	tr.f->drop_packets++;
+	tr.f->drop_bytes += (__u32)len;
 	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
 	if ((cfg_events || cfg_ban_ns) && !lim.deny && !banned)
-		rw_limited(ent, t->epoch, t->now, ws);
+		rw_limited(tr.ent, t->epoch, t->now, ws);
 drop:
 	ws->drop_packets++;
 	ws->drop_bytes += len;
@@ -206,61 +234,7 @@ drop:
 	return cfg_dry_run ? XDP_PASS : XDP_DROP;
 }
 
-/*
- * --rank: one kind's key counted beside the main one: found, or counted in the
- * sketch and promoted by that kind's thresholds, and counted in its record;
- * never limited, never dropped. Inlined: a call here would stack its frame
- * on the main one, and the chain down to an insert has no room for it.
- */
 static const struct rw_limit rw_no_limit; /* a ranked kind's limits: none */
-
-static __always_inline int rw_count_ranked(struct rw_key *key, const struct rw_time *t, __u64 len,
-			       struct rw_stats *st, struct rw_wslot *ws)
-{
-	struct rw_entry *ent;
-	struct rw_where w;
-	struct rw_hot *f;
-	__u64 h, state = 0;
-	__u32 cpu, j;
-	int idx;
-
-	if (!key || !t || !st || !ws)
-		return 0;
-	h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask;
-	w = rw_where_of(h, cfg_nbuckets);
-	cpu = bpf_get_smp_processor_id();
-	idx = rw_table_find(key, &w, &state);
-	if (idx >= 0) {
-		j = cpu * cfg_entries + (__u32)idx;
-		f = bpf_map_lookup_elem(&hot, &j);
-		if (!f)
-			return 0;
-		if ((f->epoch != (__u32)t->epoch || f->gen != rw_st_gen(state) ||
-		     rw_st_epoch(state) + rw_lazy_slots(cfg_slots) <= t->epoch) &&
-		    rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
-			idx = -1;
-	}
-	if (idx < 0) {
-		if (rw_untracked(key, h, t, t->slot, len, st, ws, &rw_no_limit,
-				 &idx, rw_kind_of(key),
-				 false) != RW_TRACK)
-			return 0;
-		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
-		j = cpu * cfg_entries + (__u32)idx;
-		f = bpf_map_lookup_elem(&hot, &j);
-		if (!ent || !f)
-			return 0;
-		state = ent->state;
-		if (rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
-			return 0;
-	}
-	if (f->bytes > RW_U32_MAX - len &&
-	    rw_flush(f, (__u32)idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state))))
-		st->hist_flushes++;
-	f->packets++;
-	f->bytes += (__u32)len;
-	return 1;
-}
 
 /*
  * --rank: every kind ranked beside the main one, each from the packet's flow
@@ -269,13 +243,19 @@ static __always_inline int rw_count_ranked(struct rw_key *key, const struct rw_t
 static __always_inline void rw_rank_kinds(struct rw_scratch *sc, const struct rw_time *t,
 					  __u64 len, struct rw_stats *st, struct rw_wslot *ws)
 {
+	struct rw_tracked tr;
+
 	for (__u32 k = 0; k < RW_KIND_COUNT; k++) {
 		if (!(cfg_rank_mask & (1u << k)))
 			continue;
 		rw_key_derive(&sc->flow, (__u8)k, &sc->ranked);
 		rw_key_v6_cut(&sc->ranked, (__u8)k);
 		sc->ranked.kind |= RW_KIND_RANKED;
-		rw_count_ranked(&sc->ranked, t, len, st, ws);
+		/* Counted, never limited: tracked or in the sketch, never dropped. */
+		if (rw_track(&sc->ranked, t, len, st, ws, &rw_no_limit, k, false, &tr) == RW_TRACK) {
+			tr.f->packets++;
+			tr.f->bytes += (__u32)len;
+		}
 	}
 }
 

@@ -116,21 +116,6 @@ static int install_rules(struct ratewall_bpf *skel, uint32_t n, bool matching, u
 	return err;
 }
 
-/* --rank's list ("dst,pair") as a mask, or -1. */
-static int rank_mask_of(const char *list)
-{
-	char copy[64], *save;
-	int mask = 0;
-
-	snprintf(copy, sizeof(copy), "%s", list);
-	for (char *k = strtok_r(copy, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-		if (rw_key_kind_parse(k) < 0)
-			return -1;
-		mask |= 1 << rw_key_kind_parse(k);
-	}
-	return mask ? mask : -1;
-}
-
 static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -162,7 +147,9 @@ int main(int argc, char **argv)
 	uint32_t slots = 10, fill = 0, nrules = 0;
 	int rounds = 7, c;
 	bool no_clock = false, coarse = false, matching = false;
-	int kind = RW_KIND_SRC, rank = 0;
+	int kind = RW_KIND_SRC;
+	unsigned int rank = 0;
+	char why[96];
 	bool verbose = false;
 	struct xdp_drop_all_bpf *base;
 	cpu_set_t set;
@@ -189,7 +176,7 @@ int main(int argc, char **argv)
 			matching = true;
 		else if (c == 'K' && rw_key_kind_parse(optarg) >= 0)
 			kind = rw_key_kind_parse(optarg);
-		else if (c == 'X' && (rank = rank_mask_of(optarg)) > 0)
+		else if (c == 'X' && !rw_key_kinds_parse(optarg, &rank, why, sizeof(why)))
 			;
 		else if (c == 'v')
 			verbose = true;

@@ -290,22 +290,12 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 		cfg->key_kind = (uint8_t)i;
 		return 0;
 	case OPT_RANK: {
-		char list[64];
+		char why[96];
+		unsigned int mask;
 
-		if (strlen(arg) >= sizeof(list))
-			return fail(err, errlen, "--rank: '%s' is not a list of kinds (e.g. dst,pair)", arg);
-		strcpy(list, arg);
-		cfg->rank_mask = 0;
-		for (char *save, *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-			i = rw_key_kind_parse(k);
-			if (i < 0)
-				return fail(err, errlen, "--rank: '%s' is not one of src, dst, pair, flow", k);
-			if (cfg->rank_mask & (1u << i))
-				return fail(err, errlen, "--rank: '%s' is listed twice", k);
-			cfg->rank_mask |= (uint8_t)(1u << i);
-		}
-		if (!cfg->rank_mask)
-			return fail(err, errlen, "--rank: '%s' names no kind", arg);
+		if (rw_key_kinds_parse(arg, &mask, why, sizeof(why)))
+			return fail(err, errlen, "--rank: %s", why);
+		cfg->rank_mask = (uint8_t)mask;
 		return 0;
 	}
 	case OPT_V6_PREFIX:

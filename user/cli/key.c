@@ -2,6 +2,7 @@
 #include "cli/key.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,36 @@ int rw_key_kind_parse(const char *name)
 			return i;
 	}
 	return -1;
+}
+
+int rw_key_kinds_parse(const char *list, unsigned int *mask, char *err, size_t errlen)
+{
+	char copy[64], *save;
+	int k;
+
+	*mask = 0;
+	if (strlen(list) >= sizeof(copy)) {
+		snprintf(err, errlen, "'%s' is not a list of kinds (e.g. dst,pair)", list);
+		return -EINVAL;
+	}
+	strcpy(copy, list);
+	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		k = rw_key_kind_parse(name);
+		if (k < 0) {
+			snprintf(err, errlen, "'%s' is not one of src, dst, pair, flow", name);
+			return -EINVAL;
+		}
+		if (*mask & (1u << k)) {
+			snprintf(err, errlen, "'%s' is listed twice", name);
+			return -EINVAL;
+		}
+		*mask |= 1u << k;
+	}
+	if (!*mask) {
+		snprintf(err, errlen, "'%s' names no kind", list);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 void rw_key_kinds_text(unsigned int mask, char *buf, size_t len)

@@ -49,6 +49,12 @@ static uint32_t meta_flags(const struct rw_session *s)
 	       (s->lp.sample ? RW_META_SAMPLING : 0) | (s->lp.events ? RW_META_EVENTS : 0);
 }
 
+/* --v6-prefix as the program holds it (0 in the load parameters is the default). */
+static uint8_t v6_prefix(const struct rw_session *s)
+{
+	return s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX;
+}
+
 /* The options a program enforces, as the record keeps them. */
 static void meta_options(struct rw_meta *m, const struct rw_session *s)
 {
@@ -69,7 +75,7 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	m->ban_ns = s->lp.ban_ns;
 	m->key_kind = s->lp.key_kind;
 	m->rank_mask = s->lp.rank_mask;
-	m->v6_prefix = s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX;
+	m->v6_prefix = v6_prefix(s);
 	m->nifaces = cfg->nifaces;
 	memset(m->ifaces, 0, sizeof(m->ifaces));
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
@@ -86,7 +92,7 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 static bool same_key(const struct rw_meta *m, const struct rw_session *s)
 {
 	return m->key_kind == s->lp.key_kind && m->rank_mask == s->lp.rank_mask &&
-	       m->v6_prefix == (s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX);
+	       m->v6_prefix == v6_prefix(s);
 }
 
 static bool same_layout(const struct rw_meta *m, const struct rw_session *s)
@@ -139,9 +145,9 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 		rw_key_kinds_text(s->lp.rank_mask, b, sizeof(b));
 		differs(buf, len, "--rank", a, b);
 	}
-	if (m->v6_prefix != (s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX)) {
+	if (m->v6_prefix != v6_prefix(s)) {
 		snprintf(a, sizeof(a), "%u", m->v6_prefix);
-		snprintf(b, sizeof(b), "%u", s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX);
+		snprintf(b, sizeof(b), "%u", v6_prefix(s));
 		differs(buf, len, "--v6-prefix", a, b);
 	}
 	if (m->limit_packets != s->lp.limit_packets) {

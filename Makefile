@@ -13,7 +13,8 @@ CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)
 LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm \
 	    $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread \
-	    $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo)
+	    $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) \
+	    $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
@@ -24,7 +25,7 @@ USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.
 PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
-	     user/kernel/meminfo.c user/views/view.c
+	     user/kernel/meminfo.c user/views/view.c user/views/history.c user/views/events.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 
@@ -97,7 +98,7 @@ $(BUILD)/tickbench: tools/tickbench.c tools/flowfill.c tools/flowfill.h $(USER_L
 	$(CC) $(CFLAGS) -Itools tools/tickbench.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
 $(BUILD)/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)
-	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm
+	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3
 
 BPF_TEST_SRCS := $(wildcard tests/bpf/*.c)
 $(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
@@ -110,7 +111,7 @@ ASAN := $(BUILD)/asan/test_unit $(BUILD)/asan/test_bpf $(BUILD)/asan/ratewall
 ASAN_LIB_SRCS := $(USER_LIB_SRCS)
 
 $(BUILD)/asan/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3
 
 $(BUILD)/asan/test_bpf: $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) -o $@ $(LDLIBS) -lpthread

@@ -239,7 +239,12 @@ static __always_inline bool rw_claim_idle(struct rw_entry *e, __u64 epoch, __u64
 	struct rw_dir *h;
 	__u32 home;
 
-	if (!rw_st_idle(s, epoch, cfg_slots) || e->ban_until_ns > now)
+	/*
+	 * With events, a ban that ran out still holds its entry until someone
+	 * says `unbanned` (the loader's next tick, or the key's next packet).
+	 */
+	if (!rw_st_idle(s, epoch, cfg_slots) || e->ban_until_ns > now ||
+	    (cfg_events && e->ban_until_ns))
 		return false;
 	if (__sync_val_compare_and_swap(&e->state, s, (s & ~RW_ST_LIVE) | RW_ST_BUSY) != s)
 		return false;

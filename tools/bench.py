@@ -512,6 +512,12 @@ def run_tick():
         log(f"  tick over {flows} flows: {r['tick_ms_median']} ms, peak RSS {r['peak_rss_kib']} KiB; "
             f"ratewall top's pass: sources {r['view_sources_ms_median']} ms, /24s {r['view_v4_24_ms_median']} ms; "
             f"a run --tui tick {r['tick_fed_view_ms_median']} ms")
+        for h in r["history"]:
+            extra = h["tick_with_history_ms"] - h["tick_ms"]
+            h["rows_per_s"] = round(h["rows"] / (extra / 1e3)) if extra > 0 else None
+            log(f"    --history, top {h['top']}: tick {h['tick_ms']} ms without, "
+                f"{h['tick_with_history_ms']} ms with ({h['rows']} rows a window, "
+                f"{h['rows_per_s']} rows/s written)")
     return res
 
 
@@ -735,6 +741,15 @@ def table(results):
         lines.append(f"| {t['flows']} | {t['tick_ms_median']:.1f} | {t['peak_rss_kib'] / 1024:.1f} | "
                      f"{t.get('view_sources_ms_median', 0):.1f} | {t.get('view_v4_24_ms_median', 0):.1f} | "
                      f"{t.get('tick_fed_view_ms_median', 0):.1f} |")
+    lines += ["", "The same tick ranking into a top-N, without and with `--history` writing its "
+              "report (window totals, one row a listed key) into an SQLite file, WAL, one "
+              "transaction a window:", "",
+              "| tracked flows | top-N | tick ms | tick with --history ms | rows a window | "
+              "rows/s written |", "|---|---|---|---|---|---|"]
+    for t in results["tick"]:
+        for h in t.get("history", []):
+            lines.append(f"| {t['flows']} | {h['top']} | {h['tick_ms']:.2f} | "
+                         f"{h['tick_with_history_ms']:.2f} | {h['rows']} | {h.get('rows_per_s')} |")
     lines += ["", f"Accuracy on the veth, limit {LIMIT_PPS} pps, admitted rate over "
               f"exactly {ACCURACY_SECONDS} s of receive timestamps from 2.75 s into the flood (AF_PACKET "
               f"observer, its total checked against an nft counter); worst = most admitted in any "

@@ -5,7 +5,9 @@
  * RSS. The table is the real map, loaded as `ratewall run` loads it, filled
  * with N flows whose slots are live on every CPU. Then the terminal view's
  * read-only pass over the same table (ratewall top: sources with their
- * sparklines, and the IPv4 /24 level). Prints one JSON object.
+ * sparklines, and the IPv4 /24 level). Then --history's cost: the tick
+ * ranking into a top-10 and a top-1000, without and with writing each report
+ * into an SQLite file (a new window every round). Prints one JSON object.
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -17,6 +19,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/clock.h"
 #include "cli/units.h"
@@ -25,6 +28,7 @@
 #include "kernel/loader.h"
 #include "rank/rank.h"
 #include "ratewall.skel.h"
+#include "views/history.h"
 #include "views/watch.h"
 
 static int cmp_u64(const void *a, const void *b)
@@ -49,6 +53,67 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 
 	rw_ranker_offer(b->rk, &e);
 	return b->feed ? rw_view_feed_offer(b->feed, key, sum, fv) : 0;
+}
+
+/* --history's price at a top-N: the tick (scan, rank) without and with the write, median ns. */
+struct history_cost {
+	uint64_t plain_ns, with_ns;
+	uint64_t rows; /* rows a window wrote */
+};
+
+static int history_cost(struct rw_flowtab *ft, uint64_t epoch, uint32_t ncpus, uint32_t slots,
+			uint32_t n, uint64_t rounds, struct history_cost *out)
+{
+	static struct rw_config cfg;
+	struct rw_rank_entry *top = calloc(n, sizeof(*top));
+	uint64_t plain[64], with[64];
+	char path[] = "/tmp/rwtickbench.XXXXXX", err[512], side[64];
+	struct rw_history h;
+	struct rw_ranker rk;
+	int fd = mkstemp(path), e = 0;
+
+	if (fd < 0 || !top || rw_ranker_init(&rk, ncpus, n))
+		return -ENOMEM;
+	close(fd);
+	cfg = (struct rw_config){ .nifaces = 1, .top = n, .slots = slots,
+				  .window_ns = 1000000000ULL, .sort = RW_SORT_PPS };
+	strcpy(cfg.ifnames[0], "bench0");
+	if (rw_history_open(&h, path, "bench", RW_HISTORY_KEEP_NS, RW_HISTORY_MAX, err,
+			    sizeof(err))) {
+		fprintf(stderr, "tickbench: %s\n", err);
+		return -EIO;
+	}
+	for (int with_history = 0; with_history < 2 && !e; with_history++) {
+		for (uint64_t r = 0; r < rounds && !e; r++) {
+			struct bench_pass b = { .rk = &rk };
+			struct rw_report rep = { .cfg = &cfg, .top = top, .nifaces = 1,
+						 .epoch = epoch + r, .ts = 1e9 + (double)r,
+						 .span_ns = 1000000000ULL };
+			uint64_t t0 = rw_clock_ns(CLOCK_MONOTONIC), rows = h.rows;
+
+			e = rw_flowtab_scan(ft, epoch, &rep.tick, on_flow, &b);
+			rep.ntop = rw_ranker_merge(&rk, top);
+			if (with_history && !e && rw_history_write(&h, &rep, err, sizeof(err)) != 1) {
+				fprintf(stderr, "tickbench: %s\n", err);
+				e = -EIO;
+			}
+			(with_history ? with : plain)[r] = rw_clock_ns(CLOCK_MONOTONIC) - t0;
+			out->rows = h.rows - rows;
+		}
+	}
+	qsort(plain, rounds, sizeof(plain[0]), cmp_u64);
+	qsort(with, rounds, sizeof(with[0]), cmp_u64);
+	out->plain_ns = plain[rounds / 2];
+	out->with_ns = with[rounds / 2];
+	rw_history_close(&h);
+	rw_ranker_free(&rk);
+	free(top);
+	unlink(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	unlink(side);
+	return e;
 }
 
 int main(int argc, char **argv)
@@ -158,17 +223,27 @@ int main(int argc, char **argv)
 	view_ms[2] = samples[rounds / 2];
 	memcpy(samples, plain, sizeof(plain));
 	rw_view_free(&view);
+	/* --history at the default top-N and at --top 1000. */
+	struct history_cost hc[2];
+
+	if (history_cost(&ft, epoch, ncpus, slots, 10, rounds, &hc[0]) ||
+	    history_cost(&ft, epoch, ncpus, slots, 1000, rounds, &hc[1]))
+		return fprintf(stderr, "tickbench: history: failed\n"), 1;
 	printf("{\"flows\": %llu, \"placed\": %lld, \"cpus\": %u, \"slots\": %u, \"seen\": %llu, "
 	       "\"rounds\": %llu, "
 	       "\"tick_ms_median\": %.2f, \"tick_ms_min\": %.2f, \"tick_ms_max\": %.2f, "
 	       "\"peak_rss_kib\": %ld, \"rss_before_tick_kib\": %llu, \"top1_packets\": %llu, "
 	       "\"view_sources_ms_median\": %.2f, \"view_v4_24_ms_median\": %.2f, "
-	       "\"tick_fed_view_ms_median\": %.2f}\n",
+	       "\"tick_fed_view_ms_median\": %.2f, \"history\": ["
+	       "{\"top\": 10, \"tick_ms\": %.3f, \"tick_with_history_ms\": %.3f, \"rows\": %llu}, "
+	       "{\"top\": 1000, \"tick_ms\": %.3f, \"tick_with_history_ms\": %.3f, \"rows\": %llu}]}\n",
 	       (unsigned long long)flows, (long long)placed, ncpus, slots,
 	       (unsigned long long)tick.flows,
 	       (unsigned long long)rounds, samples[rounds / 2] / 1e6, samples[0] / 1e6,
 	       samples[rounds - 1] / 1e6, ru.ru_maxrss, (unsigned long long)before_rss,
-	       (unsigned long long)top[0].sum.packets, view_ms[0] / 1e6, view_ms[1] / 1e6, view_ms[2] / 1e6);
+	       (unsigned long long)top[0].sum.packets, view_ms[0] / 1e6, view_ms[1] / 1e6, view_ms[2] / 1e6,
+	       hc[0].plain_ns / 1e6, hc[0].with_ns / 1e6, (unsigned long long)hc[0].rows,
+	       hc[1].plain_ns / 1e6, hc[1].with_ns / 1e6, (unsigned long long)hc[1].rows);
 	rw_ranker_free(&rk);
 	rw_flowtab_free(&ft);
 	ratewall_bpf__destroy(skel);

@@ -10,6 +10,7 @@
 #include "cli/exit.h"
 #include "cli/version.h"
 #include "run.h"
+#include "service/historycmd.h"
 #include "service/memcmd.h"
 #include "service/svccmd.h"
 
@@ -36,6 +37,8 @@ static const struct rw_command commands[] = {
 	{ "stop", rw_stop_command, "IFACE...|--name NAME|--all", "detach a pinned instance, remove its pins" },
 	{ "rule", rw_rule_command, "add RULE|del CIDR|list [--name NAME]", "edit a pinned instance's rules" },
 	{ "top", rw_top_command, "[IFACE] [--name NAME]", "watch a pinned instance live, full screen" },
+	{ "history", rw_history_command, "FILE [--since WHEN] [--sum] [--json]",
+	  "what run --history kept: windows, top keys, events" },
 	{ "memory", rw_memory_command, "[--cpus N] [options]", "kernel memory of every map, planned" },
 	{ "version", version_command, "", "print the version" },
 	{ "help", help_command, "", "this list" },

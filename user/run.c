@@ -146,7 +146,8 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 {
 	struct rw_session *s = arg;
 	struct rw_rank_entry e = { .key = *key, .sum = *sum,
-				   .metric = rw_sort_metric(sum, s->cfg->sort) };
+				   .metric = rw_sort_metric(sum, s->cfg->sort),
+				   .banned = fv->ban_until_ns > s->flowtab.ban_now_ns };
 
 	if (key->kind & RW_KIND_RANKED) { /* --rank: its kind's ranking, and the view */
 		struct rw_ranking *r = &s->ranked[rw_kind_of(key)];
@@ -159,7 +160,7 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 	rw_ranker_offer(&s->ranker, &e);
 	if (s->hhh)
 		rw_hhh_exact(s->hhh, key, sum->packets);
-	if (s->events.f)
+	if (s->events.on)
 		rw_events_flow(&s->events, key, sum);
 	return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
 }
@@ -195,6 +196,34 @@ static int rank_kinds(struct rw_session *s, struct rw_report *rep)
 			return err;
 	}
 	return 0;
+}
+
+static void say_error(struct rw_session *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tell(struct rw_session *s, const char *msg);
+
+/*
+ * --history: the report into the database, once for its window. An error is
+ * said when it is new (not every tick while it lasts), and the recovery too;
+ * enforcement and the other views go on either way.
+ */
+static void keep_history(struct rw_session *s, const struct rw_report *rep)
+{
+	char err[sizeof(s->history_said)];
+	int ret;
+
+	if (!s->cfg->history_path[0])
+		return;
+	ret = rw_history_write(&s->history, rep, err, sizeof(err));
+	if (ret != 0)
+		rw_events_tick_clear(&s->events); /* written, or lost with the window */
+	if (ret >= 0 && s->history_said[0]) {
+		s->history_said[0] = '\0';
+		tell(s, "history: writing again");
+	} else if (ret < 0 && ret != -EAGAIN && strcmp(err, s->history_said)) {
+		snprintf(s->history_said, sizeof(s->history_said), "%s", err);
+		say_error(s, "%s", err);
+	}
 }
 
 /* One interval: read, wipe, rank, set thresholds, print. Returns 0, or negative errno. */
@@ -244,6 +273,10 @@ static int tick(struct rw_session *s)
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
 	rep.tick_ns = mono_ns() - t0;
 	rep.ts = wall_seconds();
+	rep.epoch = now / slot_ns;
+	rep.events = s->events.tick;
+	rep.nevents = s->events.ntick;
+	keep_history(s, &rep);
 	if (s->metrics.daemon)
 		rw_metrics_publish(&s->metrics, &rep);
 	if (s->watch) {
@@ -257,6 +290,14 @@ static int tick(struct rw_session *s)
 	else
 		rw_report_table(stdout, &rep);
 	return ferror(stdout) ? -EPIPE : 0;
+}
+
+/* --ban: a ban the loader's scan ended (the key was silent since it ran out). */
+static void on_unban(void *arg, const struct rw_key *key, uint64_t until_ns)
+{
+	struct rw_session *s = arg;
+
+	rw_events_unbanned(&s->events, key, s->flowtab.ban_now_ns, until_ns);
 }
 
 /* The data path's sampled sources, into the prefix counts. */
@@ -417,7 +458,7 @@ static void reload_rules(struct rw_session *s)
 static int loop(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
-	uint64_t next = s->tick0_ns + cfg->interval_ns;
+	uint64_t next = s->tick0_ns + (s->first_tick_now ? 0 : cfg->interval_ns);
 	uint64_t end = cfg->duration_ns ? s->tick0_ns + cfg->duration_ns : UINT64_MAX;
 	int err;
 
@@ -460,6 +501,28 @@ static int loop(struct rw_session *s)
 			next += cfg->interval_ns;
 	}
 	return 0;
+}
+
+/*
+ * --history: the database, and when this loader took over flow state an
+ * older loader counted (--persist), a report at once: the window it writes
+ * holds every slot the kernel still has, the ones the old loader did not
+ * live to report included. A database that cannot be used is said, and
+ * tried again as the run goes on: enforcement never waits for it.
+ */
+static void start_history(struct rw_session *s)
+{
+	const struct rw_config *cfg = s->cfg;
+	char err[sizeof(s->history_said)];
+
+	if (rw_history_open(&s->history, cfg->history_path, cfg->name, cfg->history_keep_ns,
+			    cfg->history_max, err, sizeof(err))) {
+		snprintf(s->history_said, sizeof(s->history_said), "%s", err);
+		say_error(s, "%s", err);
+		tell(s, "history: enforcement and reports go on; the file is tried again");
+	}
+	if (rw_clock_ns(s->clock) - s->start_ns > rw_slot_ns(cfg))
+		s->first_tick_now = true;
 }
 
 /* Attaches prog_fd to every interface of the run, or to none. */
@@ -542,8 +605,8 @@ int rw_run(const struct rw_config *cfg)
 		}
 	}
 	/* An events file that cannot be written is said before anything is attached. */
-	if (cfg->events_path[0]) {
-		e = rw_events_open(&s.events, cfg->events_path);
+	if (cfg->events_path[0] || cfg->history_path[0]) {
+		e = rw_events_open(&s.events, cfg->events_path, cfg->history_path[0] != '\0');
 		if (e) {
 			fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
 			goto out;
@@ -575,7 +638,7 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.dry_run = cfg->dry_run;
 	s.lp.malformed_drop = cfg->malformed_drop;
 	s.lp.sample = cfg->levels.n[0] || cfg->levels.n[1];
-	s.lp.events = cfg->events_path[0] != '\0';
+	s.lp.events = cfg->events_path[0] || cfg->history_path[0]; /* history keeps them too */
 	s.lp.ban_ns = cfg->ban_ns;
 	s.lp.key_kind = cfg->key_kind;
 	s.lp.v6_prefix = cfg->v6_prefix;
@@ -621,8 +684,14 @@ int rw_run(const struct rw_config *cfg)
 		fprintf(stderr, "ratewall: --events %s: %s\n", cfg->events_path, strerror(-e));
 		goto out;
 	}
+	if (s.lp.events && cfg->ban_ns) {
+		s.flowtab.on_unban = on_unban;
+		s.flowtab.on_unban_arg = &s;
+	}
 	s.tick0_ns = mono_ns();
 	describe_start(&s, &plan, clock);
+	if (cfg->history_path[0])
+		start_history(&s);
 	if (cfg->tui && start_watch(&s))
 		goto out;
 	ret = loop(&s) ? RW_EXIT_RUNTIME : RW_EXIT_OK;
@@ -655,6 +724,7 @@ out:
 	if (s.metrics.daemon)
 		rw_metrics_stop(&s.metrics);
 	rw_events_close(&s.events);
+	rw_history_close(&s.history);
 	rw_hhh_free(s.hhh);
 	free(s.hhh_items);
 	return ret;

@@ -28,7 +28,7 @@ options=$("$BUILD/ratewall" run --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
 for o in $options --json --all --name --pin-dir --cpus; do
 	grep -q -- "$o" "$WORK/man.txt" || missing="$missing $o"
 done
-for c in run status stop rule memory version help; do
+for c in run status stop rule history memory version help; do
 	grep -q "ratewall $c" "$WORK/man.txt" || missing="$missing $c"
 done
 check "the man page documents every option and command (missing:${missing:- none})" test -z "$missing"

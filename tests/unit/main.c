@@ -8,5 +8,6 @@ int main(void)
 	run_kernel_tests();
 	run_rank_tests();
 	run_views_tests();
+	run_history_tests();
 	return tl_finish();
 }

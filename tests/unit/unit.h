@@ -54,5 +54,6 @@ void run_cli_tests(void);
 void run_kernel_tests(void);
 void run_rank_tests(void);
 void run_views_tests(void);
+void run_history_tests(void);
 
 #endif

@@ -59,6 +59,12 @@ void rw_cli_usage(FILE *out)
 		"                      entirely this long, then released\n"
 		"  --events FILE|-     limited, released, banned, unbanned as JSON lines\n"
 		"                      (at most 1000 a second; the rest counted)\n"
+		"  --history FILE      keep every report (totals, top-N, heavy prefixes,\n"
+		"                      events) in an SQLite database, once per window; read\n"
+		"                      it with: ratewall history FILE\n"
+		"  --history-keep DURATION  delete windows older than this (default 7d)\n"
+		"  --history-max SIZE  delete the oldest windows to stay under SIZE (default\n"
+		"                      256M, at least 1M)\n"
 		"  --metrics [ADDR:]PORT  serve /metrics for Prometheus (address default\n"
 		"                      127.0.0.1; IPv6 as [::1]:PORT)\n"
 		"  --dry-run           drop nothing: count and report what would be dropped\n"
@@ -77,7 +83,7 @@ void rw_cli_usage(FILE *out)
 		"                      (default %s)\n"
 		"  -v, --verbose       libbpf and loader diagnostics on stderr\n"
 		"\n"
-		"Durations: 250us, 500ms, 2s, 1m, 1h. Exit status: 0 done, 1 runtime\n"
+		"Durations: 250us, 500ms, 2s, 1m, 1h, 7d. Exit status: 0 done, 1 runtime\n"
 		"failure, 2 bad usage.\n"
 		"\n"
 		"usage: ratewall memory [--cpus N] [run options]\n"
@@ -107,7 +113,8 @@ enum {
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
 	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS, OPT_TUI,
-	OPT_NO_COLOR, OPT_KEY, OPT_V6_PREFIX, OPT_RANK,
+	OPT_NO_COLOR, OPT_KEY, OPT_V6_PREFIX, OPT_RANK, OPT_HISTORY, OPT_HISTORY_KEEP,
+	OPT_HISTORY_MAX,
 };
 
 static const struct option run_options[] = {
@@ -137,6 +144,9 @@ static const struct option run_options[] = {
 	{ "hhh-share", required_argument, NULL, OPT_HHH_SHARE },
 	{ "ban", required_argument, NULL, OPT_BAN },
 	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "history", required_argument, NULL, OPT_HISTORY },
+	{ "history-keep", required_argument, NULL, OPT_HISTORY_KEEP },
+	{ "history-max", required_argument, NULL, OPT_HISTORY_MAX },
 	{ "metrics", required_argument, NULL, OPT_METRICS },
 	{ "malformed", required_argument, NULL, OPT_MALFORMED },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
@@ -277,6 +287,23 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 				    RW_PATH_MAX);
 		strcpy(cfg->events_path, arg);
 		return 0;
+	case OPT_HISTORY:
+		if (!arg[0] || strlen(arg) >= RW_PATH_MAX || strcmp(arg, "-") == 0)
+			return fail(err, errlen, "--history: give a file path shorter than %d bytes",
+				    RW_PATH_MAX);
+		strcpy(cfg->history_path, arg);
+		return 0;
+	case OPT_HISTORY_KEEP:
+		if (rw_parse_duration(arg, &cfg->history_keep_ns) ||
+		    cfg->history_keep_ns < 1000000000ULL)
+			return fail(err, errlen, "--history-keep: '%s' must be a duration of at least "
+				    "1s (e.g. 12h, 7d)", arg);
+		return 0;
+	case OPT_HISTORY_MAX:
+		if (rw_parse_size(arg, &cfg->history_max) || cfg->history_max < RW_HISTORY_MAX_MIN)
+			return fail(err, errlen, "--history-max: '%s' must be a size of at least 1M "
+				    "(e.g. 64M, 1G)", arg);
+		return 0;
 	case OPT_RULES:
 		if (!arg[0] || strlen(arg) >= RW_PATH_MAX)
 			return fail(err, errlen, "--rules: give a file path shorter than %d bytes",
@@ -360,6 +387,10 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 		return fail(err, errlen, "--no-color is for the terminal view: it needs --tui");
 	if (cfg->replace && !cfg->persist)
 		return fail(err, errlen, "--replace swaps a pinned instance: it needs --persist");
+	if (!cfg->history_path[0] &&
+	    (cfg->history_keep_ns != RW_HISTORY_KEEP_NS || cfg->history_max != RW_HISTORY_MAX))
+		return fail(err, errlen, "--history-keep and --history-max shape --history: give "
+			    "--history FILE too");
 	if (cfg->rank_mask & (1u << cfg->key_kind))
 		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
 			    rw_key_kind_name(cfg->key_kind));
@@ -505,6 +536,8 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		.clock = RW_CLOCK_AUTO,
 		.pin_root = RW_DEFAULT_PIN_ROOT,
 		.hhh_share_pct = 5,
+		.history_keep_ns = RW_HISTORY_KEEP_NS,
+		.history_max = RW_HISTORY_MAX,
 		.key_kind = RW_KIND_SRC,
 		.v6_prefix = RW_DEFAULT_V6_PREFIX,
 	};

@@ -17,6 +17,11 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 /* auto takes the coarse clock when a slot lasts at least this many of its ticks. */
 #define RW_COARSE_MIN_TICKS_PER_SLOT 20
 
+/* --history: how long windows are kept, and how large the file may grow, by default. */
+#define RW_HISTORY_KEEP_NS (7ULL * 86400 * 1000000000ULL)
+#define RW_HISTORY_MAX (256ULL << 20)
+#define RW_HISTORY_MAX_MIN (1ULL << 20)
+
 /* Tracked (promoted) sources; the sketch counts all the others. */
 #define RW_DEFAULT_MAX_FLOWS 32768
 #define RW_MAX_MAX_FLOWS (1u << 26)
@@ -63,6 +68,9 @@ struct rw_config {
 	uint8_t v6_prefix;            /* --v6-prefix: 1..128 */
 	uint8_t rank_mask;            /* --rank: a bit per kind ranked beside key_kind */
 	char events_path[RW_PATH_MAX]; /* --events FILE or "-", "" = none */
+	char history_path[RW_PATH_MAX]; /* --history FILE (SQLite), "" = none */
+	uint64_t history_keep_ns;     /* --history-keep: windows older than this are deleted */
+	uint64_t history_max;         /* --history-max: bytes the database may take */
 	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
 	char name[RW_NAME_MAX];
 };

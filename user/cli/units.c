@@ -84,7 +84,7 @@ int rw_parse_duration(const char *s, uint64_t *ns)
 {
 	static const struct unit units[] = {
 		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-		{ "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 },
+		{ "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 }, { "d", 86400e9 },
 	};
 
 	return parse_scaled(s, units, ARRAY_LEN(units), ns);

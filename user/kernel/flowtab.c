@@ -111,7 +111,12 @@ static int pass_one(struct rw_flowtab *ft, uint32_t i, const struct rw_key *key,
 		    const struct rw_window_sum *sum, const struct rw_flow_view *fv, void *arg)
 {
 	struct pass *p = arg;
+	uint64_t until = fv->ban_until_ns;
 
+	if (p->delete_idle && ft->on_unban && until && until <= ft->ban_now_ns &&
+	    __atomic_compare_exchange_n(&ft->table.ent[i].ban_until_ns, &until, 0, false,
+					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		ft->on_unban(ft->on_unban_arg, key, until);
 	if (!rw_window_idle(sum, p->now_epoch, ft->slots))
 		goto live;
 	if (!p->delete_idle)

@@ -27,6 +27,14 @@ struct rw_flowtab {
 	uint64_t *cpu_sketch;    /* per CPU: sketch packets, bytes in the window */
 	/* --ban: the program's clock now (set before each scan); a banned flow is never idle. */
 	uint64_t ban_now_ns;
+	/*
+	 * --ban with events: the loader's scan ends every ban that ran out (the
+	 * data path ends one only at the key's next packet, which a silent key
+	 * never sends) and tells this. Whoever swaps the ban word to 0 first says
+	 * `unbanned`: the data path or the loader, once.
+	 */
+	void (*on_unban)(void *arg, const struct rw_key *key, uint64_t until_ns);
+	void *on_unban_arg;
 	/* Test hook: called after a flow is read and before it may be deleted. */
 	void (*before_delete)(void *arg, uint32_t entry);
 	void *before_delete_arg;

@@ -36,6 +36,7 @@ struct rw_flow_view {
 	const struct rw_hot *hot;        /* ncpus records, CPU 0 first */
 	uint32_t ncpus;
 	const struct rw_hist_slot *hist; /* `slots` of them; NULL: none */
+	uint64_t ban_until_ns;           /* --ban: the entry's ban as read (0: none) */
 };
 
 /*

@@ -17,6 +17,7 @@ struct rw_rank_entry {
 	struct rw_key key;
 	struct rw_window_sum sum;
 	uint64_t metric; /* rw_sort_metric(&sum, sort): what the ranking orders by */
+	bool banned;     /* --ban: serving a ban when the tick read it */
 };
 
 /* The count a --sort order ranks by. */

@@ -16,6 +16,7 @@
 #include "rank/rank.h"
 #include "service/pins.h"
 #include "views/events.h"
+#include "views/history.h"
 #include "views/metrics.h"
 #include "views/watch.h"
 
@@ -55,6 +56,9 @@ struct rw_session {
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
 	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */
 	int heavy_fd;                 /* --persist --levels: the pinned heavy-prefix record, else -1 */
+	struct rw_history history;    /* --history: path "" without */
+	char history_said[256];       /* the last history error said ("" after a good write) */
+	bool first_tick_now;          /* report at once, not an interval after the start */
 	char said[1024];              /* --tui: what the loader said, printed after the view */
 };
 

@@ -3,15 +3,25 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/key.h"
 
 static const char *const names[] = { "?", "limited", "released", "banned", "unbanned" };
 
-int rw_events_open(struct rw_events_out *o, const char *path)
+const char *rw_event_name(uint32_t type)
+{
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
+int rw_events_open(struct rw_events_out *o, const char *path, bool keep)
 {
 	memset(o, 0, sizeof(*o));
+	o->keep = keep;
+	o->on = keep || (path && path[0]);
+	if (!path || !path[0])
+		return 0;
 	if (strcmp(path, "-") == 0) {
 		o->f = stdout;
 		return 0;
@@ -28,6 +38,8 @@ void rw_events_close(struct rw_events_out *o)
 	if (o->own && o->f)
 		fclose(o->f);
 	rw_keyset_free(&o->limited);
+	free(o->tick);
+	o->tick = NULL;
 	o->f = NULL;
 }
 
@@ -58,6 +70,31 @@ static bool budget(struct rw_events_out *o, uint64_t clock_ns)
 	return true;
 }
 
+/* --history: the event into this tick's list (what the budget let through). */
+static void keep_event(struct rw_events_out *o, uint32_t type, const struct rw_key *key,
+		       uint64_t ts_ns, int cpu, uint64_t until_ns)
+{
+	if (o->ntick == o->cap) {
+		uint32_t cap = o->cap ? 2 * o->cap : 64;
+		struct rw_event_rec *t = realloc(o->tick, cap * sizeof(*t));
+
+		if (!t) {
+			o->not_written++;
+			return;
+		}
+		o->tick = t;
+		o->cap = cap;
+	}
+	o->tick[o->ntick++] = (struct rw_event_rec){ .ts = wall_of(o, ts_ns), .key = *key,
+						     .type = type, .cpu = cpu,
+						     .until = until_ns ? wall_of(o, until_ns) : 0 };
+}
+
+void rw_events_tick_clear(struct rw_events_out *o)
+{
+	o->ntick = 0;
+}
+
 static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_key *key,
 			uint64_t ts_ns, int cpu, uint64_t until_ns)
 {
@@ -65,10 +102,13 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 
 	if (!budget(o, ts_ns))
 		return;
+	if (o->keep)
+		keep_event(o, type, key, ts_ns, cpu, until_ns);
+	if (!o->f)
+		return;
 	rw_key_format(key, k, sizeof(k));
 	fprintf(o->f, "{\"ts\": %.6f, \"event\": \"%s\", \"kind\": \"%s\", \"key\": \"%s\"",
-		wall_of(o, ts_ns), type < sizeof(names) / sizeof(names[0]) ? names[type] : "?",
-		rw_key_kind_name(key->kind), k);
+		wall_of(o, ts_ns), rw_event_name(type), rw_key_kind_name(key->kind), k);
 	if (cpu >= 0)
 		fprintf(o->f, ", \"cpu\": %d", cpu);
 	if (until_ns)
@@ -82,6 +122,12 @@ void rw_events_kernel(struct rw_events_out *o, const struct rw_event *ev)
 	if (ev->type == RW_EV_LIMITED)
 		rw_keyset_add(&o->limited, &ev->key);
 	write_event(o, ev->type, &ev->key, ev->ts_ns, (int)ev->cpu, ev->until_ns);
+}
+
+void rw_events_unbanned(struct rw_events_out *o, const struct rw_key *key, uint64_t now_clock_ns,
+			uint64_t until_clock_ns)
+{
+	write_event(o, RW_EV_UNBANNED, key, now_clock_ns, -1, until_clock_ns);
 }
 
 void rw_events_flow(struct rw_events_out *o, const struct rw_key *key,
@@ -108,6 +154,8 @@ void rw_events_tick_end(struct rw_events_out *o, uint64_t now_clock_ns)
 	struct release_ctx c = { .o = o, .now = now_clock_ns };
 
 	rw_keyset_sweep_unmarked(&o->limited, release, &c);
+	if (!o->f)
+		return;
 	if (o->not_written > o->said) {
 		/* Outside the budget: the count of what the budget kept out is never lost. */
 		fprintf(o->f, "{\"ts\": %.6f, \"event\": \"not_written\", \"count\": %" PRIu64

@@ -2,9 +2,12 @@
 /*
  * --events FILE|-: one JSON line per event, in order. The data path emits
  * `limited` (a tracked source's first drop in a window), `banned` and
- * `unbanned`; the loader adds `released` (a limited source whose window holds
- * no drop any more, or that went idle). Written at most RW_EVENTS_PER_SECOND a
- * second; what is not written is counted, and said.
+ * `unbanned` (at the key's next packet after its ban); the loader adds
+ * `released` (a limited source whose window holds no drop any more, or that
+ * went idle) and `unbanned` for a ban that ran out while the key was silent.
+ * Written at most RW_EVENTS_PER_SECOND a second; what is not written is
+ * counted, and said. --history keeps the events of each tick too (with or
+ * without a file), for the window it writes.
  */
 #ifndef RW_EVENTS_H
 #define RW_EVENTS_H
@@ -17,8 +20,21 @@
 
 #define RW_EVENTS_PER_SECOND 1000
 
+/* One event as --history keeps it (the tick's, until the window is written). */
+struct rw_event_rec {
+	double ts;       /* wall clock, seconds */
+	double until;    /* banned: when it ends; unbanned: when it was to end; 0 otherwise */
+	struct rw_key key;
+	uint32_t type;   /* enum rw_event_type */
+	int32_t cpu;     /* -1: the loader's */
+};
+
 struct rw_events_out {
-	FILE *f;
+	FILE *f;                 /* NULL: no file (events for --history only) */
+	bool on;                 /* events are wanted: a file, --history, or both */
+	bool keep;               /* --history: keep the tick's events in tick[] */
+	struct rw_event_rec *tick; /* this tick's events (keep), oldest first */
+	uint32_t ntick, cap;
 	bool own;                /* opened here (a file), closed here */
 	struct rw_keyset limited; /* sources limited and not yet released */
 	int64_t wall_minus_clock; /* CLOCK_REALTIME - the program's clock, ns */
@@ -28,13 +44,20 @@ struct rw_events_out {
 	uint64_t said;           /* not_written already said in the file */
 };
 
-/* "-" is stdout. 0 or -errno. */
-int rw_events_open(struct rw_events_out *o, const char *path);
+/* "-" is stdout; NULL or "": no file. keep: hold each tick's events (--history). 0 or -errno. */
+int rw_events_open(struct rw_events_out *o, const char *path, bool keep);
 void rw_events_close(struct rw_events_out *o);
 /* Each tick, before the events: how the program's clock maps to the wall clock. */
 void rw_events_clock(struct rw_events_out *o, int64_t wall_minus_clock);
 /* One event of the data path. */
 void rw_events_kernel(struct rw_events_out *o, const struct rw_event *ev);
+/* A ban that ran out, ended by the loader (clock: the program's clock). */
+void rw_events_unbanned(struct rw_events_out *o, const struct rw_key *key, uint64_t now_clock_ns,
+			uint64_t until_clock_ns);
+/* The name of an event type ("limited", ...); "?" for none. */
+const char *rw_event_name(uint32_t type);
+/* Starts a tick's list of kept events afresh (after the window was written). */
+void rw_events_tick_clear(struct rw_events_out *o);
 /* Each live tracked flow of a scan: a limited one with drops stays limited. */
 void rw_events_flow(struct rw_events_out *o, const struct rw_key *key,
 		    const struct rw_window_sum *sum);

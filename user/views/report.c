@@ -140,12 +140,12 @@ static void json_entries(FILE *out, const struct rw_report *r, const struct rw_r
 			"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
 			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
-			", \"cpus\": %u}",
+			", \"cpus\": %u, \"banned\": %s}",
 			i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets, (uint64_t)e->sum.bytes,
 			(uint64_t)e->sum.drop_packets, rw_rate(e->sum.packets, r->span_ns),
 			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
 			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
-			share_of(r, e), e->sum.cpus);
+			share_of(r, e), e->sum.cpus, e->banned ? "true" : "false");
 	}
 }
 
@@ -156,8 +156,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 	char ifaces[RW_NAME_MAX];
 
 	rw_default_instance_name(r->cfg->ifnames, r->cfg->nifaces, ifaces);
-	fprintf(out,
-		"{\"ts\": %.3f, \"iface\": ", r->ts);
+	fprintf(out, "{\"ts\": %.3f, \"epoch\": %" PRIu64 ", \"iface\": ", r->ts, r->epoch);
 	rw_json_string(out, ifaces);
 	fprintf(out, ", \"key_kind\": \"%s\", \"v6_prefix\": %u", rw_key_kind_name(r->cfg->key_kind),
 		r->cfg->v6_prefix);

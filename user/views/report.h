@@ -10,6 +10,7 @@
 #include "kernel/window.h"
 #include "rank/hhh.h"
 #include "rank/rank.h"
+#include "views/events.h"
 
 /* --rank: one other kind's top-N. */
 struct rw_report_ranking {
@@ -21,6 +22,7 @@ struct rw_report_ranking {
 struct rw_report {
 	const struct rw_config *cfg;
 	double ts;        /* wall clock, seconds since the epoch */
+	uint64_t epoch;   /* the slot the window ends in (the program's clock): its --history key */
 	uint64_t span_ns; /* time the window covers, for rates */
 	uint64_t tick_ns; /* what reading, wiping and ranking took this interval */
 	struct rw_stats stats;
@@ -36,6 +38,8 @@ struct rw_report {
 	struct rw_report_ranking rankings[RW_KIND_COUNT]; /* --rank kinds, in kind order */
 	uint32_t nrankings;
 	uint64_t ranked_flows; /* tracked keys of the --rank kinds (in tick.flows too) */
+	const struct rw_event_rec *events; /* --history: the events of this interval */
+	uint32_t nevents;
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);

@@ -132,7 +132,7 @@ $(BUILD)/fuzz:
 	@mkdir -p $@
 
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(PURE_SRCS) $(HDRS) | $(BUILD)/fuzz
-	$(CLANG) $(FUZZ_FLAGS) $< $(PURE_SRCS) -o $@ -lm
+	$(CLANG) $(FUZZ_FLAGS) $< $(PURE_SRCS) -o $@ -lm -lsqlite3
 
 fuzz: deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)

@@ -521,8 +521,7 @@ static void start_history(struct rw_session *s)
 		say_error(s, "%s", err);
 		tell(s, "history: enforcement and reports go on; the file is tried again");
 	}
-	if (rw_clock_ns(s->clock) - s->start_ns > rw_slot_ns(cfg))
-		s->first_tick_now = true;
+	s->first_tick_now = s->inherited;
 }
 
 /* Attaches prog_fd to every interface of the run, or to none. */

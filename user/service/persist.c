@@ -370,6 +370,7 @@ static int adopt(struct rw_session *s)
 	}
 	s->lp.hash_seed = m->hash_seed;
 	s->start_ns = m->start_clock_ns;
+	s->inherited = true;
 	if (rw_session_rules(s, false))
 		return RW_EXIT_RUNTIME;
 	meta_loader(m);
@@ -509,6 +510,7 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 	if (!rc.layout)
 		m->start_clock_ns = rw_clock_ns(s->clock);
 	s->start_ns = m->start_clock_ns;
+	s->inherited = rc.layout;
 	meta_loader(m);
 	if (write_meta(s))
 		goto fail_pinned;

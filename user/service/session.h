@@ -44,6 +44,7 @@ struct rw_session {
 	uint32_t max_flows;
 	clockid_t clock;   /* what the kernel program reads: slots and rates follow it */
 	uint64_t start_ns; /* when the flow state began, on that clock */
+	bool inherited;    /* --persist: the flow state is an earlier loader's (adopted, or kept by --replace) */
 	uint64_t tick0_ns; /* this loader's start on CLOCK_MONOTONIC, which schedules ticks */
 	struct rw_instance inst; /* --persist only: dir_fd >= 0 */
 	struct rw_ruleset rules; /* --rules: what the file held when last read */

@@ -57,12 +57,12 @@ static const char *const children[] = { "interfaces", "top", "heavy", "events" }
 enum { ST_WINDOW, ST_IFACE, ST_TOP, ST_HEAVY, ST_EVENT, ST_OLDEST };
 
 static const char *const statements[] = {
-	[ST_WINDOW] = "INSERT INTO windows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
-		      " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
-		      " ON CONFLICT (instance, epoch) DO NOTHING",
+	[ST_WINDOW] = ("INSERT INTO windows VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,"
+		       " ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)"
+		       " ON CONFLICT (instance, epoch) DO NOTHING"),
 	[ST_IFACE] = "INSERT INTO interfaces VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[ST_TOP] = "INSERT INTO top VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		   " ?14, ?15)",
+	[ST_TOP] = ("INSERT INTO top VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
+		    " ?14, ?15)"),
 	[ST_HEAVY] = "INSERT INTO heavy VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 	[ST_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[ST_OLDEST] = "SELECT MIN(ts), COUNT(*) FROM windows",

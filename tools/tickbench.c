@@ -67,7 +67,7 @@ static int history_cost(struct rw_flowtab *ft, uint64_t epoch, uint32_t ncpus, u
 	static struct rw_config cfg;
 	struct rw_rank_entry *top = calloc(n, sizeof(*top));
 	uint64_t plain[64], with[64];
-	char path[] = "/tmp/rwtickbench.XXXXXX", err[512], side[64];
+	char path[] = "/tmp/rwtickbench.XXXXXX", err[512];
 	struct rw_history h;
 	struct rw_ranker rk;
 	int fd = mkstemp(path), e = 0;
@@ -108,11 +108,7 @@ static int history_cost(struct rw_flowtab *ft, uint64_t epoch, uint32_t ncpus, u
 	rw_history_close(&h);
 	rw_ranker_free(&rk);
 	free(top);
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	rw_history_remove(path);
 	return e;
 }
 

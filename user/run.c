@@ -68,14 +68,6 @@ static uint64_t coarse_tick_ns(void)
 	return clock_getres(CLOCK_MONOTONIC_COARSE, &res) ? 0 : rw_timespec_ns(&res);
 }
 
-static double wall_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void sleep_until(uint64_t deadline_ns)
 {
 	struct timespec ts = {
@@ -160,7 +152,7 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 	rw_ranker_offer(&s->ranker, &e);
 	if (s->hhh)
 		rw_hhh_exact(s->hhh, key, sum->packets);
-	if (s->events.on)
+	if (rw_events_on(&s->events))
 		rw_events_flow(&s->events, key, sum);
 	return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
 }
@@ -272,7 +264,7 @@ static int tick(struct rw_session *s)
 	}
 	rep.span_ns = rw_window_span_ns(now, s->start_ns, slot_ns, cfg->slots);
 	rep.tick_ns = mono_ns() - t0;
-	rep.ts = wall_seconds();
+	rep.ts = rw_wall_seconds();
 	rep.epoch = now / slot_ns;
 	rep.events = s->events.tick;
 	rep.nevents = s->events.ntick;

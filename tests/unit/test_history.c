@@ -18,14 +18,9 @@ static char dir[64];
 static const char *db_path(const char *name)
 {
 	static char path[128];
-	char side[160];
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	unlink(path);
-	snprintf(side, sizeof(side), "%s-wal", path);
-	unlink(side);
-	snprintf(side, sizeof(side), "%s-shm", path);
-	unlink(side);
+	rw_history_remove(path);
 	return path;
 }
 

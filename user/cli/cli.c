@@ -182,6 +182,11 @@ int rw_cli_interval(const char *arg, uint64_t *ns, char *err, size_t errlen)
 	return 0;
 }
 
+const char *rw_sort_name(enum rw_sort sort)
+{
+	return (unsigned int)sort < ARRAY_LEN(sort_names) ? sort_names[sort] : "?";
+}
+
 int rw_cli_sort(const char *arg, enum rw_sort *sort, char *err, size_t errlen)
 {
 	int i = choice(arg, sort_names, ARRAY_LEN(sort_names));

@@ -19,4 +19,10 @@ static inline uint64_t rw_clock_ns(clockid_t clk)
 	return rw_timespec_ns(&ts);
 }
 
+/* The wall clock in seconds since the epoch: reports' and history's timestamps. */
+static inline double rw_wall_seconds(void)
+{
+	return (double)rw_clock_ns(CLOCK_REALTIME) / 1e9;
+}
+
 #endif

@@ -41,10 +41,28 @@ void rw_history_usage(FILE *out)
 		"It reads while a loader writes, and never blocks it.\n");
 }
 
+/* s read as fmt over the fields of base (what fmt leaves out), a local time. */
+static bool local_time(const char *s, const char *fmt, const struct tm *base, double *out)
+{
+	struct tm tm = *base;
+	const char *end = strptime(s, fmt, &tm);
+	time_t t;
+
+	if (!end || *end)
+		return false;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	if (t == (time_t)-1)
+		return false;
+	*out = (double)t;
+	return true;
+}
+
 int rw_parse_when(const char *s, double now, double *out)
 {
 	static const char *const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M:%S",
 					       "%Y-%m-%d %H:%M", "%Y-%m-%dT%H:%M", "%Y-%m-%d" };
+	static const char *const times[] = { "%H:%M:%S", "%H:%M" };
 	uint64_t ns;
 	struct tm tm;
 	time_t t;
@@ -64,41 +82,20 @@ int rw_parse_when(const char *s, double now, double *out)
 		*out = now - ns / 1e9; /* "15m": that long ago (a bare number is no duration here) */
 		return 0;
 	}
+	/* A date (and time), or a time of today, local. */
+	memset(&tm, 0, sizeof(tm));
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		const char *end;
-
-		memset(&tm, 0, sizeof(tm));
-		end = strptime(s, formats[i], &tm);
-		if (end && !*end) {
-			tm.tm_isdst = -1;
-			t = mktime(&tm);
-			if (t == (time_t)-1)
-				return -EINVAL;
-			*out = (double)t;
+		if (local_time(s, formats[i], &tm, out))
 			return 0;
-		}
 	}
-	/* A time of day: today's, local. */
 	t = (time_t)now;
 	localtime_r(&t, &tm);
-	{
-		struct tm at = tm;
-		const char *end = strptime(s, "%H:%M:%S", &at);
-
-		if (!end || *end) {
-			at = tm;
-			at.tm_sec = 0;
-			end = strptime(s, "%H:%M", &at);
-		}
-		if (!end || *end)
-			return -EINVAL;
-		at.tm_isdst = -1;
-		t = mktime(&at);
-		if (t == (time_t)-1)
-			return -EINVAL;
-		*out = (double)t;
+	tm.tm_sec = 0;
+	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		if (local_time(s, times[i], &tm, out))
+			return 0;
 	}
-	return 0;
+	return -EINVAL;
 }
 
 enum { OPT_SINCE = 256, OPT_UNTIL, OPT_TOP, OPT_KEY, OPT_KIND, OPT_NAME, OPT_SUM, OPT_JSON };

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/clock.h"
 #include "cli/exit.h"
 #include "cli/historycli.h"
 #include "cli/key.h"
@@ -39,29 +40,29 @@ static const char events_sql[] =
  * --sum, the TPUT bound: a window ranked by packets whose list of the kind
  * is full says that a key it does not list had at most its last listed
  * count (floor); a list with room to spare lists every tracked key (0). A
- * window ranked by another order bounds nothing (NULL).
+ * window ranked by another order bounds nothing (NULL). The range's windows
+ * with their floors, for both queries below.
  */
+#define FLOORS_SQL                                                                           \
+	"WITH w AS (SELECT instance, epoch, top_n, sort, ts FROM windows"                   \
+	"  WHERE ts >= ?1 AND ts <= ?2 AND (?3 = '' OR instance = ?3)),"                   \
+	" f AS (SELECT w.instance, w.epoch, w.ts,"                                          \
+	"  CASE WHEN w.sort != 'pps' THEN NULL WHEN COUNT(t.rank) >= w.top_n"              \
+	"  THEN MIN(t.packets) ELSE 0 END AS floor"                                          \
+	"  FROM w LEFT JOIN top t ON t.instance = w.instance AND t.epoch = w.epoch"          \
+	"  AND t.kind = ?4 GROUP BY w.instance, w.epoch)"
+
+/* Each key's sums over the windows listing it, and the floors of those windows. */
 static const char sum_sql[] =
-	"WITH w AS (SELECT instance, epoch, top_n, sort FROM windows"
-	"  WHERE ts >= ?1 AND ts <= ?2 AND (?3 = '' OR instance = ?3)),"
-	" f AS (SELECT w.instance, w.epoch,"
-	"  CASE WHEN w.sort != 'pps' THEN NULL WHEN COUNT(t.rank) >= w.top_n THEN MIN(t.packets)"
-	"  ELSE 0 END AS floor"
-	"  FROM w LEFT JOIN top t ON t.instance = w.instance AND t.epoch = w.epoch AND t.kind = ?4"
-	"  GROUP BY w.instance, w.epoch)"
+	FLOORS_SQL
 	" SELECT t.key, MIN(t.key_bin), SUM(t.packets), SUM(t.bytes), SUM(t.dropped),"
-	"  SUM(t.dropped_bytes), COUNT(*), TOTAL(f.floor), MAX(t.limited), MAX(t.banned)"
+	"  SUM(t.dropped_bytes), COUNT(*), TOTAL(f.floor)"
 	" FROM top t JOIN f ON f.instance = t.instance AND f.epoch = t.epoch"
 	" WHERE t.kind = ?4 GROUP BY t.key ORDER BY 3 DESC, t.key";
 
+/* The range: windows, the floors summed, windows without a floor, first and last. */
 static const char sum_range_sql[] =
-	"WITH w AS (SELECT instance, epoch, top_n, sort, ts FROM windows"
-	"  WHERE ts >= ?1 AND ts <= ?2 AND (?3 = '' OR instance = ?3)),"
-	" f AS (SELECT w.instance, w.epoch, w.ts,"
-	"  CASE WHEN w.sort != 'pps' THEN NULL WHEN COUNT(t.rank) >= w.top_n THEN MIN(t.packets)"
-	"  ELSE 0 END AS floor"
-	"  FROM w LEFT JOIN top t ON t.instance = w.instance AND t.epoch = w.epoch AND t.kind = ?4"
-	"  GROUP BY w.instance, w.epoch)"
+	FLOORS_SQL
 	" SELECT COUNT(*), TOTAL(floor), COUNT(*) - COUNT(floor), MIN(ts), MAX(ts) FROM f";
 
 /* The kind --sum ranks without --kind: the newest window's own. */
@@ -349,21 +350,13 @@ static int sum_keys(sqlite3 *db, const struct rw_history_args *a)
 	return SQLITE_OK;
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int rw_history_command(int argc, char **argv)
 {
 	struct rw_history_args a;
 	char err[512];
 	sqlite3 *db = NULL;
 	bool empty;
-	int ret = rw_cli_parse_history(argc, argv, wall_now(), &a, err, sizeof(err)), rc;
+	int ret = rw_cli_parse_history(argc, argv, rw_wall_seconds(), &a, err, sizeof(err)), rc;
 
 	if (ret == 1) {
 		rw_history_usage(stdout);

@@ -19,7 +19,6 @@ int rw_events_open(struct rw_events_out *o, const char *path, bool keep)
 {
 	memset(o, 0, sizeof(*o));
 	o->keep = keep;
-	o->on = keep || (path && path[0]);
 	if (!path || !path[0])
 		return 0;
 	if (strcmp(path, "-") == 0) {

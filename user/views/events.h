@@ -31,7 +31,6 @@ struct rw_event_rec {
 
 struct rw_events_out {
 	FILE *f;                 /* NULL: no file (events for --history only) */
-	bool on;                 /* events are wanted: a file, --history, or both */
 	bool keep;               /* --history: keep the tick's events in tick[] */
 	struct rw_event_rec *tick; /* this tick's events (keep), oldest first */
 	uint32_t ntick, cap;
@@ -43,6 +42,12 @@ struct rw_events_out {
 	uint64_t not_written;    /* ever, over the budget */
 	uint64_t said;           /* not_written already said in the file */
 };
+
+/* Whether events are wanted at all: a file, --history, or both. */
+static inline bool rw_events_on(const struct rw_events_out *o)
+{
+	return o->f || o->keep;
+}
 
 /* "-" is stdout; NULL or "": no file. keep: hold each tick's events (--history). 0 or -errno. */
 int rw_events_open(struct rw_events_out *o, const char *path, bool keep);

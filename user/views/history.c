@@ -8,7 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "cli/cli.h"
+#include "cli/clock.h"
 #include "cli/key.h"
 #include "kernel/window.h"
 
@@ -274,12 +277,10 @@ static int open_db(struct rw_history *h, char *err, size_t errlen)
 	return 0;
 }
 
-static double wall_now(void)
+/* Seconds on the monotonic clock: when to try a closed file again (the wall clock may jump). */
+static double mono_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)rw_clock_ns(CLOCK_MONOTONIC) / 1e9;
 }
 
 int rw_history_open(struct rw_history *h, const char *path, const char *instance,
@@ -294,7 +295,7 @@ int rw_history_open(struct rw_history *h, const char *path, const char *instance
 	h->max_bytes = max_bytes;
 	e = open_db(h, err, errlen);
 	if (e)
-		h->retry_at = wall_now() + RW_HISTORY_RETRY_S;
+		h->retry_at = mono_now() + RW_HISTORY_RETRY_S;
 	return e;
 }
 
@@ -329,7 +330,6 @@ static void bind_head(struct rw_history *h, sqlite3_stmt *st, uint64_t epoch)
 /* The window's own row. SQLITE_OK with *fresh false when it was there already. */
 static int put_window(struct rw_history *h, const struct rw_report *r, bool *fresh)
 {
-	static const char *const sorts[] = { "pps", "bps", "drops" };
 	const struct rw_config *cfg = r->cfg;
 	sqlite3_stmt *st = h->st[ST_WINDOW];
 	int rc;
@@ -340,7 +340,7 @@ static int put_window(struct rw_history *h, const struct rw_report *r, bool *fre
 	sqlite3_bind_double(st, 5, cfg->window_ns / 1e6);
 	sqlite3_bind_int(st, 6, (int)cfg->slots);
 	sqlite3_bind_text(st, 7, rw_key_kind_name(cfg->key_kind), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 8, sorts[cfg->sort], -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, rw_sort_name(cfg->sort), -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 9, (int)cfg->top);
 	sqlite3_bind_int(st, 10, (int)r->ntop);
 	bind_u64(st, 11, r->tick.total.packets);
@@ -417,7 +417,6 @@ static int put_rows(struct rw_history *h, const struct rw_report *r)
 	for (uint32_t i = 0; !rc && i < r->nhhh; i++) {
 		sqlite3_stmt *st = h->st[ST_HEAVY];
 		const struct rw_hhh_item *it = &r->hhh[i];
-		uint64_t whole = r->tick.total.packets ? r->tick.total.packets : 1;
 		char key[RW_KEY_STRLEN];
 
 		rw_key_format(&it->prefix, key, sizeof(key));
@@ -426,7 +425,7 @@ static int put_rows(struct rw_history *h, const struct rw_report *r)
 		sqlite3_bind_int(st, 4, RW_KEY_PREFIX_LEN(&it->prefix));
 		bind_u64(st, 5, it->packets);
 		bind_u64(st, 6, it->residual);
-		sqlite3_bind_double(st, 7, 100.0 * (double)it->residual / (double)whole);
+		sqlite3_bind_double(st, 7, rw_report_hhh_share(r, it));
 		rc = run(st);
 		h->rows += !rc;
 	}
@@ -485,6 +484,17 @@ static int keep_recent(struct rw_history *h, double now)
 	if (rc != SQLITE_ROW)
 		return rc;
 	return oldest < cutoff ? delete_before(h, cutoff) : SQLITE_OK;
+}
+
+void rw_history_remove(const char *path)
+{
+	static const char *const ends[] = { "", "-wal", "-shm" };
+	char p[RW_PATH_MAX + 8];
+
+	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, ends[i]);
+		unlink(p);
+	}
 }
 
 uint64_t rw_history_used_bytes(struct rw_history *h)
@@ -570,13 +580,13 @@ int rw_history_write(struct rw_history *h, const struct rw_report *r, char *err,
 	int rc, e;
 
 	if (!h->db) {
-		if (wall_now() < h->retry_at) {
+		if (mono_now() < h->retry_at) {
 			h->failed++;
 			return say(err, errlen, -EAGAIN, "history %s: not open", h->path);
 		}
 		e = open_db(h, err, errlen);
 		if (e) {
-			h->retry_at = wall_now() + RW_HISTORY_RETRY_S;
+			h->retry_at = mono_now() + RW_HISTORY_RETRY_S;
 			h->failed++;
 			return e;
 		}
@@ -609,7 +619,7 @@ int rw_history_write(struct rw_history *h, const struct rw_report *r, char *err,
 	h->failed++;
 	if (reopen_after(rc)) {
 		close_db(h);
-		h->retry_at = wall_now() + RW_HISTORY_RETRY_S;
+		h->retry_at = mono_now() + RW_HISTORY_RETRY_S;
 	}
 	return e;
 }

@@ -39,7 +39,7 @@ struct rw_history {
 	char instance[RW_NAME_MAX];
 	uint64_t keep_ns;
 	uint64_t max_bytes;
-	double retry_at;  /* wall clock: when a closed file may be opened again */
+	double retry_at;  /* monotonic clock, s: when a closed file may be opened again */
 	uint64_t written; /* windows written */
 	uint64_t replays; /* windows that were there already */
 	uint64_t failed;  /* windows not written (an error) */
@@ -70,6 +70,9 @@ int rw_history_write(struct rw_history *h, const struct rw_report *r, char *err,
  */
 int rw_history_schema(struct sqlite3 *db, const char *path, bool *empty, char *err,
 		      size_t errlen);
+
+/* Removes a database file and its log and shared-memory files, where they exist. */
+void rw_history_remove(const char *path);
 
 /* The size the database's pages take (in use, not free), bytes; 0 when not open. */
 uint64_t rw_history_used_bytes(struct rw_history *h);

@@ -8,13 +8,6 @@
 #include "cli/key.h"
 #include "cli/units.h"
 
-/* A heavy prefix's part of the window's packets, net of its heavy descendants. */
-static double hhh_share(const struct rw_report *r, const struct rw_hhh_item *h)
-{
-	return 100.0 * (double)h->residual /
-	       (double)(r->tick.total.packets ? r->tick.total.packets : 1);
-}
-
 /* The source's part of all traffic in the window, by what the ranking sorts on. */
 static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
 {
@@ -97,7 +90,8 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 			char key[RW_KEY_STRLEN];
 
 			rw_key_format(&r->hhh[i].prefix, key, sizeof(key));
-			fprintf(out, "%s %s %.1f%%", i ? "," : "", key, hhh_share(r, &r->hhh[i]));
+			fprintf(out, "%s %s %.1f%%", i ? "," : "", key,
+				rw_report_hhh_share(r, &r->hhh[i]));
 		}
 		fprintf(out, "%s\n", r->nhhh ? "" : " none");
 	}
@@ -202,7 +196,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			"%s{\"prefix\": \"%s\", \"level\": %u, \"packets\": %" PRIu64
 			", \"residual\": %" PRIu64 ", \"share\": %.2f}",
 			i ? ", " : "", key, RW_KEY_PREFIX_LEN(&h->prefix), h->packets, h->residual,
-			hhh_share(r, h));
+			rw_report_hhh_share(r, h));
 	}
 	fprintf(out, "], \"sample_lost\": %" PRIu64 ", \"events_lost\": %" PRIu64
 		", \"events_not_written\": %" PRIu64 ", \"interfaces\": [", r->tick.sample_lost,

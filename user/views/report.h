@@ -43,6 +43,12 @@ struct rw_report {
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);
+/* A heavy prefix's share of the window's packets (%), net of its heavy descendants. */
+static inline double rw_report_hhh_share(const struct rw_report *r, const struct rw_hhh_item *h)
+{
+	return 100.0 * (double)h->residual /
+	       (double)(r->tick.total.packets ? r->tick.total.packets : 1);
+}
 void rw_report_json(FILE *out, const struct rw_report *r);
 /* A JSON string: quotes, backslashes and control bytes escaped (names may hold any). */
 void rw_json_string(FILE *out, const char *s);

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "views/view.h"
 
+#include "cli/cli.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli.h"
 #include "cli/key.h"
 #include "cli/rules.h"
 #include "cli/units.h"
@@ -122,8 +125,6 @@ static unsigned int scroll(struct rw_view_opts *o, int64_t to)
 
 unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int key)
 {
-	static const char *const sorts[] = { "pps", "bps", "drops" };
-
 	if (in->active)
 		return prompt_key(o, in, key);
 	if (key == 'q' || key == 'Q')
@@ -137,7 +138,7 @@ unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int k
 	case 's':
 		o->first = 0; /* another order, another list: from its top */
 		o->sort = (enum rw_sort)((o->sort + 1) % 3);
-		snprintf(in->msg, sizeof(in->msg), "sorted by %s", sorts[o->sort]);
+		snprintf(in->msg, sizeof(in->msg), "sorted by %s", rw_sort_name(o->sort));
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
 	case 'p':
 	case ' ':

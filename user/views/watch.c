@@ -80,14 +80,6 @@ int rw_view_pass(struct rw_view *v, struct rw_flowtab *ft, uint64_t now_epoch, u
 	return err;
 }
 
-static double wall_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* The head from a pass's totals. */
 static void head_from(struct rw_watch *w, uint64_t now_ns, const struct rw_tick *t)
 {
@@ -95,7 +87,7 @@ static void head_from(struct rw_watch *w, uint64_t now_ns, const struct rw_tick 
 	w->head.sketch_packets = t->sketch_packets;
 	w->head.tracked = t->flows;
 	w->head.span_ns = rw_window_span_ns(now_ns, w->p.start_ns, w->p.slot_ns, w->p.slots);
-	w->head.ts = wall_now();
+	w->head.ts = rw_wall_seconds();
 }
 
 /* One pass over the maps into the view and the head. */

@@ -20,6 +20,13 @@ const volatile __u64 cfg_limit_packets; /* per window, 0 = no packet limit */
 const volatile __u64 cfg_limit_bytes;   /* per window, 0 = no byte limit */
 const volatile __u64 cfg_cap_packets;   /* promotion threshold the limit needs, 0 = none */
 const volatile __u64 cfg_cap_bytes;
+/*
+ * --burst: how far ahead of its limit's schedule a key may run, ns (limit.h),
+ * at most a window; RW_BURST_WINDOW: no schedule, the window alone.
+ */
+const volatile __u64 cfg_burst_ns;
+/* How much of its rate a key may save up while it sends less, ns (2 x --burst; limit.h) */
+const volatile __u64 cfg_bank_ns;
 const volatile __u32 cfg_nr_cpus = 1;
 const volatile __u32 cfg_nbuckets = 1;       /* tracked-flow table: buckets of RW_WAYS entries */
 const volatile __u32 cfg_entries = RW_WAYS;  /* cfg_nbuckets * RW_WAYS */
@@ -70,7 +77,7 @@ struct {
 	__uint(max_entries, RW_WAYS);
 } hot SEC(".maps");
 
-/* rw_hist_size(cfg_slots) bytes an entry (the loader sets it). */
+/* rw_hist_size(cfg_slots) bytes an entry: its history slots, then its schedule (the loader sets it). */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

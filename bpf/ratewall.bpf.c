@@ -218,7 +218,7 @@ static __always_inline int rw_decide(struct rw_key *key, const struct rw_time *t
 	tr.f->packets++;
 	tr.f->bytes += (__u32)len;
 	admit = !lim.deny && !banned &&
-		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->epoch, len, &lim, st);
+		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->now, t->epoch, len, &lim, st);
 	if (admit)
 		return XDP_PASS;
 	tr.f->drop_packets++;

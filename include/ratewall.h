@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 4
+#define RW_LAYOUT_VERSION 5
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -306,7 +306,51 @@ static inline __u64 rw_hist_count(const struct rw_hist_slot *s, enum rw_hist_wor
 	}
 }
 
-#define RW_HIST_SIZE(slots) ((__u32)((slots) * sizeof(struct rw_hist_slot)))
+/*
+ * A limited key's schedule (limit.h), for each of its limits two virtual
+ * times (GCRA "theoretical arrival times", ns on the program's clock): by
+ * when everything it was admitted would have passed at the limit's rate
+ * (sustained), and at RW_PEAK_FACTOR times that rate (peak). A packet finding
+ * either more than its tolerance ahead of the clock (the bank for sustained,
+ * --burst for peak) is dropped with no further look. Written only when budget
+ * is handed out (a lease refill), by compare-and-swap, else by fetch-and-add
+ * of what was handed out; gen is the entry generation the times belong to (a
+ * new one starts afresh). It sits after the key's history slots, in the same
+ * map value: a refill reads both.
+ */
+struct rw_pace_limit {
+	__u64 tat;  /* sustained: at the limit's rate */
+	__u64 peak; /* at RW_PEAK_FACTOR times the rate */
+};
+
+struct rw_pace {
+	struct rw_pace_limit packets, bytes;
+	__u8 gen;
+	__u8 pad[31];
+};
+
+#define RW_PEAK_FACTOR 2
+/* The bank is this many bursts (the program holds both to a window at most). */
+#define RW_BANK_FACTOR 2
+/* In history slots: the schedule takes two. */
+#define RW_PACE_SLOTS 2
+
+/* --burst window: no schedule, only the window (a key may take its window's budget at once). */
+#define RW_BURST_WINDOW (~0ULL)
+
+/* The bank a --burst gives (none for the window alone). */
+static inline __u64 rw_bank_of(__u64 burst_ns)
+{
+	return burst_ns == RW_BURST_WINDOW ? 0 : RW_BANK_FACTOR * burst_ns;
+}
+
+/* History slots, then the schedule: the stride, in history slots, from one entry to the next. */
+static inline __u32 rw_hist_stride(__u32 slots)
+{
+	return slots + RW_PACE_SLOTS;
+}
+
+#define RW_HIST_SIZE(slots) ((__u32)(((slots) + RW_PACE_SLOTS) * sizeof(struct rw_hist_slot)))
 
 static inline __u32 rw_hist_size(__u32 slots)
 {
@@ -373,6 +417,7 @@ struct rw_stats {
 	__u64 hist_flushes;  /* slot counts moved from a hot record into the history */
 	__u64 evicted;       /* idle entries (no count in the window) taken over by a promotion */
 	__u64 flush_retries; /* flushes deferred to the next packet (history word contended) */
+	__u64 paced_drops;   /* of dropped: ahead of the key's schedule (limit.h), window not full */
 };
 
 /*
@@ -498,7 +543,7 @@ static inline __u32 rw_hint_index(__u8 family, const __u8 *addr)
 _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
-_Static_assert(sizeof(struct rw_stats) == 112, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 120, "rw_stats layout");
 /* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 _Static_assert(sizeof(struct rw_wslot) == 120, "rw_wslot layout");
@@ -506,6 +551,8 @@ _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 32, "rw_hist_slot layout: half a cache line");
+_Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
+	       "rw_pace takes RW_PACE_SLOTS history slots' place");
 _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key), "rw_scratch layout");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)

@@ -582,6 +582,65 @@ def run_accuracy(tb):
     return res
 
 
+TCP_CAP = "10M"
+TCP_CAP_BPS = 10_000_000
+
+
+def run_tcp(tb):
+    """One TCP flow (iperf3, the kernel's stacks in both namespaces) through a
+    10 Mbit/s cap: ratewall at its defaults, ratewall with the window alone
+    (--burst window: the admission before issue 19) and an nft limit, for each
+    congestion control. Goodput over the whole run and after its first 2 s,
+    retransmits. Both ends are on this veth: the round trip is some 50 us."""
+    seconds = 5 if QUICK else 10
+    res = []
+    sh(["ip", "-n", tb.snd, "addr", "add", "198.18.0.1/24", "dev", tb.tx])
+    sh(["ip", "-n", tb.rcv, "addr", "add", "198.18.0.254/24", "dev", tb.rx])
+    sh(tb.rcv_cmd("ethtool", "-K", tb.rx, "gro", "off"), check=False)
+    nft_limit = f"""table netdev rwbench_limit {{
+	chain in {{
+		type filter hook ingress device "{tb.rx}" priority 0; policy accept;
+		ip saddr 198.18.0.1 limit rate over 1250 kbytes/second drop
+	}}
+}}"""
+    for cc in ("cubic", "bbr"):
+        for limiter in ("ratewall", "ratewall_window", "nft_limit"):
+            rw = None
+            try:
+                if limiter == "nft_limit":
+                    sh(tb.rcv_cmd("nft", "-f", "-"), input=nft_limit)
+                else:
+                    extra = ["--burst", "window"] if limiter == "ratewall_window" else []
+                    rw = Ratewall(tb, "--bps", TCP_CAP, *extra)
+                srv = subprocess.Popen(tb.rcv_cmd("timeout", str(seconds + 15), "iperf3", "-s", "-1", "-B",
+                                                  "198.18.0.254", "-i", "1", "-J"),
+                                       stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                time.sleep(0.5)
+                cli = json.loads(sh(["ip", "netns", "exec", tb.snd, "timeout", str(seconds + 10), "iperf3",
+                                     "-c", "198.18.0.254", "-B", "198.18.0.1", "-t", str(seconds), "-C", cc,
+                                     "-J"], timeout=seconds + 20))
+                server = json.loads(srv.communicate(timeout=30)[0])
+                iv = [i["sum"] for i in server["intervals"] if i["sum"]["start"] >= 1.99]
+                steady = sum(i["bytes"] for i in iv) * 8 / max(1e-9, sum(i["seconds"] for i in iv))
+                whole = server["end"]["sum_received"]["bits_per_second"]
+                r = {"cc": cc, "limiter": limiter, "seconds": seconds,
+                     "goodput_mbps": round(whole / 1e6, 2), "steady_mbps": round(steady / 1e6, 2),
+                     "cap_pct": round(100 * whole / TCP_CAP_BPS, 1),
+                     "steady_cap_pct": round(100 * steady / TCP_CAP_BPS, 1),
+                     "retransmits": cli["end"]["sum_sent"].get("retransmits", 0)}
+                log(f"  {cc:5s} {limiter:16s}: {r['goodput_mbps']:6.2f} Mbit/s ({r['cap_pct']:5.1f} % of the cap), "
+                    f"{r['steady_mbps']:6.2f} after 2 s, {r['retransmits']} retransmits")
+            except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
+                r = {"cc": cc, "limiter": limiter, "error": str(e)[:300]}
+                log(f"  tcp {cc} {limiter}: error: {e}")
+            finally:
+                if rw:
+                    rw.stop()
+                sh(tb.rcv_cmd("nft", "delete", "table", "netdev", "rwbench_limit"), check=False)
+            res.append(r)
+    return res
+
+
 def run_decisions():
     res = []
     seconds = "5s" if QUICK else "10s"
@@ -768,6 +827,21 @@ def table(results):
     for d in results["decisions"]:
         lines.append(f"| {d['offered_x']}x | {d['spread_cpus']} | {d['wrong_pct']:.3f} % | "
                      f"{d['admitted']} / {d['reference_admitted']} | {d['max_in_window']} |")
+    if results.get("tcp"):
+        t0 = next((t for t in results["tcp"] if "seconds" in t), {"seconds": "?"})
+        lines += ["", f"One TCP flow (iperf3, {t0['seconds']} s, both ends on the veth: a round trip of "
+                  "some 50 us) through a 10 Mbit/s cap counted in frame bytes; goodput is payload "
+                  "(at most 95.6 % of frame bytes with 1448-byte segments): ratewall at its defaults, "
+                  "ratewall with the window alone (`--burst window`, the admission before pacing), "
+                  "an nft `limit rate over 1250 kbytes/second`:", "",
+                  "| congestion control | limiter | goodput Mbit/s | % of the cap | after 2 s | "
+                  "retransmits |", "|---|---|---|---|---|---|"]
+        for t in results["tcp"]:
+            if "error" in t:
+                lines.append(f"| {t['cc']} | {t['limiter']} | error | | | |")
+            else:
+                lines.append(f"| {t['cc']} | {t['limiter']} | {t['goodput_mbps']:.2f} | {t['cap_pct']:.1f} | "
+                             f"{t['steady_mbps']:.2f} | {t['retransmits']} |")
     return "\n".join(lines)
 
 
@@ -805,6 +879,10 @@ def main():
         tb = Testbed(NCPUS)
         log("bench: accuracy on the veth")
         results["accuracy"] = run_accuracy(tb)
+        tb.down()
+        tb = Testbed(1)
+        log("bench: one TCP flow through a 10 Mbit/s cap")
+        results["tcp"] = run_tcp(tb)
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         log(f"bench: could not run: {e}")
         return 1

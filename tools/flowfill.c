@@ -27,7 +27,7 @@ static void fill_counts(struct rw_table *t, struct rw_hot *hot, struct rw_hist_s
 			.bytes = 64 * (id % 1000 + 1), .gen = 1 };
 	for (uint32_t s = 1; s < t->slots && live_epoch > s; s++) {
 		uint64_t e = live_epoch - s;
-		struct rw_hist_slot *h = &hist[(size_t)i * t->slots + e % t->slots];
+		struct rw_hist_slot *h = &hist[(size_t)i * rw_hist_stride(t->slots) + e % t->slots];
 
 		h->epoch = e + 1;
 		h->packets = id % 1000 + s;

@@ -4,13 +4,15 @@
 # (man-db, groff-base and systemd: the tests render the man page and verify the unit;
 # libclang-rt-dev: clang's libFuzzer runtime for the fuzz targets; prometheus:
 # the fleet test runs its server and promtool in a namespace; libsqlite3-dev: --history;
-# sqlite3: the history tests read the database with the shell an operator would use).
+# sqlite3: the history tests read the database with the shell an operator would use;
+# iperf3: the TCP tests and benchmark run a real client and server in the namespaces;
+# ethtool: they turn GRO off on the receiving veth, so the observer sees every frame).
 # Quiet and quick when everything is already there.
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
-libsqlite3-dev sqlite3"
+libsqlite3-dev sqlite3 iperf3 ethtool"
 
 missing=""
 for p in $PACKAGES; do

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli/key.h"
+#include "cli/config.h"
 #include "cli/units.h"
 #include "flowfill.h"
 #include "kernel/loader.h"
@@ -204,6 +205,7 @@ int main(int argc, char **argv)
 					    .key_kind = (uint8_t)kind, .rank_mask = (uint8_t)rank,
 					    .libbpf_log = verbose ? libbpf_log : NULL,
 					    .limit_packets = scen[i].limit_packets,
+					    .burst_ns = RW_DEFAULT_BURST_NS, /* ratewall run's */
 					    .max_flows = fill + fill / 4 + 65536 };
 		int err = rw_bpf_load(&p, &skel[i]);
 

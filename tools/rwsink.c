@@ -2,8 +2,9 @@
 /*
  * rwsink: an independent observer for tests. Listens on an interface with an
  * AF_PACKET socket (it sees what XDP passed), timestamps every IPv4/IPv6
- * frame, and reports per-source counts; for a given interval length, the
- * most packets of one source inside any interval of that length; and, with
+ * frame, and reports per-source counts (packets, frame bytes); for a given
+ * interval length, the most packets and the most bytes of one source inside
+ * any interval of that length; and, with
  * --span, how many arrived in [first + span-from, first + span-from + span),
  * an exact rate free of any sampling jitter.
  * Bounded by --duration and --max-packets.
@@ -17,6 +18,7 @@
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +35,9 @@
 struct source {
 	unsigned char addr[16];
 	int family;
-	uint64_t packets;
-	uint64_t *ts; /* receive times, ns */
+	uint64_t packets, bytes;
+	uint64_t *ts;   /* receive times, ns */
+	uint32_t *len;  /* frame lengths, bytes */
 	uint64_t cap;
 };
 
@@ -62,31 +65,42 @@ static struct source *find(const unsigned char *addr, int family)
 	return &sources[nsources++];
 }
 
-static int record(struct source *s, uint64_t ts)
+static int record(struct source *s, uint64_t ts, uint32_t len)
 {
 	if (s->packets == s->cap) {
 		uint64_t cap = s->cap ? s->cap * 2 : 4096;
 		uint64_t *p = realloc(s->ts, cap * sizeof(*p));
+		uint32_t *l;
 
 		if (!p)
 			return -ENOMEM;
 		s->ts = p;
+		l = realloc(s->len, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		s->len = l;
 		s->cap = cap;
 	}
+	s->len[s->packets] = len;
 	s->ts[s->packets++] = ts;
+	s->bytes += len;
 	return 0;
 }
 
-/* Most timestamps inside any half-open interval [t, t + len): two pointers. */
-static uint64_t max_in_interval(const struct source *s, uint64_t len)
+/*
+ * Most packets (bytes false) or frame bytes (true) inside any half-open
+ * interval [t, t + len): two pointers.
+ */
+static uint64_t max_in_interval(const struct source *s, uint64_t len, bool bytes)
 {
-	uint64_t best = 0, lo = 0;
+	uint64_t best = 0, lo = 0, in = 0;
 
 	for (uint64_t hi = 0; hi < s->packets; hi++) {
+		in += bytes ? s->len[hi] : 1;
 		while (s->ts[hi] - s->ts[lo] >= len)
-			lo++;
-		if (hi - lo + 1 > best)
-			best = hi - lo + 1;
+			in -= bytes ? s->len[lo++] : (lo++, 1);
+		if (in > best)
+			best = in;
 	}
 	return best;
 }
@@ -170,7 +184,8 @@ int main(int argc, char **argv)
 
 		if (poll(&p, 1, 50) <= 0)
 			continue;
-		n = recvmsg(fd, &mh, MSG_DONTWAIT);
+		/* MSG_TRUNC: the frame's whole length, however much of it fits in buf. */
+		n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
 		if (n < 14 + 20)
 			continue;
 		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
@@ -187,7 +202,7 @@ int main(int argc, char **argv)
 			s = find(l3 + 8, 6);
 		else
 			continue;
-		if (!s || record(s, ts ? ts : rw_clock_ns(CLOCK_REALTIME)))
+		if (!s || record(s, ts ? ts : rw_clock_ns(CLOCK_REALTIME), (uint32_t)n))
 			break;
 		total++;
 	}
@@ -197,11 +212,12 @@ int main(int argc, char **argv)
 		char a[INET6_ADDRSTRLEN];
 
 		inet_ntop(sources[i].family == 4 ? AF_INET : AF_INET6, sources[i].addr, a, sizeof(a));
-		printf("%s\"%s\": {\"packets\": %llu", i ? ", " : "", a,
-		       (unsigned long long)sources[i].packets);
+		printf("%s\"%s\": {\"packets\": %llu, \"bytes\": %llu", i ? ", " : "", a,
+		       (unsigned long long)sources[i].packets, (unsigned long long)sources[i].bytes);
 		if (interval)
-			printf(", \"max_in_interval\": %llu",
-			       (unsigned long long)max_in_interval(&sources[i], interval));
+			printf(", \"max_in_interval\": %llu, \"max_bytes_in_interval\": %llu",
+			       (unsigned long long)max_in_interval(&sources[i], interval, false),
+			       (unsigned long long)max_in_interval(&sources[i], interval, true));
 		if (span && sources[i].packets) {
 			uint64_t a = sources[i].ts[0] + span_from, n = 0;
 

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cli/clock.h"
+#include "cli/config.h"
 #include "cli/units.h"
 #include "flowfill.h"
 #include "kernel/flowtab.h"
@@ -116,7 +117,7 @@ int main(int argc, char **argv)
 {
 	uint64_t flows = 100000, rounds = 5, samples[64], slot_ns = 100000000ULL;
 	uint32_t slots = 10, ncpus = rw_possible_cpus();
-	struct rw_load_params p = { .slot_ns = slot_ns, .slots = 10 };
+	struct rw_load_params p = { .slot_ns = slot_ns, .slots = 10, .burst_ns = RW_DEFAULT_BURST_NS };
 	struct rw_rank_entry top[10];
 	struct ratewall_bpf *skel;
 	struct rw_flowtab ft;

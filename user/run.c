@@ -105,13 +105,15 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 			   enum rw_clock clock)
 {
 	const struct rw_config *cfg = s->cfg;
-	char pps[32] = "none", bps[32] = "none", mem[32], ranked[32];
+	char pps[32] = "none", bps[32] = "none", mem[32], ranked[32], burst[48] = "the window alone";
 
 	if (cfg->pps)
 		rw_format_si((double)cfg->pps, pps, sizeof(pps));
 	if (cfg->bps)
 		rw_format_si((double)cfg->bps, bps, sizeof(bps));
 	rw_format_bytes((double)plan->total, mem, sizeof(mem));
+	if (cfg->burst_ns != RW_BURST_WINDOW)
+		snprintf(burst, sizeof(burst), "paced, burst %.3g ms", cfg->burst_ns / 1e6);
 	for (uint32_t i = 0; i < s->nat; i++)
 		fprintf(stderr, "ratewall: attached to %s (%s XDP)\n", cfg->ifnames[i],
 			s->at[i].mode == RW_XDP_NATIVE ? "native" : "generic");
@@ -119,11 +121,11 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 	fprintf(stderr, "ratewall: keys: %s (IPv6 addresses by /%u); also ranked: %s\n",
 		rw_key_kind_name(cfg->key_kind), cfg->v6_prefix, ranked);
 	fprintf(stderr,
-		"ratewall: %slimit per key: %s pps, %s bps%s; window %.3gs in %u slots; %s clock; "
+		"ratewall: %slimit per key: %s pps, %s bps%s (%s); window %.3gs in %u slots; %s clock; "
 		"malformed frames %s\n"
 		"ratewall: up to %u tracked sources, sketch %ux%u per CPU, %u CPUs: %s of kernel memory\n",
 		cfg->dry_run ? "DRY RUN, nothing dropped; " : "", pps, bps,
-		s->nat > 1 ? " (across the interfaces combined)" : "",
+		s->nat > 1 ? " (across the interfaces combined)" : "", burst,
 		cfg->window_ns / 1e9, cfg->slots, clock == RW_CLOCK_COARSE ? "coarse" : "precise",
 		cfg->malformed_drop ? "dropped" : "passed",
 		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
@@ -631,6 +633,7 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.sample = cfg->levels.n[0] || cfg->levels.n[1];
 	s.lp.events = cfg->events_path[0] || cfg->history_path[0]; /* history keeps them too */
 	s.lp.ban_ns = cfg->ban_ns;
+	s.lp.burst_ns = cfg->burst_ns;
 	s.lp.key_kind = cfg->key_kind;
 	s.lp.v6_prefix = cfg->v6_prefix;
 	s.lp.rank_mask = cfg->rank_mask;

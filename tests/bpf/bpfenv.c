@@ -33,6 +33,7 @@ bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t lim
 		.events = mode.events, .ban_ns = mode.ban_ns, .hash_clear = mode.hash_clear,
 		.hash_seed = mode.hash_seed, .key_kind = mode.key_kind, .rank_mask = mode.rank_mask,
 		.v6_prefix = mode.v6_prefix ? mode.v6_prefix : 128,
+		.burst_ns = mode.paced ? mode.burst_ns : RW_BURST_WINDOW,
 	};
 	struct rw_maps m;
 	int err;

@@ -41,6 +41,13 @@ struct env_mode {
 	uint8_t key_kind;    /* --key */
 	uint8_t rank_mask;   /* --rank */
 	uint8_t v6_prefix;   /* --v6-prefix; 0: 128 here (whole addresses), unlike ratewall run */
+	/*
+	 * --burst: only with paced. Unpaced (the default here) is --burst window:
+	 * no schedule, the window alone, so that tests of the window's own
+	 * exactness may send a window's packets at one instant.
+	 */
+	bool paced;
+	uint64_t burst_ns;
 };
 
 void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions);
@@ -83,5 +90,6 @@ void install_rules(struct env *e, const char *text);
 void run_table_tests(void);
 /* Keys of every kind (test_keys.c). */
 void run_key_tests(void);
+void run_pace_tests(void);
 
 #endif

@@ -1149,5 +1149,6 @@ int main(void)
 	RUN(test_table_follows_tracked_flows);
 	run_table_tests();
 	run_key_tests();
+	run_pace_tests();
 	return tl_finish();
 }

@@ -281,7 +281,7 @@ static void test_table_flush_waits_never_loses(void)
 	CHECK(i >= 0 && h);
 	if (i < 0 || !h)
 		goto out;
-	h[i * e.slots + 0].epoch = RW_HIST_BUSY; /* another CPU in the middle of a restart */
+	h[i * rw_hist_stride(e.slots) + 0].epoch = RW_HIST_BUSY; /* another CPU in the middle of a restart */
 	set_time(&e, 105 * MS);
 	CHECK_EQ(passed_of(&e, SRC4, 10), 4);
 	read_stats(&e, &st);
@@ -289,13 +289,13 @@ static void test_table_flush_waits_never_loses(void)
 	CHECK(flow_window(&e, &k, 1, &w));
 	CHECK_EQ(w.packets, 16);
 	CHECK_EQ(w.packets - w.drop_packets, 10);
-	h[i * e.slots + 0].epoch = 0; /* the restart is over */
+	h[i * rw_hist_stride(e.slots) + 0].epoch = 0; /* the restart is over */
 	CHECK_EQ(passed_of(&e, SRC4, 1), 0);
 	CHECK(flow_window(&e, &k, 1, &w));
 	CHECK_EQ(w.packets, 17);
 	CHECK_EQ(w.packets - w.drop_packets, 10);
-	CHECK(rw_hist_held(h[i * e.slots + 0].epoch));
-	CHECK_EQ(h[i * e.slots + 0].packets, 16); /* flushed, all of it */
+	CHECK(rw_hist_held(h[i * rw_hist_stride(e.slots) + 0].epoch));
+	CHECK_EQ(h[i * rw_hist_stride(e.slots) + 0].packets, 16); /* flushed, all of it */
 	munmap(h, len);
 out:
 	env_close(&e);
@@ -330,7 +330,7 @@ static void test_table_age_rules_at_the_wrap(void)
 		CHECK(i >= 0 && h);
 		if (i >= 0 && h) {
 			/* An old round in the slot epoch e0 + 1 will use, full of counts. */
-			s = &h[i * e.slots + (e0 + 1) % e.slots];
+			s = &h[i * rw_hist_stride(e.slots) + (e0 + 1) % e.slots];
 			s->packets = 1000;
 			s->epoch = e0 + 1 - offsets[n] + 1;
 			set_time(&e, (e0 + 1) * MS);

@@ -219,6 +219,9 @@ check "(h) a loader without --levels takes a stale record away (--replace)" \
 keys clear Enter
 keys "nsenter --net=/run/netns/$TB_RCV $RW run $TB_RX --pps 10k --tui --levels v4:32,24 --duration 30s 2>$WORK/tui.err; echo \"RUN rc=\$?\"" Enter
 wait_for '^ +1 198\.18\.0\.9 .* yes ' 8
+# The heavy prefixes come with the report after the one that first shows the
+# source limited when the loader is slow (the sanitizer build): a few seconds.
+wait_for '^heavy prefixes \(>= 5% net\): 198\.18\.0\.9/32 ' 5
 screen >"$WORK/run_tui.txt"
 check "(i) run --tui: the view of the run" grep -qE "^ratewall run: $TB_RX " "$WORK/run_tui.txt"
 check "(i) ... 198.18.0.9 on top and limited (no allow rule here)" \

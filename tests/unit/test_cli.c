@@ -218,6 +218,18 @@ static void test_cli_defaults_and_options(void)
 	CHECK_EQ(c.ban_ns, 600000000000ULL);
 	CHECK_STR(c.events_path, "-");
 	CHECK(c.levels.n[0] == 1 && c.levels.len[0][0] == 24 && c.hhh_share_pct == 10);
+	/* --burst: the default, a duration, none at all, the window alone */
+	CHECK_EQ(c.burst_ns, RW_DEFAULT_BURST_NS);
+	CHECK_EQ(parse(&c, err, "run eth0 --burst 40ms"), 0);
+	CHECK_EQ(c.burst_ns, 40000000ULL);
+	CHECK_EQ(parse(&c, err, "run eth0 --burst 0"), 0);
+	CHECK_EQ(c.burst_ns, 0);
+	CHECK_EQ(parse(&c, err, "run eth0 --burst 0ms"), 0);
+	CHECK_EQ(c.burst_ns, 0);
+	CHECK_EQ(parse(&c, err, "run eth0 --burst window"), 0);
+	CHECK_EQ(c.burst_ns, RW_BURST_WINDOW);
+	CHECK_EQ(parse(&c, err, "run eth0 --window 5s --burst 5s"), 0);
+	CHECK_EQ(c.burst_ns, 5000000000ULL);
 }
 
 /* status, stop or rule, by the line's first word. */
@@ -321,6 +333,11 @@ static void test_cli_errors(void)
 		{ "run a --malformed sideways", "--malformed: 'sideways' is not one of pass, drop" },
 		{ "run a --malformed", "needs a value" },
 		{ "run a --ban forever", "--ban: 'forever' is not a duration" },
+		{ "run a --burst lots", "--burst: 'lots' is not a duration" },
+		{ "run a --burst -1ms", "--burst: '-1ms' is not a duration" },
+		{ "run a --burst 2s", "--burst: 2 s is more than the window (1 s)" },
+		{ "run a --window 500ms --burst 600ms", "more than the window (0.5 s)" },
+		{ "run a --burst", "needs a value" },
 		{ "run a --key source", "--key: 'source' is not one of src, dst, pair, flow" },
 		{ "run a --key", "needs a value" },
 		{ "run a --v6-prefix 0", "--v6-prefix: '0' must be a prefix length from 1 to 128" },

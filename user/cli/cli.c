@@ -55,6 +55,11 @@ void rw_cli_usage(FILE *out)
 		"                      hierarchical heavy hitters of the window\n"
 		"  --hhh-share PCT     a prefix is heavy at this share of the window's traffic,\n"
 		"                      net of its heavy more-specific prefixes (default 5)\n"
+		"  --burst DURATION|window  how much of its rate a key may save up and send\n"
+		"                      at once (default 100ms, at most the window): over its\n"
+		"                      rate a key is admitted evenly, at the rate, which TCP\n"
+		"                      can follow; window: no schedule, a key may take its\n"
+		"                      window's whole budget at once\n"
 		"  --ban DURATION      a tracked source that goes over its limit is dropped\n"
 		"                      entirely this long, then released\n"
 		"  --events FILE|-     limited, released, banned, unbanned as JSON lines\n"
@@ -114,7 +119,7 @@ enum {
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
 	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS, OPT_TUI,
 	OPT_NO_COLOR, OPT_KEY, OPT_V6_PREFIX, OPT_RANK, OPT_HISTORY, OPT_HISTORY_KEEP,
-	OPT_HISTORY_MAX,
+	OPT_HISTORY_MAX, OPT_BURST,
 };
 
 static const struct option run_options[] = {
@@ -142,6 +147,7 @@ static const struct option run_options[] = {
 	{ "rules", required_argument, NULL, OPT_RULES },
 	{ "levels", required_argument, NULL, OPT_LEVELS },
 	{ "hhh-share", required_argument, NULL, OPT_HHH_SHARE },
+	{ "burst", required_argument, NULL, OPT_BURST },
 	{ "ban", required_argument, NULL, OPT_BAN },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "history", required_argument, NULL, OPT_HISTORY },
@@ -195,6 +201,21 @@ int rw_cli_sort(const char *arg, enum rw_sort *sort, char *err, size_t errlen)
 		return fail(err, errlen, "--sort: '%s' is not one of pps, bps, drops", arg);
 	*sort = (enum rw_sort)i;
 	return 0;
+}
+
+/* "0", "0ms", "0.0s": durations take none of these, --burst does (no burst at all). */
+static bool is_zero_duration(const char *arg)
+{
+	static const char *const units[] = { "", "ns", "us", "ms", "s" };
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || v != 0.0 || arg[0] == '-')
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i]) == 0)
+			return true;
+	return false;
 }
 
 static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err, size_t errlen)
@@ -270,6 +291,15 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 			return fail(err, errlen, "--hhh-share: '%s' must be a whole percentage, 1 to 100",
 				    arg);
 		cfg->hhh_share_pct = (uint32_t)v;
+		return 0;
+	case OPT_BURST:
+		if (strcmp(arg, "window") == 0)
+			cfg->burst_ns = RW_BURST_WINDOW;
+		else if (is_zero_duration(arg))
+			cfg->burst_ns = 0;
+		else if (rw_parse_duration(arg, &cfg->burst_ns))
+			return fail(err, errlen, "--burst: '%s' is not a duration (e.g. 0, 20ms, 100ms) or 'window'",
+				    arg);
 		return 0;
 	case OPT_BAN:
 		if (rw_parse_duration(arg, &cfg->ban_ns))
@@ -382,6 +412,10 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 		return fail(err, errlen,
 			    "--window/--slots: each slot would last %.3f ms; it must be 1 ms to 60 s "
 			    "(use more slots for a longer window)", slot_ns / 1e6);
+	if (cfg->burst_ns != RW_BURST_WINDOW && cfg->burst_ns > rw_slot_ns(cfg) * cfg->slots)
+		return fail(err, errlen, "--burst: %.6g s is more than the window (%.6g s): a key "
+			    "never holds more than a window's budget", cfg->burst_ns / 1e9,
+			    rw_slot_ns(cfg) * cfg->slots / 1e9);
 	if (cfg->max_flows && cfg->max_memory)
 		return fail(err, errlen, "--max-flows and --max-memory both size the flow table; give one");
 	if (cfg->tui && cfg->json)
@@ -545,6 +579,7 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		.history_max = RW_HISTORY_MAX,
 		.key_kind = RW_KIND_SRC,
 		.v6_prefix = RW_DEFAULT_V6_PREFIX,
+		.burst_ns = RW_DEFAULT_BURST_NS,
 	};
 	err[0] = '\0';
 	/* A config file first, so that flags override it. */

@@ -22,6 +22,9 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_HISTORY_MAX (256ULL << 20)
 #define RW_HISTORY_MAX_MIN (1ULL << 20)
 
+/* --burst: one default slot; the bank is twice that (README "Admission": measured with TCP) */
+#define RW_DEFAULT_BURST_NS (100ULL * 1000000ULL)
+
 /* Tracked (promoted) sources; the sketch counts all the others. */
 #define RW_DEFAULT_MAX_FLOWS 32768
 #define RW_MAX_MAX_FLOWS (1u << 26)
@@ -64,6 +67,7 @@ struct rw_config {
 	struct rw_levels levels;      /* --levels: none given = no prefix ranking */
 	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
 	uint64_t ban_ns;              /* --ban: 0 = no bans */
+	uint64_t burst_ns;            /* --burst: how much of its rate a key may save up, at most the window */
 	uint8_t key_kind;             /* --key: enum rw_key_kind */
 	uint8_t v6_prefix;            /* --v6-prefix: 1..128 */
 	uint8_t rank_mask;            /* --rank: a bit per kind ranked beside key_kind */

@@ -60,6 +60,8 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	skel->rodata->cfg_hash_mask = ~p->hash_clear;
 	skel->rodata->cfg_events = p->events;
 	skel->rodata->cfg_ban_ns = p->ban_ns;
+	skel->rodata->cfg_burst_ns = p->burst_ns;
+	skel->rodata->cfg_bank_ns = rw_bank_of(p->burst_ns);
 	if (p->key_kind >= RW_KIND_COUNT || p->v6_prefix > 128 ||
 	    (p->rank_mask & ((1u << p->key_kind) | ~((1u << RW_KIND_COUNT) - 1)))) {
 		ratewall_bpf__destroy(skel);

@@ -31,6 +31,7 @@ struct rw_load_params {
 	bool sample;            /* sample untracked packets for the prefix counts (--levels) */
 	bool events;            /* limited / banned / unbanned into the events ring buffer */
 	uint64_t ban_ns;        /* --ban, 0 = off */
+	uint64_t burst_ns;      /* --burst: how far ahead of its schedule a key may run */
 	uint8_t key_kind;       /* --key: enum rw_key_kind */
 	uint8_t v6_prefix;      /* --v6-prefix; 0 = RW_DEFAULT_V6_PREFIX */
 	uint8_t rank_mask;      /* --rank: a bit per kind ranked beside key_kind */

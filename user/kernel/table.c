@@ -112,7 +112,7 @@ void rw_table_flow(const struct rw_table *t, uint32_t i, uint64_t state, struct 
 	for (uint32_t c = 0; c < t->ncpus; c++)
 		recs[c] = t->hot[(size_t)c * t->entries + i];
 	*fv = (struct rw_flow_view){ .state = state, .hot = recs, .ncpus = t->ncpus,
-				     .hist = &t->hist[(size_t)i * t->slots],
+				     .hist = &t->hist[(size_t)i * rw_hist_stride(t->slots)],
 				     .ban_until_ns = __atomic_load_n(&t->ent[i].ban_until_ns,
 								     __ATOMIC_RELAXED) };
 }

@@ -23,7 +23,7 @@ struct rw_table {
 	struct rw_dir *dir;
 	struct rw_entry *ent;
 	struct rw_hot *hot;         /* ncpus x entries, CPU-major */
-	struct rw_hist_slot *hist;  /* entries x slots */
+	struct rw_hist_slot *hist;  /* entries x rw_hist_stride(slots): slots, then the schedule */
 	size_t len[4];              /* mapped bytes of each */
 	uint32_t nbuckets, entries, ncpus, slots;
 	uint64_t seed;              /* the program's hash seed: where a key lives */

@@ -73,6 +73,7 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	m->hash_seed = s->lp.hash_seed;
 	m->flags = meta_flags(s);
 	m->ban_ns = s->lp.ban_ns;
+	m->burst_ns = s->lp.burst_ns;
 	m->key_kind = s->lp.key_kind;
 	m->rank_mask = s->lp.rank_mask;
 	m->v6_prefix = v6_prefix(s);
@@ -186,6 +187,13 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 		snprintf(a, sizeof(a), "%.3gs", m->ban_ns / 1e9);
 		snprintf(b, sizeof(b), "%.3gs", s->lp.ban_ns / 1e9);
 		differs(buf, len, "--ban", m->ban_ns ? a : "off", s->lp.ban_ns ? b : "off");
+	}
+	if (m->burst_ns != s->lp.burst_ns) {
+		snprintf(a, sizeof(a), m->burst_ns == RW_BURST_WINDOW ? "window" : "%.3gs",
+			 m->burst_ns / 1e9);
+		snprintf(b, sizeof(b), s->lp.burst_ns == RW_BURST_WINDOW ? "window" : "%.3gs",
+			 s->lp.burst_ns / 1e9);
+		differs(buf, len, "--burst", a, b);
 	}
 	if ((m->flags ^ meta_flags(s)) & RW_META_SAMPLING)
 		differs(buf, len, "--levels", m->flags & RW_META_SAMPLING ? "on" : "off",

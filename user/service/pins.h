@@ -53,6 +53,7 @@ struct rw_meta {
 	uint32_t slots, max_flows, ncpus, clock; /* clock: enum rw_clock, resolved */
 	uint64_t hash_seed;
 	uint64_t ban_ns;         /* --ban, 0 = off */
+	uint64_t burst_ns;       /* --burst */
 	uint32_t nifaces;
 	uint32_t flags;          /* RW_META_DRY_RUN, RW_META_MALFORMED_DROP */
 	struct rw_meta_iface ifaces[RW_MAX_IFACES];

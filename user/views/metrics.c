@@ -99,6 +99,10 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		  offsetof(struct rw_stats, dropped), false);
 	per_iface(out, r, "ratewall_dropped_bytes_total", "Bytes of the dropped packets.",
 		  offsetof(struct rw_stats, dropped_bytes), false);
+	per_iface(out, r, "ratewall_paced_drops_total",
+		  "Of the dropped packets: a key ahead of its limit's schedule (--burst), its window "
+		  "not full.",
+		  offsetof(struct rw_stats, paced_drops), false);
 	per_iface(out, r, "ratewall_malformed_packets_total",
 		  "Frames whose IPv4/IPv6 headers do not hold together (never keyed).",
 		  offsetof(struct rw_stats, malformed), false);

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Admission that TCP can follow (--burst, bpf/limit.h), through the real
+ * program on the test clock: a key over its limit is admitted evenly at its
+ * rate, never in a window's budget at once followed by a blackout; a key
+ * under its rate never meets the schedule; a burst is what --burst saved up;
+ * no window ever holds more than the limit; the same for byte limits and
+ * per-/LEN budgets.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+
+#include "bpfenv.h"
+#include "testlib.h"
+
+#define SLOTS 10
+#define SLOT_NS (100 * MS)
+#define RUN_SLOTS 40 /* four windows */
+
+/* What a steady sender met, slot by slot, on the test clock. */
+struct pace_run {
+	uint32_t admitted[RUN_SLOTS];
+	uint32_t longest_gap_ns; /* longest time between two admitted packets */
+	uint32_t steady_gap_ns;  /* the same after the first window and a slot */
+	uint32_t max_window;     /* most admitted in any SLOTS consecutive slots */
+	uint32_t min_window;     /* least, the same */
+	uint64_t total;
+};
+
+/* The least and the most admitted in any SLOTS consecutive slots of a[from..RUN_SLOTS). */
+static void window_range(const uint32_t *a, uint32_t from, uint32_t *min, uint32_t *max)
+{
+	*min = UINT32_MAX;
+	*max = 0;
+	for (uint32_t s = from; s + SLOTS <= RUN_SLOTS; s++) {
+		uint32_t w = 0;
+
+		for (uint32_t i = s; i < s + SLOTS; i++)
+			w += a[i];
+		*max = w > *max ? w : *max;
+		*min = w < *min ? w : *min;
+	}
+}
+
+/*
+ * Offers one frame of `payload` bytes from saddr every gap_ns for RUN_SLOTS
+ * slots, starting at slot 0 (plus 1 ms).
+ */
+static void offer_steady(struct env *e, uint32_t saddr, uint64_t gap_ns, size_t payload,
+			 struct pace_run *r)
+{
+	uint64_t last = 0, t0 = 1 * MS;
+	struct fb f;
+
+	memset(r, 0, sizeof(*r));
+	fb_l2(&f, 0, 0x0800);
+	fb_ipv4(&f, saddr, 5, -1, 0, payload);
+	for (uint64_t t = t0; t < RUN_SLOTS * SLOT_NS; t += gap_ns) {
+		set_time(e, t);
+		if (run_frame(e, &f) != XDP_PASS)
+			continue;
+		r->admitted[t / SLOT_NS]++;
+		r->total++;
+		if (last && t - last > r->longest_gap_ns)
+			r->longest_gap_ns = (uint32_t)(t - last);
+		if (last >= (SLOTS + 1) * SLOT_NS && t - last > r->steady_gap_ns)
+			r->steady_gap_ns = (uint32_t)(t - last);
+		last = t;
+	}
+	if (getenv("PACE_DEBUG"))
+		for (uint32_t s = 0; s < RUN_SLOTS; s++)
+			fprintf(stderr, "%u%c", r->admitted[s], s + 1 < RUN_SLOTS ? ' ' : '\n');
+	window_range(r->admitted, 0, &r->min_window, &r->max_window);
+}
+
+static bool open_paced(struct env *e, uint64_t limit_packets, uint64_t limit_bytes,
+		       uint64_t burst_ns)
+{
+	return env_open_mode(e, SLOTS, SLOT_NS, limit_packets, limit_bytes, 1024,
+			     (struct env_mode){ .paced = true, .burst_ns = burst_ns });
+}
+
+/*
+ * 1000 packets a window (1000 pps), offered at 2000 pps: every window from
+ * the first on admits exactly its 1000, never more, and evenly: a slot admits
+ * its 100, give or take the burst. The first slot has the burst (20) on top,
+ * so the window refuses for as long as the burst at the end of each window
+ * and the slot after catches up what that pause saved: no gap between two
+ * admitted packets is longer than the burst. The window alone (--burst
+ * window) admits the window's budget in its first half second, then nothing
+ * for the other half; after that each slot's 100 as soon as the slot
+ * begins, then nothing for the rest of the slot: the blackouts a TCP sender
+ * cannot follow.
+ */
+static void test_pace_over_limit_is_even(void)
+{
+	struct pace_run r;
+	struct env e;
+
+	if (!open_paced(&e, 1000, 0, 20 * MS))
+		return;
+	offer_steady(&e, SRC4, 500 * 1000, 0, &r);
+	env_close(&e);
+	printf("     paced, 2x over: %u %u ... %u %u ... %u admitted in slots 0-1 ... 9-10 ... 39; "
+	       "longest gap %.1f ms, %.1f ms after the first window; windows hold %u-%u\n",
+	       r.admitted[0], r.admitted[1], r.admitted[9], r.admitted[10], r.admitted[39],
+	       r.longest_gap_ns / 1e6, r.steady_gap_ns / 1e6, r.min_window, r.max_window);
+	CHECK(r.max_window <= 1000);
+	CHECK(r.min_window >= 1000 - 1);
+	CHECK(r.longest_gap_ns <= 20 * MS + 500 * 1000);
+	CHECK(r.steady_gap_ns <= 20 * MS + 500 * 1000);
+	for (uint32_t s = 0; s < RUN_SLOTS; s++)
+		CHECK(r.admitted[s] >= 100 - 20 - 1 && r.admitted[s] <= 100 + 20 + 1);
+
+	if (!env_open(&e, SLOTS, SLOT_NS, 1000, 0))
+		return;
+	offer_steady(&e, SRC4, 500 * 1000, 0, &r);
+	env_close(&e);
+	printf("     window alone, the same: %u %u %u %u %u %u admitted in slots 0-5; longest gap "
+	       "%.1f ms, %.1f ms after the first window\n", r.admitted[0], r.admitted[1],
+	       r.admitted[2], r.admitted[3], r.admitted[4], r.admitted[5], r.longest_gap_ns / 1e6,
+	       r.steady_gap_ns / 1e6);
+	CHECK(r.max_window <= 1000);
+	CHECK(r.longest_gap_ns >= 400 * MS);
+	CHECK(r.steady_gap_ns >= 40 * MS);
+}
+
+/* A key within its rate never meets its schedule: 900 pps under a 1000 pps limit lose nothing. */
+static void test_pace_under_rate_loses_nothing(void)
+{
+	struct rw_stats st;
+	struct pace_run r;
+	struct env e;
+
+	if (!open_paced(&e, 1000, 0, 0))
+		return;
+	offer_steady(&e, SRC4, 1000 * 1000 * 10 / 9 + 1, 0, &r);
+	read_stats(&e, &st);
+	env_close(&e);
+	printf("     900 pps under 1000 pps, burst 0: %llu admitted, %llu dropped\n",
+	       (unsigned long long)r.total, (unsigned long long)st.dropped);
+	CHECK_EQ(st.dropped, 0);
+	CHECK_EQ(r.total, 3600);
+}
+
+/*
+ * The burst: a key idle for a while may send what --burst saved up at once
+ * (plus the packet that starts it), then its rate. 1000 pps, burst 50 ms:
+ * 51 of 200 back-to-back packets pass; a burst of the whole window (the
+ * unpaced load) lets 1000 pass.
+ */
+static void test_pace_burst_is_what_was_saved(void)
+{
+	uint32_t p = 0, d = 0;
+	struct rw_stats st;
+	struct env e;
+
+	if (!open_paced(&e, 1000, 0, 50 * MS))
+		return;
+	set_time(&e, 5 * SLOT_NS);
+	send4(&e, SRC4, 200, 0, &p, &d);
+	read_stats(&e, &st);
+	printf("     200 at once, burst 50 ms of 1000 pps: %u passed, %u dropped (%llu paced)\n", p,
+	       d, (unsigned long long)st.paced_drops);
+	CHECK_EQ(p, 51);
+	CHECK_EQ(st.paced_drops, 149);
+	/* 10 ms later: 10 more. */
+	set_time(&e, 5 * SLOT_NS + 10 * MS);
+	p = d = 0;
+	send4(&e, SRC4, 50, 0, &p, &d);
+	CHECK_EQ(p, 10);
+	env_close(&e);
+}
+
+/*
+ * A byte limit paces bytes: 100 kB a window (100 kB/s), 1000-byte frames
+ * offered at 200 a second: every window admits its 100 kB and no more, every
+ * slot 10 kB give or take the burst (2 frames), no gap longer than the burst
+ * and two offered gaps.
+ */
+static void test_pace_bytes(void)
+{
+	const size_t frame = 1000, payload = frame - 14 - 20;
+	struct pace_run r;
+	struct env e;
+
+	if (!open_paced(&e, 0, 100 * 1000, 20 * MS))
+		return;
+	offer_steady(&e, SRC4, 5 * MS, payload, &r);
+	env_close(&e);
+	printf("     bytes, 2x over: %u %u ... %u %u ... %u frames in slots 0-1 ... 9-10 ... 39; "
+	       "longest gap %.1f ms after the first window\n", r.admitted[0], r.admitted[1],
+	       r.admitted[9], r.admitted[10], r.admitted[39], r.steady_gap_ns / 1e6);
+	CHECK(r.max_window * frame <= 100 * 1000);
+	CHECK(r.min_window * frame >= 100 * 1000 - frame);
+	for (uint32_t s = 0; s < RUN_SLOTS; s++)
+		CHECK(r.admitted[s] >= 10 - 2 && r.admitted[s] <= 10 + 2);
+	CHECK(r.steady_gap_ns <= 20 * MS + 2 * 5 * MS);
+}
+
+/*
+ * A per-/24 budget is one key: two sources of one /24, each at the budget's
+ * rate, share it evenly over time: the /24 gets its whole budget in every
+ * window and never more, each slot its share give or take the burst.
+ */
+static void test_pace_prefix_budget(void)
+{
+	uint32_t a[RUN_SLOTS] = { 0 }, min_window, max_window;
+	struct fb f1, f2;
+	struct env e;
+
+	if (!open_paced(&e, 0, 0, 20 * MS))
+		return;
+	install_rules(&e, "198.18.0.0/16 limit 1000 per /24\n");
+	fb_l2(&f1, 0, 0x0800);
+	fb_ipv4(&f1, SRC4, 5, -1, 0, 0);
+	fb_l2(&f2, 0, 0x0800);
+	fb_ipv4(&f2, SRC4 + 1, 5, -1, 0, 0);
+	for (uint64_t t = MS; t < RUN_SLOTS * SLOT_NS; t += MS) {
+		set_time(&e, t);
+		a[t / SLOT_NS] += run_frame(&e, &f1) == XDP_PASS;
+		a[t / SLOT_NS] += run_frame(&e, &f2) == XDP_PASS;
+	}
+	env_close(&e);
+	window_range(a, 0, &min_window, &max_window);
+	printf("     per /24, 2000 pps offered to 1000: %u %u %u ... %u in slots 0-2 ... 39; "
+	       "windows hold %u-%u\n", a[0], a[1], a[2], a[39], min_window, max_window);
+	CHECK(max_window <= 1000);
+	CHECK(min_window >= 1000 - 2);
+	for (uint32_t s = 0; s < RUN_SLOTS; s++)
+		CHECK(a[s] >= 100 - 20 - 2 && a[s] <= 100 + 20 + 2);
+}
+
+/*
+ * The bank: a key that stalls saves up to 2 x --burst of its rate and spends
+ * it at up to twice the rate. 1000 pps, burst 20 ms (bank 40 ms): after a
+ * second at 2000 pps offered, 100 ms of silence, then 100 ms at 4000 pps
+ * offered: those 100 ms admit their own 100 and the 40 saved, no more; after
+ * 300 ms of silence the same (only the bank is kept).
+ */
+static void test_pace_bank_catches_up(void)
+{
+	const uint64_t stalls[] = { 100 * MS, 300 * MS };
+	struct fb f;
+	struct env e;
+
+	fb_l2(&f, 0, 0x0800);
+	fb_ipv4(&f, SRC4, 5, -1, 0, 0);
+	for (size_t n = 0; n < sizeof(stalls) / sizeof(stalls[0]); n++) {
+		uint32_t before = 0, after = 0;
+		uint64_t t = MS, end;
+
+		if (!open_paced(&e, 1000, 0, 20 * MS))
+			return;
+		for (; t < 1000 * MS; t += 500 * 1000) {
+			set_time(&e, t);
+			run_frame(&e, &f);
+		}
+		end = t + stalls[n] + 100 * MS;
+		for (t += stalls[n]; t < end; t += 250 * 1000) {
+			set_time(&e, t);
+			before += run_frame(&e, &f) == XDP_PASS;
+		}
+		for (end = t + 100 * MS; t < end; t += 250 * 1000) {
+			set_time(&e, t);
+			after += run_frame(&e, &f) == XDP_PASS;
+		}
+		env_close(&e);
+		printf("     after %llu ms of silence: %u admitted in the next 100 ms at 4x, %u in the "
+		       "100 ms after\n", (unsigned long long)(stalls[n] / MS), before, after);
+		CHECK(before >= 100 + 40 - 2 && before <= 100 + 40 + 2);
+		CHECK(after >= 99 && after <= 101);
+	}
+}
+
+/*
+ * A key's packets met on two CPUs in turn (veth's and a NIC queue's NAPI moves
+ * between CPUs): at 5x its limit it is still admitted at its limit.
+ */
+static void test_pace_two_cpus(void)
+{
+	const uint32_t batches[] = { 1, 8, 64 };
+	struct fb f;
+	struct env e;
+
+	fb_l2(&f, 0, 0x0800);
+	fb_ipv4(&f, SRC4, 5, -1, 0, 0);
+	for (size_t n = 0; n < sizeof(batches) / sizeof(batches[0]); n++) {
+		uint32_t admitted = 0, i = 0;
+
+		if (!open_paced(&e, 10000, 0, 20 * MS))
+			return;
+		if (e.ncpus < 2) {
+			env_close(&e);
+			printf("     one CPU: skipped\n");
+			return;
+		}
+		for (uint64_t t = MS; t < RUN_SLOTS * SLOT_NS; t += 20 * 1000, i++) {
+			if (i % batches[n] == 0)
+				pin_cpu((int)((i / batches[n]) % 2));
+			set_time(&e, t);
+			admitted += run_frame(&e, &f) == XDP_PASS;
+		}
+		pin_cpu(0);
+		env_close(&e);
+		printf("     5x over on two CPUs by turns of %u: %u admitted in 4 s (limit 10000 pps)\n",
+		       batches[n], admitted);
+		CHECK(admitted >= 39500 && admitted <= 40000 + 200 + 2);
+	}
+}
+
+/*
+ * A source that sends in bursts (the way a paced generator or a batching
+ * application does: 500 packets back to back every 90 ms, 5x its limit)
+ * still gets its whole limit, every window, never more: the window refusing
+ * it now and then (a burst that spends saved budget) costs it nothing.
+ */
+static void test_pace_bursty_source_gets_its_limit(void)
+{
+	uint32_t a[RUN_SLOTS] = { 0 }, min_window, max_window;
+	struct fb f;
+	struct env e;
+
+	if (!open_paced(&e, 1000, 0, 100 * MS))
+		return;
+	fb_l2(&f, 0, 0x0800);
+	fb_ipv4(&f, SRC4, 5, -1, 0, 0);
+	for (uint64_t t0 = MS; t0 < RUN_SLOTS * SLOT_NS; t0 += 90 * MS)
+		for (uint64_t i = 0; i < 500 && t0 + i * 1000 < RUN_SLOTS * SLOT_NS; i++) {
+			set_time(&e, t0 + i * 1000);
+			a[(t0 + i * 1000) / SLOT_NS] += run_frame(&e, &f) == XDP_PASS;
+		}
+	env_close(&e);
+	window_range(a, 1, &min_window, &max_window);
+	printf("     bursts of 500 every 90 ms against 1000 pps: windows after the first hold %u-%u\n",
+	       min_window, max_window);
+	CHECK(max_window <= 1000);
+	CHECK(min_window >= 1000 - 20);
+}
+
+void run_pace_tests(void)
+{
+	RUN(test_pace_two_cpus);
+	RUN(test_pace_bursty_source_gets_its_limit);
+	RUN(test_pace_over_limit_is_even);
+	RUN(test_pace_under_rate_loses_nothing);
+	RUN(test_pace_burst_is_what_was_saved);
+	RUN(test_pace_bank_catches_up);
+	RUN(test_pace_bytes);
+	RUN(test_pace_prefix_budget);
+}

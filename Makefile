@@ -125,7 +125,7 @@ $(BUILD)/asan/ratewall: user/main.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 	      -fno-sanitize-recover=all -Iinclude -Iuser -Itests/fuzz
-FUZZ_TEST_TIME ?= 8
+FUZZ_TEST_TIME ?= 4
 FUZZ_TIME ?= 300
 
 $(BUILD)/fuzz:

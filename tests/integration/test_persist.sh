@@ -141,6 +141,11 @@ in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 20k --slots 20 --
 	--malformed drop --duration 1s >/dev/null 2>"$WORK/d1.err"
 check "(d) --dry-run and --malformed are options of the pinned program too" \
 	grep -q -- "--dry-run off (pinned) -> on; --malformed pass (pinned) -> drop" "$WORK/d1.err"
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 20k --slots 20 --burst window \
+	--duration 1s >/dev/null 2>"$WORK/d3.err"
+rc=$?
+check "(d) another --burst without --replace: exit 2, named" \
+	eval 'test $rc -eq 2 && grep -q -- "--burst 0.1s (pinned) -> window" "$WORK/d3.err"'
 # a record of layout version 99, as a future ratewall might leave it
 mkdir -p "$PIN_DIR/future"
 bpftool map create "$PIN_DIR/future/meta" type array key 4 value 16 entries 1 name meta &&

@@ -5,7 +5,8 @@
  * frame, and reports per-source counts (packets, frame bytes); for a given
  * interval length, the most packets and the most bytes of one source inside
  * any interval of that length; and, with
- * --span, how many arrived in [first + span-from, first + span-from + span),
+ * --span, how many (and how many frame bytes) arrived in
+ * [first + span-from, first + span-from + span),
  * an exact rate free of any sampling jitter.
  * Bounded by --duration and --max-packets.
  */
@@ -219,12 +220,16 @@ int main(int argc, char **argv)
 			       (unsigned long long)max_in_interval(&sources[i], interval, false),
 			       (unsigned long long)max_in_interval(&sources[i], interval, true));
 		if (span && sources[i].packets) {
-			uint64_t a = sources[i].ts[0] + span_from, n = 0;
+			uint64_t a = sources[i].ts[0] + span_from, n = 0, b = 0;
 
-			for (uint64_t k = 0; k < sources[i].packets; k++)
-				n += sources[i].ts[k] >= a && sources[i].ts[k] < a + span;
-			printf(", \"in_span\": %llu, \"span_ns\": %llu", (unsigned long long)n,
-			       (unsigned long long)span);
+			for (uint64_t k = 0; k < sources[i].packets; k++) {
+				bool in = sources[i].ts[k] >= a && sources[i].ts[k] < a + span;
+
+				n += in;
+				b += in ? sources[i].len[k] : 0;
+			}
+			printf(", \"in_span\": %llu, \"bytes_in_span\": %llu, \"span_ns\": %llu",
+			       (unsigned long long)n, (unsigned long long)b, (unsigned long long)span);
 		}
 		printf("}");
 	}

@@ -165,13 +165,16 @@ static __always_inline __u64 rw_window_ns(void)
 	return (__u64)cfg_slots * cfg_slot_ns;
 }
 
-/* A key's schedule: after its history slots in the same map value. */
+/*
+ * A key's schedule: after its history slots in the same map value, which has
+ * room for it with every slot count up to RW_MAX_SLOTS included.
+ */
 static __always_inline struct rw_pace *rw_pace_of(__u32 idx)
 {
 	struct rw_hist_slot *h = bpf_map_lookup_elem(&hist, &idx);
 	__u32 s = cfg_slots;
 
-	if (!h || s >= RW_MAX_SLOTS)
+	if (!h || s > RW_MAX_SLOTS)
 		return NULL;
 	return (struct rw_pace *)&h[s];
 }

@@ -33,7 +33,7 @@ BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pas
 	    $(BUILD)/rwgen.bpf.o
 SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen.skel.h
 
-TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
+TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/rwdelay $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 
 # The benchmark's reference programs (tools/toys/toy.bpf.c): the parse alone,
 # and direct-mapped state of 8 or 64 bytes a source with 64 Ki or 1 Mi
@@ -87,6 +87,9 @@ $(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(HDRS) $(BUILD)
 
 $(BUILD)/rwsink: tools/rwsink.c $(HDRS) $(BUILD)/user/cli/units.o
 	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
+
+$(BUILD)/rwdelay: tools/rwdelay.c $(HDRS) $(BUILD)/user/cli/units.o
+	$(CC) $(CFLAGS) tools/rwdelay.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
 
 $(BUILD)/progcost: tools/progcost.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itools tools/progcost.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)

@@ -60,14 +60,20 @@ def bash(script, check=True, timeout=60):
 
 
 class Testbed:
-    def __init__(self, queues):
+    """The two namespaces on a veth pair, or with `delay` (each way, for at most
+    `seconds`) a delay line between them (testbed.sh tb_up_delayed)."""
+
+    def __init__(self, queues, delay=None, seconds=0):
         self.snd, self.rcv, self.tx, self.rx = TB + "s", TB + "r", TB + "a", TB + "b"
         self.down()
-        out = bash(f"tb_up {TB} {queues} && echo $TB_RX_MAC")
+        if delay:
+            out = bash(f"tb_up_delayed {TB} {delay} {seconds} '{BUILD}/rwdelay' && echo $TB_RX_MAC")
+        else:
+            out = bash(f"tb_up {TB} {queues} && echo $TB_RX_MAC")
         self.mac = out.strip().splitlines()[-1]
 
     def down(self):
-        bash(f"TB_SND={TB}s TB_RCV={TB}r tb_down", check=False)
+        bash(f"TB_SND={TB}s TB_RCV={TB}r TB_MID={TB}m tb_down", check=False)
 
     def rcv_cmd(self, *args):
         return ["ip", "netns", "exec", self.rcv, *args]
@@ -586,12 +592,16 @@ TCP_CAP = "10M"
 TCP_CAP_BPS = 10_000_000
 
 
-def run_tcp(tb):
+TCP_DELAY = "10ms"  # each way through the delay line: a 20 ms round trip
+
+
+def run_tcp(tb, rtt):
     """One TCP flow (iperf3, the kernel's stacks in both namespaces) through a
     10 Mbit/s cap: ratewall at its defaults, ratewall with the window alone
     (--burst window: the admission before issue 19) and an nft limit, for each
     congestion control. Goodput over the whole run and after its first 2 s,
-    retransmits. Both ends are on this veth: the round trip is some 50 us."""
+    retransmits. `rtt` names the testbed's round trip: both ends on one veth
+    (some 50 us), or through the delay line."""
     seconds = 5 if QUICK else 10
     res = []
     sh(["ip", "-n", tb.snd, "addr", "add", "198.18.0.1/24", "dev", tb.tx])
@@ -623,16 +633,16 @@ def run_tcp(tb):
                 iv = [i["sum"] for i in server["intervals"] if i["sum"]["start"] >= 1.99]
                 steady = sum(i["bytes"] for i in iv) * 8 / max(1e-9, sum(i["seconds"] for i in iv))
                 whole = server["end"]["sum_received"]["bits_per_second"]
-                r = {"cc": cc, "limiter": limiter, "seconds": seconds,
+                r = {"cc": cc, "limiter": limiter, "seconds": seconds, "rtt": rtt,
                      "goodput_mbps": round(whole / 1e6, 2), "steady_mbps": round(steady / 1e6, 2),
                      "cap_pct": round(100 * whole / TCP_CAP_BPS, 1),
                      "steady_cap_pct": round(100 * steady / TCP_CAP_BPS, 1),
                      "retransmits": cli["end"]["sum_sent"].get("retransmits", 0)}
-                log(f"  {cc:5s} {limiter:16s}: {r['goodput_mbps']:6.2f} Mbit/s ({r['cap_pct']:5.1f} % of the cap), "
+                log(f"  {rtt:6s} {cc:5s} {limiter:16s}: {r['goodput_mbps']:6.2f} Mbit/s ({r['cap_pct']:5.1f} % of the cap), "
                     f"{r['steady_mbps']:6.2f} after 2 s, {r['retransmits']} retransmits")
             except (RuntimeError, subprocess.TimeoutExpired, ValueError, KeyError) as e:
-                r = {"cc": cc, "limiter": limiter, "error": str(e)[:300]}
-                log(f"  tcp {cc} {limiter}: error: {e}")
+                r = {"cc": cc, "limiter": limiter, "rtt": rtt, "error": str(e)[:300]}
+                log(f"  tcp {rtt} {cc} {limiter}: error: {e}")
             finally:
                 if rw:
                     rw.stop()
@@ -829,19 +839,21 @@ def table(results):
                      f"{d['admitted']} / {d['reference_admitted']} | {d['max_in_window']} |")
     if results.get("tcp"):
         t0 = next((t for t in results["tcp"] if "seconds" in t), {"seconds": "?"})
-        lines += ["", f"One TCP flow (iperf3, {t0['seconds']} s, both ends on the veth: a round trip of "
-                  "some 50 us) through a 10 Mbit/s cap counted in frame bytes; goodput is payload "
+        lines += ["", f"One TCP flow (iperf3, {t0['seconds']} s) through a 10 Mbit/s cap counted in frame "
+                  "bytes, with both ends on one veth (a round trip of some 50 us) and through a delay "
+                  f"line ({TCP_DELAY} each way, tools/rwdelay.c); goodput is payload "
                   "(at most 95.6 % of frame bytes with 1448-byte segments): ratewall at its defaults, "
                   "ratewall with the window alone (`--burst window`, the admission before pacing), "
                   "an nft `limit rate over 1250 kbytes/second`:", "",
-                  "| congestion control | limiter | goodput Mbit/s | % of the cap | after 2 s | "
-                  "retransmits |", "|---|---|---|---|---|---|"]
+                  "| round trip | congestion control | limiter | goodput Mbit/s | % of the cap | after 2 s | "
+                  "retransmits |", "|---|---|---|---|---|---|---|"]
         for t in results["tcp"]:
+            rtt = t.get("rtt", "50 us")
             if "error" in t:
-                lines.append(f"| {t['cc']} | {t['limiter']} | error | | | |")
+                lines.append(f"| {rtt} | {t['cc']} | {t['limiter']} | error | | | |")
             else:
-                lines.append(f"| {t['cc']} | {t['limiter']} | {t['goodput_mbps']:.2f} | {t['cap_pct']:.1f} | "
-                             f"{t['steady_mbps']:.2f} | {t['retransmits']} |")
+                lines.append(f"| {rtt} | {t['cc']} | {t['limiter']} | {t['goodput_mbps']:.2f} | "
+                             f"{t['cap_pct']:.1f} | {t['steady_mbps']:.2f} | {t['retransmits']} |")
     return "\n".join(lines)
 
 
@@ -882,7 +894,11 @@ def main():
         tb.down()
         tb = Testbed(1)
         log("bench: one TCP flow through a 10 Mbit/s cap")
-        results["tcp"] = run_tcp(tb)
+        results["tcp"] = run_tcp(tb, "50 us")
+        tb.down()
+        tcp_seconds = 6 * (5 if QUICK else 10) + 6 * 30  # every run, and room for each to time out
+        tb = Testbed(1, delay=TCP_DELAY, seconds=tcp_seconds)
+        results["tcp"] += run_tcp(tb, "20 ms")
     except (RuntimeError, subprocess.TimeoutExpired) as e:
         log(f"bench: could not run: {e}")
         return 1

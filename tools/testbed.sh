@@ -68,6 +68,10 @@ tb_up_delayed() {
 	TB_RX_MAC=$(ip -n "$TB_RCV" -o link show "$TB_RX" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/')
 	ip netns exec "$TB_MID" "$4" --a "${TB_NAME}c" \
 		--b "${TB_NAME}d" --delay "$2" --duration "${3}s" >/dev/null 2>&1 &
+	# A delay line that did not start (a bad argument, no binary) joins nothing.
+	_dl=$!
+	sleep 0.2
+	kill -0 "$_dl" 2>/dev/null
 }
 
 tb_down() {

@@ -57,8 +57,8 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
  * RW_TRACK with *idx set when it was promoted. kind: whose thresholds promote
  * it; sample: whether it may go to the loader for --levels (the main kind's).
  */
-static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, const struct rw_time *t,
-					__u32 slot, __u64 len, struct rw_stats *st,
+static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32 home,
+					const struct rw_time *t, __u32 slot, __u64 len, struct rw_stats *st,
 					struct rw_wslot *ws, const struct rw_limit *lim, int *idx,
 					__u32 kind, bool sample)
 {
@@ -96,6 +96,17 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, const
 		if (!promote && th->free_promotions > 0)
 			promote = __sync_fetch_and_add(&th->free_promotions, -1) > 0;
 	}
+	/*
+	 * A limited packet counted here while another CPU inserts into this
+	 * key's home bucket (perhaps this very key) may have missed that
+	 * insert's read of this CPU's sketch: admitted, it would be in no
+	 * window. It waits for the insert, as a packet of a key being promoted
+	 * does. The lock is checked after the count, so an insert that takes it
+	 * later reads this packet; without this, an inserting CPU that stalls
+	 * lets another admit up to its whole threshold untracked.
+	 */
+	if (!promote && !over_cap && (lim->packets || lim->bytes) && rw_bucket_locked(home))
+		over_cap = true;
 	if (promote) {
 		/*
 		 * A full set may take over an idle entry, a scan of its entries'
@@ -175,7 +186,7 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 			idx = -1; /* removed under us: the packet is a newcomer's */
 	}
 	if (idx < 0) {
-		ret = rw_untracked(key, h, t, t->slot, len, st, ws, lim, &idx, kind, sample);
+		ret = rw_untracked(key, h, w.home, t, t->slot, len, st, ws, lim, &idx, kind, sample);
 		if (ret != RW_TRACK)
 			return ret;
 		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);

@@ -332,6 +332,14 @@ static __always_inline bool rw_bucket_has_room(__u32 b)
 	return empty;
 }
 
+/* Whether a CPU is inserting into bucket b now (its line is in cache: the lookup read it). */
+static __always_inline bool rw_bucket_locked(__u32 b)
+{
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+
+	return d && (*(volatile __u32 *)&d->ctl & RW_DIR_LOCK);
+}
+
 /* What a promotion needs beside the key and the time. */
 struct rw_promotion {
 	__u64 h;        /* the key's hash */

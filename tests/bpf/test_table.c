@@ -456,6 +456,50 @@ static void test_table_parallel_cpus_hold_the_limit(void)
 }
 
 /*
+ * An insert stalled on another CPU (its home bucket's lock held, here by the
+ * test): a limited source of that bucket that is still under its threshold is
+ * not admitted untracked meanwhile, since the insert may already have read
+ * this CPU's sketch; its count is taken back, so nothing is lost for it. Once
+ * the lock is gone it passes again. An unlimited source is never held up.
+ */
+static void test_table_untracked_waits_for_a_stalled_insert(void)
+{
+	struct rw_key k = key4(SRC4);
+	struct rw_where w;
+	struct rw_stats before, after;
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 100, 0))
+		return;
+	set_thresholds(&e, 0, 0); /* promoted at the limit's threshold only (50 a CPU) */
+	set_time(&e, 5 * MS);
+	pin_cpu(0);
+	CHECK_EQ(passed_of(&e, SRC4, 5), 5); /* untracked, under its threshold */
+	CHECK_EQ(entries_of(&e, &k), 0);
+	w = rw_where_of(rw_hash(&k, e.t.seed) & e.t.hash_mask, e.t.nbuckets);
+	__atomic_fetch_or(&e.t.dir[w.home].ctl, RW_DIR_LOCK, __ATOMIC_SEQ_CST);
+	read_stats(&e, &before);
+	CHECK_EQ(passed_of(&e, SRC4, 20), 0);
+	read_stats(&e, &after);
+	CHECK_EQ(after.capped_drops - before.capped_drops, 20);
+	CHECK_EQ(entries_of(&e, &k), 0);
+	__atomic_fetch_and(&e.t.dir[w.home].ctl, ~RW_DIR_LOCK, __ATOMIC_SEQ_CST);
+	/* The 20 were taken back out of the sketch: 44 more still pass under its threshold of 50. */
+	CHECK_EQ(passed_of(&e, SRC4, 44), 44);
+	CHECK_EQ(entries_of(&e, &k), 0);
+	env_close(&e);
+
+	/* Without a limit nothing waits: the lock is no reason to drop a packet. */
+	if (!env_open(&e, 10, 100 * MS, 0, 0))
+		return;
+	set_thresholds(&e, 1000, 0);
+	set_time(&e, 5 * MS);
+	__atomic_fetch_or(&e.t.dir[w.home].ctl, RW_DIR_LOCK, __ATOMIC_SEQ_CST);
+	CHECK_EQ(passed_of(&e, SRC4, 20), 20);
+	env_close(&e);
+}
+
+/*
  * Several CPUs promote one new source at once (the sketch's own threshold):
  * one entry, and the sketch's counts inherited once. What a packet in flight
  * on another CPU at the moment of the insert can do is bounded, one packet
@@ -506,5 +550,6 @@ void run_table_tests(void)
 	RUN(test_table_flush_waits_never_loses);
 	RUN(test_table_age_rules_at_the_wrap);
 	RUN(test_table_parallel_cpus_hold_the_limit);
+	RUN(test_table_untracked_waits_for_a_stalled_insert);
 	RUN(test_table_parallel_promotion_inherits_once);
 }

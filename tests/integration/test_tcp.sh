@@ -45,18 +45,19 @@ $FREE allow
 RULES
 
 # iperf_run NAME ARGS...: client from $SRC (or --bind given in ARGS) to the
-# server, $RUN_S s, JSON in $WORK/NAME.client and NAME.server; a sink beside.
+# server, $RUN_S s (or $RUN_T), JSON in $WORK/NAME.client and NAME.server; a
+# sink beside.
 iperf_run() {
-	local name=$1
+	local name=$1 t=${RUN_T:-$RUN_S}
 	shift
-	ip netns exec "$TB_RCV" timeout $((RUN_S + 15)) iperf3 -s -1 -B $DST -i 1 -J \
+	ip netns exec "$TB_RCV" timeout $((t + 15)) iperf3 -s -1 -B $DST -i 1 -J \
 		--logfile "$WORK/$name.server" &
 	local srv=$!
-	ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" --duration $((RUN_S + 3))s \
+	ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" --duration $((t + 3))s \
 		--interval "${SINK_INTERVAL:-900ms}" >"$WORK/$name.sink" 2>"$WORK/$name.sink.err" &
 	local sink=$!
 	sleep 0.5
-	ip netns exec "$TB_SND" timeout $((RUN_S + 10)) iperf3 -c $DST -t $RUN_S -i 1 -J \
+	ip netns exec "$TB_SND" timeout $((t + 10)) iperf3 -c $DST -t "$t" -i 1 -J \
 		-C "$CC" "$@" >"$WORK/$name.client" 2>&1
 	wait "$srv" "$sink"
 }
@@ -157,9 +158,10 @@ bits=$(( $(sink_of d $SRC bytes_in_span) * 8 / 4 ))
 echo "     (d) UDP flood at 10x: admitted $bits bit/s of frames over 4 s (cap $CAP_BPS)"
 check "(d) a UDP flood from the same source is held within 1%" within "$bits" $CAP_BPS 0.01
 
-# (f) one flow under a 5 s window
+# (f) one flow under a 5 s window, for 12 s: two windows after the first 2 s
+# (in 8 s runs it got 90.3-92.8 %, too near the line to hold every time)
 start_ratewall "$WORK/f.json" --bps 10M --window 5s --json || fail "(f) ratewall starts"
-SINK_INTERVAL=4500ms iperf_run f --bind $SRC
+RUN_T=12 SINK_INTERVAL=4500ms iperf_run f --bind $SRC
 stop_ratewall INT
 read -r steady whole retr < <(goodput f)
 worst=$(sink_of f $SRC max_bytes_in_interval)

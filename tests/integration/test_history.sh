@@ -18,6 +18,9 @@
 #  (f) a corrupt, another version's, a read-only and a locked database: said
 #      (and kept for `status`), while reports and enforcement go on; the
 #      locked one is written again once free
+#  (g) readers while the loader writes: `ratewall history` (list and --sum)
+#      over and over and a reader that holds a read transaction for 1 s; every
+#      read answers, and the loader writes every window on time, saying nothing
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -264,5 +267,46 @@ check "(f) locked: said, and said that it writes again" \
 	bash -c "grep -q 'another process holds it' '$WORK/flock.json.err' && grep -q 'writing again' '$WORK/flock.json.err'"
 check "(f) locked: reports every tick; windows before and after the lock" \
 	bash -c "test $reports -ge 14 && test $windows -ge 6 && test $windows -lt $reports"
+
+# --- (g) readers beside the writer: WAL readers never stop a window being written.
+H=$WORK/g.db
+start_ratewall "$WORK/g.json" --pps 1000 --json --top 200 --interval 250ms --duration 4s \
+	--history "$H" || fail "(g) started"
+gen --sources 100 --rate 20000 --duration 4s >/dev/null &
+sleep 0.6
+python3 -c 'import sqlite3, sys, time
+db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, isolation_level=None)
+db.execute("BEGIN"); db.execute("SELECT COUNT(*) FROM top").fetchone(); time.sleep(1.0)
+db.execute("COMMIT")' "$H" &
+reader=$!
+reads=0 answered=0
+end=$((SECONDS + 3))
+while [ $SECONDS -lt $end ] && kill -0 "$RW_PID" 2>/dev/null; do
+	reads=$((reads + 1))
+	if [ $((reads % 2)) -eq 0 ]; then args=(--sum --json); else args=(--json); fi
+	"$RW" history "$H" "${args[@]}" >"$WORK/g.read" 2>"$WORK/g.read.err" &&
+		[ -s "$WORK/g.read" ] && answered=$((answered + 1))
+done
+wait "$reader"
+long=$?
+wait "$RW_PID"
+wait
+python3 - "$WORK/g.json" "$H" >"$WORK/g.cmp" <<'PY'
+import json, sqlite3, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+db = sqlite3.connect(sys.argv[2])
+epochs = sorted(e for (e,) in db.execute("SELECT epoch FROM windows"))
+gap = max(b["ts"] - a["ts"] for a, b in zip(r, r[1:]))
+tick = max(x["tick_ms"] for x in r)
+print(len(r), len(epochs), f"{gap:.3f}", f"{tick:.1f}",
+      "same" if epochs == sorted(x["epoch"] for x in r) else "differ")
+PY
+read -r reports windows gap tick same <"$WORK/g.cmp"
+echo "     (g) $answered of $reads reads answered, the 1 s reader exit $long; $reports reports, $windows windows written ($same), largest report gap ${gap} s, slowest tick ${tick} ms"
+check "(g) every read while the loader writes answers" \
+	bash -c "test $reads -ge 5 && test $answered -eq $reads && test $long -eq 0"
+check "(g) ... and the loader writes every window, on time, saying nothing" \
+	bash -c "test '$same' = same && test $reports -ge 14 && ! grep -q history '$WORK/g.json.err' &&
+		awk -v g=$gap -v t=$tick 'BEGIN { exit !(g <= 0.4 && t <= 100) }'"
 
 finish

@@ -24,12 +24,14 @@ LOG=$(mktemp /tmp/rwrun.XXXXXX)
 trap 'rm -f "$LOG"' EXIT
 
 suite() {
-	local name=$1 rc line p f
+	local name=$1 rc line p f t0=$SECONDS
 	shift
 	echo "== $name"
 	timeout --kill-after=10 300 "$@" >"$LOG" 2>&1
 	rc=$?
 	cat "$LOG"
+	# Each layer's time, so the whole run can be kept under its 10 minutes.
+	echo "   ($((SECONDS - t0)) s)"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "FAIL $name: no result line (exit $rc)"

@@ -12,16 +12,31 @@ PASSED=0
 FAILED=0
 
 mkdir -p "$BUILD/fuzz/crashes"
+# One target a CPU at a time: each still gets a whole CPU for its SECONDS.
+JOBS=$(nproc 2>/dev/null || echo 1)
+run_one() {
+	local name=$1 bin=$2
+	mkdir -p "$BUILD/fuzz/found/$name"
+	"$bin" -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$BUILD/fuzz/crashes/$name-" "$BUILD/fuzz/found/$name" \
+		"$ROOT/tests/fuzz/corpus/$name" >"$BUILD/fuzz/$name.log" 2>&1
+	echo $? >"$BUILD/fuzz/$name.rc"
+}
+names=()
 for bin in "$BUILD"/fuzz/fuzz_*; do
 	name=$(basename "$bin")
 	name=${name#fuzz_}
-	found=$BUILD/fuzz/found/$name
-	mkdir -p "$found"
+	names+=("$name")
+	rm -f "$BUILD/fuzz/$name.rc"
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n
+	done
+	run_one "$name" "$bin" &
+done
+wait
+for name in "${names[@]}"; do
 	log=$BUILD/fuzz/$name.log
-	"$bin" -max_total_time="$SECONDS_EACH" -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$BUILD/fuzz/crashes/$name-" "$found" "$ROOT/tests/fuzz/corpus/$name" \
-		>"$log" 2>&1
-	rc=$?
+	rc=$(cat "$BUILD/fuzz/$name.rc" 2>/dev/null || echo 255)
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
 	if [ "$rc" -eq 0 ]; then

@@ -59,7 +59,12 @@ iperf_run() {
 	sleep 0.5
 	ip netns exec "$TB_SND" timeout $((t + 10)) iperf3 -c $DST -t "$t" -i 1 -J \
 		-C "$CC" "$@" >"$WORK/$name.client" 2>&1
-	wait "$srv" "$sink"
+	wait "$srv"
+	# The run is over: the observer stops once the last frames are in (its
+	# --duration is only the bound).
+	sleep 0.5
+	kill -INT "$sink" 2>/dev/null
+	wait "$sink"
 }
 
 # goodput NAME: "STEADY WHOLE RETRANSMITS", bits/s of payload the server

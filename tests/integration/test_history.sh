@@ -192,7 +192,7 @@ check "(d) SIGKILL twice and --replace: no window twice, every report kept, no g
 H=$WORK/e1.db
 start_ratewall "$WORK/e1.json" --pps 1M --json --top 20 --interval 250ms --duration 3s \
 	--history "$H" --history-keep 1s || fail "(e) keep: started"
-gen --sources 50 --rate 20000 --duration 4s >/dev/null &
+gen --sources 50 --rate 20000 --duration 3200ms >/dev/null &
 wait "$RW_PID"
 wait
 read -r n oldest newest <<<"$(sqlite3 -separator ' ' "$H" "SELECT COUNT(*), MIN(ts), MAX(ts) FROM windows")"
@@ -204,7 +204,7 @@ check "(e) --history-keep 1s: windows deleted, none older than 1 s before the ne
 H=$WORK/e2.db
 start_ratewall "$WORK/e2.json" --pps 1M --json --top 1000 --interval 250ms --duration 4s \
 	--history "$H" --history-max 1M --max-flows 4096 || fail "(e) cap: started"
-gen --sources 2000 --rate 200000 --duration 5s >/dev/null &
+gen --sources 2000 --rate 200000 --duration 4200ms >/dev/null &
 wait "$RW_PID"
 wait
 read -r n rows <<<"$(sqlite3 -separator ' ' "$H" "SELECT COUNT(*), (SELECT COUNT(*) FROM top) FROM windows")"

@@ -65,12 +65,12 @@ PY
 # (a) --key dst
 start_ratewall "$WORK/dst.json" --key dst --pps 10k --json --metrics "$PORT" ||
 	fail "(a) ratewall --key dst starts"
-gen --vary src --src 198.18.1.0 --sources 200 --dst 198.19.0.1 --rate 30k --duration 11s \
+gen --vary src --src 198.18.1.0 --sources 200 --dst 198.19.0.1 --rate 30k --duration 9500ms \
 	>"$WORK/g1" &
 G="$!"
-gen --vary src --src 198.18.2.0 --sources 50 --dst 198.19.0.2 --rate 6k --duration 11s >"$WORK/g2" &
+gen --vary src --src 198.18.2.0 --sources 50 --dst 198.19.0.2 --rate 6k --duration 9500ms >"$WORK/g2" &
 G="$G $!"
-gen --vary src --src 198.18.3.0 --sources 50 --dst 198.19.0.3 --rate 3k --duration 11s >"$WORK/g3" &
+gen --vary src --src 198.18.3.0 --sources 50 --dst 198.19.0.3 --rate 3k --duration 9500ms >"$WORK/g3" &
 G="$G $!"
 sleep 2.5
 b2=$(nft_count d2)
@@ -114,10 +114,10 @@ two_budgets() {
 	start_ratewall "$WORK/$kind.json" --key "$kind" --pps 10k --json "$@" ||
 		fail "($part) ratewall --key $kind starts"
 	# shellcheck disable=SC2086
-	gen $g1 --rate 25k --duration 11s >/dev/null &
+	gen $g1 --rate 25k --duration 9500ms >/dev/null &
 	g="$!"
 	# shellcheck disable=SC2086
-	gen $g2 --rate 25k --duration 11s >/dev/null &
+	gen $g2 --rate 25k --duration 9500ms >/dev/null &
 	g="$g $!"
 	sleep 2.5
 	read -r r1 r2 < <(rates 6 "$o1" "$o2")
@@ -150,7 +150,7 @@ check "(c) the ranking shows both flows as protocol, ends and ports" \
 # (d) 1000 addresses of 2001:db8::/64 at 30 pps each (30 kpps in all), limit 10 kpps
 v6run() {
 	start_ratewall "$WORK/v6$1.json" --pps 10k --json "${@:2}" || fail "(d) ratewall starts"
-	gen --ipv6 --sources 1000 --rate 30k --duration 7s >/dev/null &
+	gen --ipv6 --sources 1000 --rate 30k --duration 6500ms >/dev/null &
 	local g=$!
 	sleep 2.5
 	rates 3 v6

@@ -68,7 +68,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	struct rw_thresholds *th;
 	struct rw_est est = {};
 	__u64 est_p, est_b;
-	bool over_cap, promote;
+	bool over_cap, promote, busy = false, limited = lim->packets || lim->bytes;
 
 	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &est))
 		return RW_PASS;
@@ -96,17 +96,6 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		if (!promote && th->free_promotions > 0)
 			promote = __sync_fetch_and_add(&th->free_promotions, -1) > 0;
 	}
-	/*
-	 * A limited packet counted here while another CPU inserts into this
-	 * key's home bucket (perhaps this very key) may have missed that
-	 * insert's read of this CPU's sketch: admitted, it would be in no
-	 * window. It waits for the insert, as a packet of a key being promoted
-	 * does. The lock is checked after the count, so an insert that takes it
-	 * later reads this packet; without this, an inserting CPU that stalls
-	 * lets another admit up to its whole threshold untracked.
-	 */
-	if (!promote && !over_cap && (lim->packets || lim->bytes) && rw_bucket_locked(home))
-		over_cap = true;
 	if (promote) {
 		/*
 		 * A full set may take over an idle entry, a scan of its entries'
@@ -119,18 +108,24 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		*idx = rw_promote(key, &pr, t, st);
 		if (*idx >= 0)
 			return RW_TRACK;
-		/*
-		 * Another CPU is inserting into this bucket, perhaps this very key,
-		 * and may have read this CPU's sketch before this packet reached it:
-		 * a limited packet it cannot account for is not admitted.
-		 */
-		if (*idx == RW_PROMOTE_BUSY) {
-			over_cap = over_cap || lim->packets || lim->bytes;
-		} else if (pr.take_idle) {
+		busy = *idx == RW_PROMOTE_BUSY;
+		if (!busy && pr.take_idle) {
 			st->failed_inserts++;
 			ws->refused_epoch = t->epoch + 1;
 		}
+	} else if (limited) {
+		busy = rw_bucket_locked(home);
 	}
+	/*
+	 * Another CPU is inserting into this key's home bucket (perhaps this very
+	 * key) and may have read this CPU's sketch before this packet reached it:
+	 * admitted, a limited packet would be in no window, so it waits for the
+	 * insert, promoting or not. The lock is read after the count, so an
+	 * insert that takes it later reads this packet; without this, an
+	 * inserting CPU that stalls lets another admit up to its whole threshold.
+	 */
+	if (busy && limited)
+		over_cap = true;
 	st->sketch_packets++;
 	if (over_cap) {
 		rw_bucket_undo(at.i0, slot, units);

@@ -37,8 +37,10 @@ TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/rwdelay $(BUILD)/progcost $(BUI
 
 # The benchmark's reference programs (tools/toys/toy.bpf.c): the parse alone,
 # and direct-mapped state of 8 or 64 bytes a source with 64 Ki or 1 Mi
-# entries, each dropping a source's later packets (drop) or none (pass).
-TOY_VARIANTS := parse_drop parse_pass $(foreach k,d8 d64,$(foreach n,64k 1m,$(foreach v,drop pass,$(k)_$(n)_$(v))))
+# entries, each dropping a source's later packets (drop) or none (pass);
+# rank: the 64-byte one with a line more for a destination and for a pair.
+TOY_VARIANTS := parse_drop parse_pass $(foreach k,d8 d64,$(foreach n,64k 1m,$(foreach v,drop pass,$(k)_$(n)_$(v)))) \
+		rank_64k_drop
 TOYS := $(TOY_VARIANTS:%=$(BUILD)/toys/%.bpf.o)
 toy_kind = $(word 1,$(subst _, ,$(1)))
 toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)

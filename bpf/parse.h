@@ -21,8 +21,14 @@ const volatile __u8 cfg_key_kind = RW_KIND_SRC;
 const volatile __u8 cfg_v6_prefix = RW_DEFAULT_V6_PREFIX;
 /* --rank: a bit per kind ranked beside cfg_key_kind; 0 = none */
 const volatile __u8 cfg_rank_mask;
-/* What the parser fills in: the main kind, or with --rank the whole flow, every kind's source. */
-const volatile __u8 cfg_parse_kind = RW_KIND_SRC;
+/*
+ * What the parser fills in: the main kind, or with --rank the whole flow, every kind's source.
+ * (The benchmark's reference programs, loaded by ip(8), set their own default at build time.)
+ */
+#ifndef RW_PARSE_KIND_DEFAULT
+#define RW_PARSE_KIND_DEFAULT RW_KIND_SRC
+#endif
+const volatile __u8 cfg_parse_kind = RW_PARSE_KIND_DEFAULT;
 
 /* IPv6 extension headers walked to find a flow's ports; beyond them the ports stay 0. */
 #define RW_MAX_EXT_HDRS 4

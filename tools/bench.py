@@ -186,10 +186,13 @@ RECEIVER = {"xdp_drop_all": "xdp_drop_all", "ratewall": "ratewall_xdp", "xdp_pas
             "nft_meter": "xdp_pass_all", "iptables_hashlimit": "xdp_pass_all",
             "ratewall_rules": "ratewall_xdp", "toy_parse": "toy_xdp", "toy_d8": "toy_xdp",
             "toy_d64": "toy_xdp", "ratewall_flow": "ratewall_xdp", "ratewall_dst": "ratewall_xdp",
-            "ratewall_rank": "ratewall_xdp"}
+            "ratewall_rank": "ratewall_xdp", "toy_rank": "toy_xdp"}
 # The reference programs, beside every row: what the parse costs, and what one
 # 8-byte or one 64-byte line of state a source costs, on this machine.
 TOYS = ["toy_parse", "toy_d8", "toy_d64"]
+# The least an exact tally of `--rank dst,pair` adds: toy_d64 with one more 64-byte line
+# for the destination and one for the pair, each in an array of its own (beside ratewall_rank).
+RANK_TOY = "toy_rank"
 
 # The rows: (key, label, what the traffic is, floor, the limiters' verdict, cases).
 # Sources: (count, family, order). Warm-up always sends each source once in
@@ -204,7 +207,7 @@ ROWS = [
     ("one_over", "1 source over its limit", (1, 4, "uniform"), "xdp_drop_all", "drop",
      ["xdp_drop_all", *TOYS, "ratewall"]),
     ("64k_over", "64 Ki sources over their limit, shuffled", (65536, 4, "shuffled"), "xdp_drop_all", "drop",
-     ["xdp_drop_all", *TOYS, "ratewall", "ratewall_rules", "ratewall_flow", "ratewall_rank",
+     ["xdp_drop_all", *TOYS, "ratewall", "ratewall_rules", "ratewall_flow", "ratewall_rank", RANK_TOY,
       "nft_meter", "iptables_hashlimit"]),
     ("64k_over_rr", "64 Ki sources over their limit, round-robin (flatters: insertion order)",
      (65536, 4, "uniform"), "xdp_drop_all", "drop", ["xdp_drop_all", "toy_d64", "ratewall"]),
@@ -299,7 +302,7 @@ def throughput(tb, row, case, setup, teardown, verify):
             stats_enabled(False)
         res = {"row": key, "case": case, "sources": sources, "family": fam, "order": order,
                "check_sent": g["sent"], "check_received": runs1 - runs0}
-        if runs1 > runs0 and case in ("ratewall", "toy_d64", *KEY_CASES, *RANK_CASES):
+        if runs1 > runs0 and case in ("ratewall", "toy_d64", RANK_TOY, *KEY_CASES, *RANK_CASES):
             res["prog_ns_in_situ"] = round((t1 - t0) / (runs1 - runs0), 1)
         if res["check_received"] != res["check_sent"]:
             raise RuntimeError(f"{res['check_sent'] - res['check_received']} of {res['check_sent']} "
@@ -409,7 +412,7 @@ def run_throughput(tb):
         key, label, (sources, fam, order), _, verdict, cases = row
         log(f"  {label}")
         for case in cases:
-            setup, teardown, verify = (toy(case, verdict, sources), detach, none) if case in TOYS else {
+            setup, teardown, verify = (toy(case, verdict, sources), detach, none) if case in (*TOYS, RANK_TOY) else {
                 "xdp_drop_all": (attach(drop_obj), detach, none),
                 "xdp_pass_all": (attach(pass_obj), detach, none),
                 "ratewall": (ratewall(verdict, sources, order, RW_ROW_ARGS.get(key, ())), stop_rw,
@@ -709,6 +712,12 @@ def targets_of(key, by, floor):
             per = (1e3 / other["mpps"] - 1e3 / rw["mpps"]) / len(kinds)
             parts.append(f"--rank {','.join(kinds)}: {other['mpps']:.2f} Mpps, {per:+.0f} ns a packet per kind "
                          f"(<= {RANK_TARGET_NS}: {'met' if per <= RANK_TARGET_NS else 'MISSED'})")
+            # The same kinds as one more 64-byte line each beside the 64 B toy: the floor of an exact tally.
+            toy, toy_rank = by.get((key, "toy_d64"), {}), by.get((key, RANK_TOY), {})
+            if "mpps" in toy and "mpps" in toy_rank:
+                floor_per = (1e3 / toy_rank["mpps"] - 1e3 / toy["mpps"]) / len(kinds)
+                parts.append(f"a line a kind beside the 64 B toy: {toy_rank['mpps']:.2f} Mpps, "
+                             f"{floor_per:+.0f} ns a packet per kind")
     rules = by.get((key, "ratewall_rules"), {})
     if "mpps" in rules:
         got = rules["mpps"] / rw["mpps"]
@@ -764,8 +773,8 @@ def table(results):
 
     insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']}{variant(r['case'])})" for r in results["throughput"]
               if r.get("case") in ("ratewall", *KEY_CASES, *RANK_CASES) and "prog_ns_in_situ" in r]
-    toys_insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']})" for r in results["throughput"]
-                   if r.get("case") == "toy_d64" and "prog_ns_in_situ" in r]
+    toys_insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']}{', a line more for dst and for pair' if r['case'] == RANK_TOY else ''})"
+                   for r in results["throughput"] if r.get("case") in ("toy_d64", RANK_TOY) and "prog_ns_in_situ" in r]
     lines += ["", "(Measured with kernel.bpf_stats_enabled off, after a stats-on run that checked every "
               "frame arrived. Multi-source rows are warmed in insertion order and measured in another "
               "order, except the round-robin row, kept to show how much insertion order flatters.)"]

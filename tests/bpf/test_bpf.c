@@ -755,7 +755,7 @@ static void test_table_follows_tracked_flows(void)
 	send4(&e, SRC4, 9, 30, &p, &d);
 	CHECK(flow_window(&e, &k, 0, &w));
 	CHECK_EQ(w.packets, 10); /* every packet found its entry */
-	where = rw_where_of(rw_hash(&k, e.t.seed), e.t.nbuckets);
+	where = rw_table_where(&e.t, &k);
 	for (uint32_t i = 0; i < RW_WAYS; i++)
 		tags += e.t.dir[where.home].tag[i] == where.tag;
 	CHECK_EQ(tags, 1);

@@ -476,7 +476,7 @@ static void test_table_untracked_waits_for_a_stalled_insert(void)
 	pin_cpu(0);
 	CHECK_EQ(passed_of(&e, SRC4, 5), 5); /* untracked, under its threshold */
 	CHECK_EQ(entries_of(&e, &k), 0);
-	w = rw_where_of(rw_hash(&k, e.t.seed) & e.t.hash_mask, e.t.nbuckets);
+	w = rw_table_where(&e.t, &k);
 	__atomic_fetch_or(&e.t.dir[w.home].ctl, RW_DIR_LOCK, __ATOMIC_SEQ_CST);
 	read_stats(&e, &before);
 	CHECK_EQ(passed_of(&e, SRC4, 20), 0);
@@ -494,8 +494,7 @@ static void test_table_untracked_waits_for_a_stalled_insert(void)
 		return;
 	set_thresholds(&e, 1000, 0);
 	set_time(&e, 5 * MS);
-	/* This load's own hash seed: the bucket is found again. */
-	w = rw_where_of(rw_hash(&k, e.t.seed) & e.t.hash_mask, e.t.nbuckets);
+	w = rw_table_where(&e.t, &k); /* this load's own hash seed */
 	__atomic_fetch_or(&e.t.dir[w.home].ctl, RW_DIR_LOCK, __ATOMIC_SEQ_CST);
 	CHECK_EQ(passed_of(&e, SRC4, 20), 20);
 	env_close(&e);

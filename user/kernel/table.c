@@ -131,9 +131,14 @@ static int64_t find_in(const struct rw_table *t, uint32_t b, uint32_t tag, const
 	return -1;
 }
 
+struct rw_where rw_table_where(const struct rw_table *t, const struct rw_key *key)
+{
+	return rw_where_of(rw_hash(key, t->seed) & t->hash_mask, t->nbuckets);
+}
+
 int64_t rw_table_find(const struct rw_table *t, const struct rw_key *key, uint64_t *state)
 {
-	struct rw_where w = rw_where_of(rw_hash(key, t->seed) & t->hash_mask, t->nbuckets);
+	struct rw_where w = rw_table_where(t, key);
 	int64_t i = find_in(t, w.home, w.tag, key, state);
 
 	if (i < 0 && (__atomic_load_n(&t->dir[w.home].ctl, __ATOMIC_RELAXED) & RW_DIR_OVERFLOW_MASK))

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ratewall.h"
+#include "ratewall_hash.h"
 #include "ratewall_window.h"
 
 /* The four maps of a table, as file descriptors (from a skeleton or from pins). */
@@ -59,6 +60,9 @@ bool rw_table_entry(const struct rw_table *t, uint32_t i, struct rw_key *key, ui
 /* Copies entry i's records (ncpus of them) into recs and describes the flow in *fv. */
 void rw_table_flow(const struct rw_table *t, uint32_t i, uint64_t state, struct rw_hot *recs,
 		   struct rw_flow_view *fv);
+
+/* Where key lives: its home and overflow buckets and its tag, as the data path hashes it. */
+struct rw_where rw_table_where(const struct rw_table *t, const struct rw_key *key);
 
 /* The entry of key, or -1 (what the data path's lookup finds). */
 int64_t rw_table_find(const struct rw_table *t, const struct rw_key *key, uint64_t *state);

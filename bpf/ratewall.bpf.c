@@ -52,10 +52,13 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 
 /*
  * An untracked source's packet: count it in the sketch, and promote the source
- * when this CPU's estimate reaches a threshold. With no room to track it, a
- * source at the limit's threshold is dropped: it can never exceed its limit.
- * RW_TRACK with *idx set when it was promoted. kind: whose thresholds promote
- * it; sample: whether it may go to the loader for --levels (the main kind's).
+ * when this CPU's estimate of its own count (its buckets less the noise of
+ * the window, sketch.h) reaches a threshold. With no room to track it, a
+ * source whose own estimate reaches the limit's threshold is dropped: it is
+ * held to its limit within the spread of the noise, and a flood's noise alone
+ * never drops anyone. RW_TRACK with *idx set when it was promoted. kind: whose
+ * thresholds promote it; sample: whether it may go to the loader for --levels
+ * (the main kind's).
  */
 static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32 home,
 					const struct rw_time *t, __u32 slot, __u64 len, struct rw_stats *st,
@@ -66,14 +69,12 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	struct rw_sketch_at at = { .i0 = rw_bucket_index(cpu, 0, h), .i1 = rw_bucket_index(cpu, 1, h),
 				   .slot = slot, .units = units, .epoch = t->epoch };
 	struct rw_thresholds *th;
-	struct rw_est est = {};
-	__u64 est_p, est_b;
+	struct rw_est own = {};
+	__u64 noise_p, noise_b;
 	bool over_cap, promote, busy = false, limited = lim->packets || lim->bytes;
 
-	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &est))
+	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &own))
 		return RW_PASS;
-	est_p = est.packets;
-	est_b = est.bytes;
 	/*
 	 * Every packet in the buckets is in the window's sketch load, the one that
 	 * promotes its source included: the noise floor must see all of it, or
@@ -84,16 +85,22 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	/* Every (mask + 1)-th untracked packet of this CPU and slot, for the prefix counts. */
 	if (sample && cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
 		rw_sample(key, t->epoch, ws);
+	rw_own_estimate(ws, t->epoch, &own, &noise_p, &noise_b);
 
-	over_cap = (lim->cap_packets && est_p >= lim->cap_packets) ||
-		   (lim->cap_bytes && est_b >= lim->cap_bytes);
+	over_cap = (lim->cap_packets && own.packets >= lim->cap_packets) ||
+		   (lim->cap_bytes && own.bytes >= lim->cap_bytes);
 	promote = over_cap;
 	th = bpf_map_lookup_elem(&thresholds, &kind);
 	if (!promote && th) {
-		promote = ((th->promote_packets && est_p >= th->promote_packets) ||
-			   (th->promote_bytes && est_b >= th->promote_bytes)) &&
-			  rw_above_noise(ws, t->epoch, est_p, est_b);
-		if (!promote && th->free_promotions > 0)
+		promote = ((th->promote_packets && own.packets >= th->promote_packets) ||
+			   (th->promote_bytes && own.bytes >= th->promote_bytes)) &&
+			  rw_above_noise(&own, noise_p, noise_b);
+		/*
+		 * Free promotions track sources from their first packet while they
+		 * are few; not once this CPU's buckets hold noise (a flood the
+		 * loader has not seen yet): what a source inherits must be its own.
+		 */
+		if (!promote && !noise_p && th->free_promotions > 0)
 			promote = __sync_fetch_and_add(&th->free_promotions, -1) > 0;
 	}
 	if (promote) {
@@ -130,6 +137,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	if (over_cap) {
 		rw_bucket_undo(at.i0, slot, units);
 		rw_bucket_undo(at.i1, slot, units);
+		ws->capped_packets++;
+		ws->capped_bytes += len;
 		st->capped_drops++;
 		return RW_DROP;
 	}

@@ -151,20 +151,23 @@ __noinline int rw_bucket_undo(__u32 idx, __u32 slot, __u32 units)
 	return 1;
 }
 
-/* The counts a bucket holds for round `epoch` (0 if it holds another round there). */
-static __always_inline void rw_bucket_count(struct rw_bucket *b, __u64 epoch, __u64 *packets,
-					    __u64 *units)
+/* A bucket's counts of round `epoch`, or NULL when it holds another round there. */
+static __always_inline __u16 *rw_bucket_round(struct rw_bucket *b, __u64 epoch)
 {
-	__u16 *c = NULL;
+	if ((__u32)(b->epoch - (__u32)epoch) >= cfg_slots)
+		return NULL;
+	return rw_bucket_counts(b, rw_slot_index(epoch));
+}
 
-	if ((__u32)(b->epoch - (__u32)epoch) < cfg_slots)
-		c = rw_bucket_counts(b, rw_slot_index(epoch));
-	*packets = c ? c[0] : 0;
-	*units = c ? c[1] : 0;
+/* What a slot's window entry holds in the buckets: its sketch load less what the cap took back. */
+static __always_inline void rw_slot_load(const struct rw_wslot *w, __u64 *packets, __u64 *bytes)
+{
+	*packets = w->sketch_packets - w->capped_packets;
+	*bytes = w->sketch_bytes - w->capped_bytes;
 }
 
 /*
- * Sums the sketch traffic of this CPU's other live slots into the current
+ * Sums the sketch load of this CPU's other live slots into the current
  * slot's entry. They cannot change during the slot (this CPU writes only the
  * current one), so this runs once per slot and CPU, not per packet. Global:
  * its loop is verified once.
@@ -178,13 +181,15 @@ __noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
 		__u32 idx = i;
 		struct rw_wslot *w;
+		__u64 p, b;
 
 		if (i >= cfg_slots)
 			break;
 		w = bpf_map_lookup_elem(&window, &idx);
 		if (w && w->epoch != epoch && rw_slot_live(w->epoch, epoch, cfg_slots)) {
-			packets += w->sketch_packets;
-			bytes += w->sketch_bytes;
+			rw_slot_load(w, &p, &b);
+			packets += p;
+			bytes += b;
 		}
 	}
 	ws->earlier_sketch_packets = packets;
@@ -194,19 +199,33 @@ __noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
 }
 
 /*
- * Whether an estimate clears twice the count-min noise of this CPU's window:
- * what the sketch counted on this CPU over the live slots, spread over a row.
- * The loader's thresholds follow the last tick; this follows a flood that
- * began since, or a loader that is gone.
+ * A source's own share of its count-min estimates on this CPU: each less the
+ * noise of this CPU's window (rw_sketch_noise), never below zero. The noise
+ * follows a flood that began since the loader's last tick, or a loader that
+ * is gone. *noise_p: that noise in packets.
  */
-static __always_inline bool rw_above_noise(struct rw_wslot *ws, __u64 epoch, __u64 est_packets,
-					   __u64 est_bytes)
+static __always_inline void rw_own_estimate(struct rw_wslot *ws, __u64 epoch, struct rw_est *est,
+					    __u64 *noise_p, __u64 *noise_b)
 {
+	__u64 p, b;
+
 	if (ws->noise_epoch != epoch + 1)
 		rw_take_noise(ws, epoch);
-	return est_packets >= ((ws->earlier_sketch_packets + ws->sketch_packets) >>
-			       (RW_SKETCH_COLS_LOG2 - 1)) + 2 &&
-	       est_bytes >= ((ws->earlier_sketch_bytes + ws->sketch_bytes) >> (RW_SKETCH_COLS_LOG2 - 1));
+	rw_slot_load(ws, &p, &b);
+	*noise_p = rw_sketch_noise(ws->earlier_sketch_packets + p);
+	*noise_b = rw_sketch_noise(ws->earlier_sketch_bytes + b);
+	est->packets = est->packets > *noise_p ? est->packets - *noise_p : 0;
+	est->bytes = est->bytes > *noise_b ? est->bytes - *noise_b : 0;
+}
+
+/*
+ * Whether an own estimate stands clear of the noise: at least the noise
+ * again (plus two packets), so that the spread of a flood's buckets around
+ * their mean promotes none of its sources.
+ */
+static __always_inline bool rw_above_noise(const struct rw_est *own, __u64 noise_p, __u64 noise_b)
+{
+	return own->packets >= noise_p + 2 && own->bytes >= noise_b;
 }
 
 /* --- Inheritance: what every CPU's sketch counted for a source being promoted ----- */
@@ -217,31 +236,100 @@ struct rw_inherit_ctx {
 };
 
 /*
- * Adds the count-min estimate of buckets i0 and i1 (one CPU's two rows), per
- * live slot, to this CPU's scratch sums. Global: its loop is verified once,
- * not once for every path through the caller.
+ * Slot `e`'s own estimate of the source in the buckets and CPU named in
+ * scratch (own.i0, own.i1, own.cpu), into own.packets and own.units: the
+ * smaller count less that CPU's noise in that slot (none when the CPU's
+ * window entry holds another round: the buckets then hold nothing of it
+ * either). Global: the verifier checks it once, not in every iteration of
+ * its callers' loops.
  */
-__noinline int rw_inherit_buckets(__u32 i0, __u32 i1, __u64 epoch)
+__noinline int rw_slot_own(__u64 e)
 {
-	struct rw_bucket *b0 = bpf_map_lookup_elem(&sketch, &i0);
-	struct rw_bucket *b1 = bpf_map_lookup_elem(&sketch, &i1);
+	__u32 zero = 0, s = rw_slot_index(e), i0, i1;
+	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct rw_bucket *b0, *b1;
+	struct rw_wslot *w;
+	__u16 *c0, *c1;
+
+	if (!sc)
+		return 0;
+	sc->own.packets = 0;
+	sc->own.units = 0;
+	i0 = sc->own.i0;
+	i1 = sc->own.i1;
+	b0 = bpf_map_lookup_elem(&sketch, &i0);
+	b1 = bpf_map_lookup_elem(&sketch, &i1);
+	if (!b0 || !b1)
+		return 0;
+	c0 = rw_bucket_round(b0, e);
+	c1 = rw_bucket_round(b1, e);
+	if (!c0 || !c1)
+		return 0;
+	sc->own.packets = c0[0] < c1[0] ? c0[0] : c1[0];
+	sc->own.units = c0[1] < c1[1] ? c0[1] : c1[1];
+	w = bpf_map_lookup_percpu_elem(&window, &s, sc->own.cpu);
+	if (w && w->epoch == e) {
+		sc->own.packets -= (__s64)rw_sketch_noise(w->sketch_packets - w->capped_packets);
+		sc->own.units -= (__s64)(rw_sketch_noise(w->sketch_bytes - w->capped_bytes) >>
+					 RW_BYTE_UNIT_LOG2);
+	}
+	return 0;
+}
+
+/* Scales a slot's positive own estimate so that the slots add up to the window's. */
+static __always_inline __u64 rw_scaled(__s64 v, __s64 window, __u64 positive)
+{
+	return v > 0 && window > 0 && positive ? (__u64)v * (__u64)window / positive : 0;
+}
+
+/*
+ * Adds one CPU's own estimates of a source (buckets i0 and i1), per live
+ * slot, to this CPU's scratch sums. A slot's estimate is noisy on its own
+ * and cannot go below zero, so the slots are taken where they are positive
+ * and scaled to add up to the window's own estimate: the spread of the noise
+ * does not add up into a count the source never sent. Global: its loops are
+ * verified once, not once for every path through the caller.
+ */
+__noinline int rw_inherit_buckets(__u32 i0, __u32 i1, __u32 cpu, __u64 epoch)
+{
 	struct rw_scratch *acc;
 	__u32 zero = 0;
 
 	acc = bpf_map_lookup_elem(&scratch, &zero);
-	if (!acc || !b0 || !b1)
+	if (!acc)
+		return 0;
+	acc->own.i0 = i0;
+	acc->own.i1 = i1;
+	acc->own.cpu = cpu;
+	acc->own.win_packets = 0;
+	acc->own.win_units = 0;
+	acc->own.pos_packets = 0;
+	acc->own.pos_units = 0;
+	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
+		if (i >= cfg_slots || i > epoch)
+			break;
+		rw_slot_own(epoch - i);
+		acc->own.win_packets += acc->own.packets;
+		acc->own.win_units += acc->own.units;
+		acc->own.pos_packets += acc->own.packets > 0 ? (__u64)acc->own.packets : 0;
+		acc->own.pos_units += acc->own.units > 0 ? (__u64)acc->own.units : 0;
+	}
+	if (acc->own.win_packets <= 0)
 		return 0;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
-		__u64 e = epoch - i, p0, p1, u0, u1;
 		__u32 s;
 
 		if (i >= cfg_slots || i > epoch)
 			break;
-		rw_bucket_count(b0, e, &p0, &u0);
-		rw_bucket_count(b1, e, &p1, &u1);
-		s = rw_slot_index(e);
-		acc->packets[s] += p0 < p1 ? p0 : p1;
-		acc->bytes[s] += (u0 < u1 ? u0 : u1) << RW_BYTE_UNIT_LOG2;
+		rw_slot_own(epoch - i);
+		s = rw_slot_index(epoch - i);
+		asm volatile("" : "+r"(s));
+		if (s >= RW_MAX_SLOTS)
+			break;
+		acc->packets[s] += rw_scaled(acc->own.packets, acc->own.win_packets,
+					     acc->own.pos_packets);
+		acc->bytes[s] += rw_scaled(acc->own.units, acc->own.win_units, acc->own.pos_units)
+				 << RW_BYTE_UNIT_LOG2;
 	}
 	return 0;
 }
@@ -250,16 +338,17 @@ static long rw_inherit_cpu(__u32 cpu, void *data)
 {
 	struct rw_inherit_ctx *ctx = data;
 
-	rw_inherit_buckets(rw_bucket_index(cpu, 0, ctx->h), rw_bucket_index(cpu, 1, ctx->h),
+	rw_inherit_buckets(rw_bucket_index(cpu, 0, ctx->h), rw_bucket_index(cpu, 1, ctx->h), cpu,
 			   ctx->epoch);
 	return 0;
 }
 
 /*
- * Per-slot sums of every CPU's sketch for the key hashed to h, less the packet
- * being processed (the tracked path counts that one), in this CPU's scratch.
- * Collisions can only inflate them, which makes a promoted source admit less,
- * never more.
+ * Per-slot sums of every CPU's own estimates for the key hashed to h, less
+ * the packet being processed (the tracked path counts that one), in this
+ * CPU's scratch. The noise taken out is an average: a source whose buckets
+ * hold less than it inherits up to that CPU's noise too little, one whose
+ * buckets hold more up to their excess too much (README "Limits").
  */
 static __always_inline struct rw_scratch *rw_inherit_sums(__u64 h, __u64 epoch, __u32 units)
 {

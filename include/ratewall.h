@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 5
+#define RW_LAYOUT_VERSION 6
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -118,6 +118,19 @@ struct rw_bucket {
 static inline __u32 rw_bucket_size(__u32 slots)
 {
 	return RW_BUCKET_SIZE(slots);
+}
+
+/*
+ * The count-min noise: what the other sources of one CPU's window put in an
+ * average bucket of a row, for a load (packets, or bytes) the buckets hold.
+ * A bucket's count less this estimates its source's own count, within the
+ * spread of the buckets around their mean; it is what promotion, the cap
+ * and inheritance go by, so that a flood's noise is never charged to (or
+ * shown as) a source.
+ */
+static inline __u64 rw_sketch_noise(__u64 load)
+{
+	return load >> RW_SKETCH_COLS_LOG2;
 }
 
 /* Byte units a frame of len bytes counts for in the sketch. */
@@ -385,6 +398,17 @@ struct rw_scratch {
 	 * more in progcost, side by side.)
 	 */
 	struct rw_key flow, ranked;
+	/*
+	 * Inheritance: the CPU and buckets being read, a slot's own estimate
+	 * (signed: a count less the noise) and the window's sums of them. Here,
+	 * not on the stack, which the insert's call chain has filled.
+	 */
+	struct {
+		__u32 i0, i1, cpu, pad;
+		__s64 packets, units;
+		__s64 win_packets, win_units;
+		__u64 pos_packets, pos_units;
+	} own;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -440,7 +464,9 @@ struct rw_wslot {
 	__u64 sampled;        /* untracked packets written to `samples` (--levels) */
 	__u64 sample_lost;    /* ... that did not fit: the loader was slow or gone */
 	__u64 event_lost;     /* events that did not fit in `events` */
-	__u64 pad;
+	/* Of sketch_*: dropped at the cap and taken back out of the buckets. */
+	__u64 capped_packets;
+	__u64 capped_bytes;
 };
 
 /* --- Events (--events) ------------------------------------------------------- */
@@ -546,14 +572,15 @@ _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 120, "rw_stats layout");
 /* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
-_Static_assert(sizeof(struct rw_wslot) == 120, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_wslot) == 128, "rw_wslot layout: one cache line");
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 32, "rw_hist_slot layout: half a cache line");
 _Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
 	       "rw_pace takes RW_PACE_SLOTS history slots' place");
-_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key), "rw_scratch layout");
+_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 64,
+	       "rw_scratch layout");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)
 {

@@ -91,5 +91,7 @@ void run_table_tests(void);
 /* Keys of every kind (test_keys.c). */
 void run_key_tests(void);
 void run_pace_tests(void);
+/* The sketch under a wide flood (test_flood.c). */
+void run_flood_tests(void);
 
 #endif

@@ -1150,5 +1150,6 @@ int main(void)
 	run_table_tests();
 	run_key_tests();
 	run_pace_tests();
+	run_flood_tests();
 	return tl_finish();
 }

@@ -19,12 +19,12 @@ struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_
 	struct rw_thresholds t = { 0 };
 	uint64_t free_cap = max_flows / 4 < RW_FREE_TRACKED ? max_flows / 4 : RW_FREE_TRACKED;
 	/*
-	 * A source's count-min estimate is its own count plus what shares its
-	 * buckets: about peak / columns per bucket. Twice that, plus two, keeps
-	 * sources of one or two packets in a spoofed flood from all being promoted.
+	 * The program promotes by a source's own estimate, its buckets less the
+	 * noise (rw_sketch_noise), and only once that stands the noise again
+	 * clear of it; the threshold never asks less of the busiest CPU.
 	 */
-	uint64_t noise = 2 * sketch_peak_cpu / RW_SKETCH_COLS + 2;
-	uint64_t noise_bytes = 2 * sketch_peak_cpu_bytes / RW_SKETCH_COLS + 2 * 1500;
+	uint64_t noise = rw_sketch_noise(sketch_peak_cpu) + 2;
+	uint64_t noise_bytes = rw_sketch_noise(sketch_peak_cpu_bytes) + 2 * 1500;
 	bool bytes = sort == RW_SORT_BPS;
 	uint64_t kth = 0;
 

@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The sketch under a wide flood, through the real program: 65 536 sources of
+ * three packets each on one CPU put about 96 packets of noise in every
+ * bucket, twice the threshold of a limit of 50 a CPU. What a source is
+ * charged, inherits and is shown as must be its own count, within the
+ * spread of the noise, not the noise itself.
+ */
+#define _GNU_SOURCE
+#include <sched.h>
+
+#include "bpfenv.h"
+#include "testlib.h"
+
+#define FLOOD_BASE 0xc6120000u /* 198.18.0.0/16, one source an address */
+#define FLOOD_SOURCES 65536u
+#define FLOOD_EACH 3u
+#define HEAVY 0xc6130001u /* 198.19.0.1, outside the flood's /16 */
+#define LIGHT 0xc6130002u
+/* The noise the flood leaves in an average bucket of this CPU (rw_sketch_noise). */
+#define FLOOD_NOISE ((uint64_t)FLOOD_SOURCES * FLOOD_EACH / RW_SKETCH_COLS)
+
+/* One CPU, a fixed hash seed (the same buckets every run), a table with room to spare. */
+static bool flood_open(struct env *e, cpu_set_t *orig, uint64_t limit_a_cpu)
+{
+	sched_getaffinity(0, sizeof(*orig), orig);
+	pin_cpu(0);
+	if (!env_open_mode(e, 10, 100 * MS, limit_a_cpu * rw_possible_cpus(), 0, 4096,
+			   (struct env_mode){ .hash_seed = 29 }))
+		return false;
+	set_thresholds(e, 0, 0); /* no loader: only the limit's own threshold promotes */
+	set_time(e, 5 * MS);
+	return true;
+}
+
+static void flood_close(struct env *e, cpu_set_t *orig)
+{
+	sched_setaffinity(0, sizeof(*orig), orig);
+	env_close(e);
+}
+
+/* Every flood source once a round, FLOOD_EACH rounds; the verdicts added to *p and *d. */
+static void flood(struct env *e, uint32_t *p, uint32_t *d)
+{
+	for (uint32_t r = 0; r < FLOOD_EACH; r++) {
+		for (uint32_t i = 0; i < FLOOD_SOURCES; i++)
+			send4(e, FLOOD_BASE + i, 1, 18, p, d);
+	}
+}
+
+static struct rw_stats stats_of(struct env *e)
+{
+	struct rw_stats st;
+
+	read_stats(e, &st);
+	return st;
+}
+
+/*
+ * Sources far under their limit (3 packets of 50) are never dropped or
+ * promoted for the noise in their buckets, and a light source sent among
+ * them keeps every packet and stays untracked.
+ */
+static void test_flood_noise_drops_no_one(void)
+{
+	uint32_t p = 0, d = 0;
+	struct rw_stats st;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!flood_open(&e, &orig, 50))
+		return;
+	flood(&e, &p, &d);
+	st = stats_of(&e);
+	printf("     %u flood packets (noise %llu a bucket, threshold 50): %u dropped, %llu promoted\n",
+	       p + d, (unsigned long long)FLOOD_NOISE, d, (unsigned long long)st.new_flows);
+	CHECK_EQ(d, 0);
+	CHECK_EQ(st.capped_drops, 0);
+	CHECK(st.new_flows <= 2);
+	p = d = 0;
+	send4(&e, LIGHT, 40, 18, &p, &d);
+	CHECK_EQ(p, 40);
+	CHECK_EQ(d, 0);
+	flood_close(&e, &orig);
+}
+
+/*
+ * A source promoted out of the flood inherits its own count, not the noise:
+ * its window reads what it sent within half the noise, and the flood's
+ * sources are not tracked at all (monitor mode, the loader's threshold).
+ */
+static void test_flood_promotion_inherits_own_count(void)
+{
+	struct rw_key k = key4(HEAVY);
+	struct rw_window_sum w = {};
+	uint32_t p = 0, d = 0;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!flood_open(&e, &orig, 0))
+		return;
+	set_thresholds(&e, 20, 0);
+	flood(&e, &p, &d);
+	send4(&e, HEAVY, 500, 18, &p, &d);
+	CHECK(flow_window(&e, &k, 0, &w));
+	printf("     a source of 500 packets promoted out of a noise of %llu: its window reads %llu; %llu tracked\n",
+	       (unsigned long long)FLOOD_NOISE, (unsigned long long)w.packets,
+	       (unsigned long long)new_flows(&e));
+	CHECK(w.packets + FLOOD_NOISE / 2 >= 500 && w.packets <= 500 + FLOOD_NOISE / 2);
+	CHECK_EQ(new_flows(&e), 1);
+	CHECK_EQ(d, 0);
+	flood_close(&e, &orig);
+}
+
+/*
+ * A source over its limit inside the flood is held to it within half the
+ * noise, from both sides: not charged the noise (admitted far less), and not
+ * let through for it either.
+ */
+static void test_flood_heavy_held_to_its_limit(void)
+{
+	uint32_t p = 0, d = 0;
+	cpu_set_t orig;
+	struct env e;
+	uint64_t limit;
+
+	if (!flood_open(&e, &orig, 200))
+		return;
+	limit = 200ULL * e.ncpus;
+	flood(&e, &p, &d);
+	CHECK_EQ(d, 0);
+	p = d = 0;
+	send4(&e, HEAVY, (int)(3 * limit), 18, &p, &d);
+	printf("     a source at 3x its limit of %llu inside a noise of %llu: %u admitted\n",
+	       (unsigned long long)limit, (unsigned long long)FLOOD_NOISE, p);
+	CHECK(p + FLOOD_NOISE / 2 >= limit && p <= limit + FLOOD_NOISE / 2);
+	flood_close(&e, &orig);
+}
+
+void run_flood_tests(void)
+{
+	RUN(test_flood_noise_drops_no_one);
+	RUN(test_flood_promotion_inherits_own_count);
+	RUN(test_flood_heavy_held_to_its_limit);
+}

@@ -69,11 +69,11 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	struct rw_sketch_at at = { .i0 = rw_bucket_index(cpu, 0, h), .i1 = rw_bucket_index(cpu, 1, h),
 				   .slot = slot, .units = units, .epoch = t->epoch };
 	struct rw_thresholds *th;
-	struct rw_est own = {};
+	struct rw_est own = {}, row1 = {}; /* own: row 0's counts until rw_own_estimate */
 	__u64 noise_p, noise_b;
 	bool over_cap, promote, busy = false, limited = lim->packets || lim->bytes;
 
-	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &own))
+	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &own, &row1))
 		return RW_PASS;
 	/*
 	 * Every packet in the buckets is in the window's sketch load, the one that
@@ -85,7 +85,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	/* Every (mask + 1)-th untracked packet of this CPU and slot, for the prefix counts. */
 	if (sample && cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
 		rw_sample(key, t->epoch, ws);
-	rw_own_estimate(ws, t->epoch, &own, &noise_p, &noise_b);
+	rw_own_estimate(ws, t->epoch, &own, &row1, &noise_p, &noise_b);
 
 	over_cap = (lim->cap_packets && own.packets >= lim->cap_packets) ||
 		   (lim->cap_bytes && own.bytes >= lim->cap_bytes);
@@ -135,10 +135,10 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		over_cap = true;
 	st->sketch_packets++;
 	if (over_cap) {
-		rw_bucket_undo(at.i0, slot, units);
-		rw_bucket_undo(at.i1, slot, units);
-		ws->capped_packets++;
-		ws->capped_bytes += len;
+		rw_bucket_take(at.i0, slot, 1, units);
+		rw_bucket_take(at.i1, slot, 1, units);
+		ws->taken_packets++;
+		ws->taken_bytes += len;
 		st->capped_drops++;
 		return RW_DROP;
 	}

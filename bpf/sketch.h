@@ -106,30 +106,47 @@ struct rw_sketch_at {
 };
 
 /*
- * Counts a packet in both rows and returns the count-min window estimates
- * (0 if a bucket cannot be had). Inlined: a BPF-to-BPF call costs about what
- * both bucket updates cost.
+ * Counts a packet in both rows and returns each row's window counts (0 if a
+ * bucket cannot be had). Inlined: a BPF-to-BPF call costs about what both
+ * bucket updates cost.
  */
-static __always_inline int rw_sketch_add(const struct rw_sketch_at *at, struct rw_est *est)
+static __always_inline int rw_sketch_add(const struct rw_sketch_at *at, struct rw_est *r0,
+					 struct rw_est *r1)
 {
-	struct rw_est r0 = {}, r1 = {};
-
-	if (!rw_bucket_add(at->i0, at->epoch, at->slot, at->units, &r0) ||
-	    !rw_bucket_add(at->i1, at->epoch, at->slot, at->units, &r1))
-		return 0;
-	est->packets = r0.packets < r1.packets ? r0.packets : r1.packets;
-	est->bytes = r0.bytes < r1.bytes ? r0.bytes : r1.bytes;
-	return 1;
+	return rw_bucket_add(at->i0, at->epoch, at->slot, at->units, r0) &&
+	       rw_bucket_add(at->i1, at->epoch, at->slot, at->units, r1);
 }
 
 /*
- * Takes back a packet rw_sketch_add just counted in the current slot, for a
- * packet dropped at the cap: the sketch then holds what was admitted, as a
- * tracked flow's window does, and a source held at its cap gets budget back as
- * the window slides (with no room to track it, and no loader to make room, it
- * would otherwise be shut out for as long as it sends). A saturated count stays.
+ * A source's own count, for what it inherits, from its two rows' counts a
+ * and b and the noise an average bucket of that CPU holds: the rows' mean
+ * less the noise (the smaller row would be low by about half the spread of
+ * the noise, every time). The rows differ by that spread, a fraction of the
+ * noise under a wide flood; when they differ by more, the larger holds
+ * another source's traffic, and the smaller (plus a quarter of the noise,
+ * where the mean would stand) is taken instead. With no noise it is the
+ * count-min estimate. Signed: below zero where the buckets hold less than
+ * the average.
  */
-__noinline int rw_bucket_undo(__u32 idx, __u32 slot, __u32 units)
+static __always_inline __s64 rw_own_of(__u64 a, __u64 b, __u64 noise)
+{
+	__u64 lo = a < b ? a : b, mean = (a + b) / 2;
+
+	if (mean > lo + noise / 4)
+		mean = lo + noise / 4;
+	return (__s64)mean - (__s64)noise;
+}
+
+/*
+ * Takes packets (and byte units) back out of slot `slot` of bucket idx, no
+ * more than it holds; a saturated count stays. For a packet dropped at the
+ * cap, which rw_sketch_add just counted: the sketch then holds what was
+ * admitted, as a tracked flow's window does, and a source held at its cap
+ * gets budget back as the window slides (with no room to track it, and no
+ * loader to make room, it would otherwise be shut out for as long as it
+ * sends). And for what a promoted source inherits (rw_take_inherited).
+ */
+static __always_inline int rw_bucket_take_in(__u32 idx, __u32 slot, __u32 packets, __u32 units)
 {
 	struct rw_bucket *b = bpf_map_lookup_elem(&sketch, &idx);
 	__u16 *c;
@@ -139,9 +156,10 @@ __noinline int rw_bucket_undo(__u32 idx, __u32 slot, __u32 units)
 	c = rw_bucket_counts(b, slot);
 	if (!c)
 		return 0;
-	if (c[0] != RW_SKETCH_MAX && c[0]) {
-		c[0]--;
-		b->win_packets--;
+	if (c[0] != RW_SKETCH_MAX) {
+		packets = packets > c[0] ? c[0] : packets;
+		c[0] -= (__u16)packets;
+		b->win_packets -= packets;
 	}
 	if (c[1] != RW_SKETCH_MAX) {
 		units = units > c[1] ? c[1] : units;
@@ -149,6 +167,12 @@ __noinline int rw_bucket_undo(__u32 idx, __u32 slot, __u32 units)
 		b->win_units -= units;
 	}
 	return 1;
+}
+
+/* The cap's: a global function, out of the packet path's code. */
+__noinline int rw_bucket_take(__u32 idx, __u32 slot, __u32 packets, __u32 units)
+{
+	return rw_bucket_take_in(idx, slot, packets, units);
 }
 
 /* A bucket's counts of round `epoch`, or NULL when it holds another round there. */
@@ -162,8 +186,8 @@ static __always_inline __u16 *rw_bucket_round(struct rw_bucket *b, __u64 epoch)
 /* What a slot's window entry holds in the buckets: its sketch load less what the cap took back. */
 static __always_inline void rw_slot_load(const struct rw_wslot *w, __u64 *packets, __u64 *bytes)
 {
-	*packets = w->sketch_packets - w->capped_packets;
-	*bytes = w->sketch_bytes - w->capped_bytes;
+	*packets = w->sketch_packets - w->taken_packets;
+	*bytes = w->sketch_bytes - w->taken_bytes;
 }
 
 /*
@@ -199,23 +223,28 @@ __noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
 }
 
 /*
- * A source's own share of its count-min estimates on this CPU: each less the
- * noise of this CPU's window (rw_sketch_noise), never below zero. The noise
- * follows a flood that began since the loader's last tick, or a loader that
- * is gone. *noise_p: that noise in packets.
+ * A source's own share of its counts on this CPU, for deciding on it, into
+ * *est, which holds its row 0's window counts (r1: row 1's; in place: the
+ * packet path's stack is full): the smaller less the noise of this CPU's
+ * window, never below zero. The smaller row is what both must exceed, so a
+ * flood's spread alone rarely reaches a threshold (the count-min rule, with
+ * the noise taken out); the noise follows a flood that began since the
+ * loader's last tick, or a loader that is gone. *noise_p, *noise_b: that noise.
  */
 static __always_inline void rw_own_estimate(struct rw_wslot *ws, __u64 epoch, struct rw_est *est,
-					    __u64 *noise_p, __u64 *noise_b)
+					    const struct rw_est *r1, __u64 *noise_p, __u64 *noise_b)
 {
-	__u64 p, b;
+	__u64 p, b, lo;
 
 	if (ws->noise_epoch != epoch + 1)
 		rw_take_noise(ws, epoch);
 	rw_slot_load(ws, &p, &b);
 	*noise_p = rw_sketch_noise(ws->earlier_sketch_packets + p);
 	*noise_b = rw_sketch_noise(ws->earlier_sketch_bytes + b);
-	est->packets = est->packets > *noise_p ? est->packets - *noise_p : 0;
-	est->bytes = est->bytes > *noise_b ? est->bytes - *noise_b : 0;
+	lo = est->packets < r1->packets ? est->packets : r1->packets;
+	est->packets = lo > *noise_p ? lo - *noise_p : 0;
+	lo = est->bytes < r1->bytes ? est->bytes : r1->bytes;
+	est->bytes = lo > *noise_b ? lo - *noise_b : 0;
 }
 
 /*
@@ -237,16 +266,17 @@ struct rw_inherit_ctx {
 
 /*
  * Slot `e`'s own estimate of the source in the buckets and CPU named in
- * scratch (own.i0, own.i1, own.cpu), into own.packets and own.units: the
- * smaller count less that CPU's noise in that slot (none when the CPU's
- * window entry holds another round: the buckets then hold nothing of it
- * either). Global: the verifier checks it once, not in every iteration of
+ * scratch (own.i0, own.i1, own.cpu), into own.packets and own.units: its
+ * counts there with that CPU's noise in that slot taken out (rw_own_of; no
+ * noise when the CPU's window entry holds another round: the buckets then
+ * hold nothing of it either). Global: the verifier checks it once, not in every iteration of
  * its callers' loops.
  */
 __noinline int rw_slot_own(__u64 e)
 {
 	__u32 zero = 0, s = rw_slot_index(e), i0, i1;
 	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 noise_p = 0, noise_u = 0;
 	struct rw_bucket *b0, *b1;
 	struct rw_wslot *w;
 	__u16 *c0, *c1;
@@ -265,14 +295,13 @@ __noinline int rw_slot_own(__u64 e)
 	c1 = rw_bucket_round(b1, e);
 	if (!c0 || !c1)
 		return 0;
-	sc->own.packets = c0[0] < c1[0] ? c0[0] : c1[0];
-	sc->own.units = c0[1] < c1[1] ? c0[1] : c1[1];
 	w = bpf_map_lookup_percpu_elem(&window, &s, sc->own.cpu);
 	if (w && w->epoch == e) {
-		sc->own.packets -= (__s64)rw_sketch_noise(w->sketch_packets - w->capped_packets);
-		sc->own.units -= (__s64)(rw_sketch_noise(w->sketch_bytes - w->capped_bytes) >>
-					 RW_BYTE_UNIT_LOG2);
+		noise_p = rw_sketch_noise(w->sketch_packets - w->taken_packets);
+		noise_u = rw_sketch_noise(w->sketch_bytes - w->taken_bytes) >> RW_BYTE_UNIT_LOG2;
 	}
+	sc->own.packets = rw_own_of(c0[0], c1[0], noise_p);
+	sc->own.units = rw_own_of(c0[1], c1[1], noise_u);
 	return 0;
 }
 
@@ -280,6 +309,70 @@ __noinline int rw_slot_own(__u64 e)
 static __always_inline __u64 rw_scaled(__s64 v, __s64 window, __u64 positive)
 {
 	return v > 0 && window > 0 && positive ? (__u64)v * (__u64)window / positive : 0;
+}
+
+/*
+ * What a source promoted on this CPU inherits from this CPU's buckets in
+ * round e leaves them: otherwise its count would stay there for the rest of
+ * the window, and a source that shares both its buckets with promoted
+ * sources (one in a few thousand under a flood, against ten heavy sources)
+ * would be promoted with their counts and shown as a heavy source. It
+ * leaves the round's load with it (taken_*, and the current slot's sum of
+ * the earlier ones), so the noise stays what the buckets hold. Another
+ * CPU's buckets are that CPU's alone to write: what the source left there
+ * stays.
+ */
+static __always_inline void rw_take_inherited(struct rw_scratch *sc)
+{
+	struct rw_wslot *w, *ws;
+
+	/* Map keys in the scratch line, not on the stack: the insert's call chain filled it. */
+	sc->own.key = rw_slot_index(sc->own.round);
+	w = bpf_map_lookup_elem(&window, &sc->own.key);
+	sc->own.key = rw_slot_index(sc->epoch);
+	ws = bpf_map_lookup_elem(&window, &sc->own.key);
+	if (!w || !ws || w->epoch != sc->own.round)
+		return;
+	rw_bucket_take_in(sc->own.i0, rw_slot_index(sc->own.round), (__u32)sc->own.packets,
+			  (__u32)sc->own.units);
+	rw_bucket_take_in(sc->own.i1, rw_slot_index(sc->own.round), (__u32)sc->own.packets,
+			  (__u32)sc->own.units);
+	w->taken_packets += (__u64)sc->own.packets;
+	w->taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
+	if (sc->own.round != sc->epoch && ws->epoch == sc->epoch &&
+	    ws->noise_epoch == sc->epoch + 1) {
+		ws->earlier_sketch_packets -= (__u64)sc->own.packets < ws->earlier_sketch_packets ?
+						      (__u64)sc->own.packets : ws->earlier_sketch_packets;
+		ws->earlier_sketch_bytes -= (__u64)sc->own.units << RW_BYTE_UNIT_LOG2 <
+							    ws->earlier_sketch_bytes ?
+						    (__u64)sc->own.units << RW_BYTE_UNIT_LOG2 :
+						    ws->earlier_sketch_bytes;
+	}
+}
+
+/*
+ * Round e's share of what the source inherits from the CPU being read: its
+ * own estimate there (rw_slot_own, in scratch) where positive, scaled so the
+ * rounds add up to the window's own estimate, added to the sums; and taken
+ * out of the buckets when they are this CPU's. Global: verified once. Its
+ * values live in the scratch line, not on the stack (see rw_take_inherited).
+ */
+__noinline int rw_slot_inherit(__u64 e)
+{
+	__u32 zero = 0;
+	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	__u32 s = rw_slot_index(e);
+
+	if (!sc || s >= RW_MAX_SLOTS)
+		return 0;
+	sc->own.round = e;
+	sc->own.packets = (__s64)rw_scaled(sc->own.packets, sc->own.win_packets, sc->own.pos_packets);
+	sc->own.units = (__s64)rw_scaled(sc->own.units, sc->own.win_units, sc->own.pos_units);
+	sc->packets[s] += (__u64)sc->own.packets;
+	sc->bytes[s] += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
+	if (sc->own.cpu == bpf_get_smp_processor_id() && (sc->own.packets || sc->own.units))
+		rw_take_inherited(sc);
+	return 0;
 }
 
 /*
@@ -317,19 +410,10 @@ __noinline int rw_inherit_buckets(__u32 i0, __u32 i1, __u32 cpu, __u64 epoch)
 	if (acc->own.win_packets <= 0)
 		return 0;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
-		__u32 s;
-
 		if (i >= cfg_slots || i > epoch)
 			break;
 		rw_slot_own(epoch - i);
-		s = rw_slot_index(epoch - i);
-		asm volatile("" : "+r"(s));
-		if (s >= RW_MAX_SLOTS)
-			break;
-		acc->packets[s] += rw_scaled(acc->own.packets, acc->own.win_packets,
-					     acc->own.pos_packets);
-		acc->bytes[s] += rw_scaled(acc->own.units, acc->own.win_units, acc->own.pos_units)
-				 << RW_BYTE_UNIT_LOG2;
+		rw_slot_inherit(epoch - i);
 	}
 	return 0;
 }

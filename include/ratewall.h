@@ -399,12 +399,13 @@ struct rw_scratch {
 	 */
 	struct rw_key flow, ranked;
 	/*
-	 * Inheritance: the CPU and buckets being read, a slot's own estimate
-	 * (signed: a count less the noise) and the window's sums of them. Here,
-	 * not on the stack, which the insert's call chain has filled.
+	 * Inheritance: the CPU and buckets being read, a map key, a slot's own
+	 * estimate (signed: a count less the noise) and the window's sums of
+	 * them. Here, not on the stack, which the insert's call chain has filled.
 	 */
 	struct {
-		__u32 i0, i1, cpu, pad;
+		__u32 i0, i1, cpu, key;
+		__u64 round;
 		__s64 packets, units;
 		__s64 win_packets, win_units;
 		__u64 pos_packets, pos_units;
@@ -464,9 +465,12 @@ struct rw_wslot {
 	__u64 sampled;        /* untracked packets written to `samples` (--levels) */
 	__u64 sample_lost;    /* ... that did not fit: the loader was slow or gone */
 	__u64 event_lost;     /* events that did not fit in `events` */
-	/* Of sketch_*: dropped at the cap and taken back out of the buckets. */
-	__u64 capped_packets;
-	__u64 capped_bytes;
+	/*
+	 * Of sketch_*: taken back out of this CPU's buckets, by the cap (its
+	 * drops) or by a promotion (what the source inherited from them).
+	 */
+	__u64 taken_packets;
+	__u64 taken_bytes;
 };
 
 /* --- Events (--events) ------------------------------------------------------- */
@@ -579,7 +583,7 @@ _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two")
 _Static_assert(sizeof(struct rw_hist_slot) == 32, "rw_hist_slot layout: half a cache line");
 _Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
 	       "rw_pace takes RW_PACE_SLOTS history slots' place");
-_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 64,
+_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 72,
 	       "rw_scratch layout");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)

@@ -82,9 +82,6 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 */
 	ws->sketch_packets++;
 	ws->sketch_bytes += len;
-	/* Every (mask + 1)-th untracked packet of this CPU and slot, for the prefix counts. */
-	if (sample && cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
-		rw_sample(key, t->epoch, ws);
 	rw_own_estimate(ws, t->epoch, &own, &row1, &noise_p, &noise_b);
 
 	over_cap = (lim->cap_packets && own.packets >= lim->cap_packets) ||
@@ -133,6 +130,13 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 */
 	if (busy && limited)
 		over_cap = true;
+	/*
+	 * Every (mask + 1)-th untracked packet of this CPU and slot, for the
+	 * prefix counts; not one that promoted its source, which the source's
+	 * exact count holds (the prefix counts would hold it twice).
+	 */
+	if (sample && cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
+		rw_sample(key, t->epoch, ws);
 	st->sketch_packets++;
 	if (over_cap) {
 		rw_bucket_take(at.i0, slot, 1, units);

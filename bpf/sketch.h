@@ -117,20 +117,26 @@ static __always_inline int rw_sketch_add(const struct rw_sketch_at *at, struct r
 	       rw_bucket_add(at->i1, at->epoch, at->slot, at->units, r1);
 }
 
+/* What a source inherits is estimated in sixteenths: the noise of a slot is often a fraction. */
+#define RW_OWN_FRAC_LOG2 4
+
 /*
- * A source's own count, for what it inherits, from its two rows' counts a
- * and b and the noise an average bucket of that CPU holds: the rows' mean
+ * A source's own count in sixteenths, for what it inherits, from its two
+ * rows' counts a and b and the load of that CPU's buckets: the rows' mean
  * less the noise (the smaller row would be low by about half the spread of
  * the noise, every time). The rows differ by that spread, a fraction of the
  * noise under a wide flood; when they differ by more, the larger holds
  * another source's traffic, and the smaller (plus a quarter of the noise,
- * where the mean would stand) is taken instead. With no noise it is the
- * count-min estimate. Signed: below zero where the buckets hold less than
- * the average.
+ * where the mean would stand) is taken instead. The noise in sixteenths:
+ * where it is less than a packet (a few thousand packets a CPU), whole
+ * packets would leave each promotion the part of a packet it is, and a
+ * quick succession of promotions (thousands, as a flood begins) adds them
+ * up. Signed: below zero where the buckets hold less than the average.
  */
-static __always_inline __s64 rw_own_of(__u64 a, __u64 b, __u64 noise)
+static __always_inline __s64 rw_own_of(__u64 a, __u64 b, __u64 load)
 {
-	__u64 lo = a < b ? a : b, mean = (a + b) / 2;
+	__u64 noise = load >> (RW_SKETCH_COLS_LOG2 - RW_OWN_FRAC_LOG2);
+	__u64 lo = (a < b ? a : b) << RW_OWN_FRAC_LOG2, mean = (a + b) << (RW_OWN_FRAC_LOG2 - 1);
 
 	if (mean > lo + noise / 4)
 		mean = lo + noise / 4;
@@ -266,17 +272,17 @@ struct rw_inherit_ctx {
 
 /*
  * Slot `e`'s own estimate of the source in the buckets and CPU named in
- * scratch (own.i0, own.i1, own.cpu), into own.packets and own.units: its
- * counts there with that CPU's noise in that slot taken out (rw_own_of; no
- * noise when the CPU's window entry holds another round: the buckets then
- * hold nothing of it either). Global: the verifier checks it once, not in every iteration of
- * its callers' loops.
+ * scratch (own.i0, own.i1, own.cpu), into own.packets and own.units, in
+ * sixteenths: its counts there with that CPU's noise in that slot taken out
+ * (rw_own_of; no noise when the CPU's window entry holds another round: the
+ * buckets then hold nothing of it either). Global: the verifier checks it
+ * once, not in every iteration of its callers' loops.
  */
 __noinline int rw_slot_own(__u64 e)
 {
 	__u32 zero = 0, s = rw_slot_index(e), i0, i1;
 	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
-	__u64 noise_p = 0, noise_u = 0;
+	__u64 load_p = 0, load_u = 0;
 	struct rw_bucket *b0, *b1;
 	struct rw_wslot *w;
 	__u16 *c0, *c1;
@@ -297,11 +303,11 @@ __noinline int rw_slot_own(__u64 e)
 		return 0;
 	w = bpf_map_lookup_percpu_elem(&window, &s, sc->own.cpu);
 	if (w && w->epoch == e) {
-		noise_p = rw_sketch_noise(w->sketch_packets - w->taken_packets);
-		noise_u = rw_sketch_noise(w->sketch_bytes - w->taken_bytes) >> RW_BYTE_UNIT_LOG2;
+		load_p = w->sketch_packets - w->taken_packets;
+		load_u = (w->sketch_bytes - w->taken_bytes) >> RW_BYTE_UNIT_LOG2;
 	}
-	sc->own.packets = rw_own_of(c0[0], c1[0], noise_p);
-	sc->own.units = rw_own_of(c0[1], c1[1], noise_u);
+	sc->own.packets = rw_own_of(c0[0], c1[0], load_p);
+	sc->own.units = rw_own_of(c0[1], c1[1], load_u);
 	return 0;
 }
 
@@ -366,8 +372,11 @@ __noinline int rw_slot_inherit(__u64 e)
 	if (!sc || s >= RW_MAX_SLOTS)
 		return 0;
 	sc->own.round = e;
-	sc->own.packets = (__s64)rw_scaled(sc->own.packets, sc->own.win_packets, sc->own.pos_packets);
-	sc->own.units = (__s64)rw_scaled(sc->own.units, sc->own.win_units, sc->own.pos_units);
+	/* Whole packets and units, rounded down: never more than the estimate. */
+	sc->own.packets = (__s64)(rw_scaled(sc->own.packets, sc->own.win_packets, sc->own.pos_packets) >>
+				  RW_OWN_FRAC_LOG2);
+	sc->own.units = (__s64)(rw_scaled(sc->own.units, sc->own.win_units, sc->own.pos_units) >>
+				RW_OWN_FRAC_LOG2);
 	sc->packets[s] += (__u64)sc->own.packets;
 	sc->bytes[s] += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
 	if (sc->own.cpu == bpf_get_smp_processor_id() && (sc->own.packets || sc->own.units))

@@ -399,9 +399,9 @@ struct rw_scratch {
 	 */
 	struct rw_key flow, ranked;
 	/*
-	 * Inheritance: the CPU and buckets being read, a map key, a slot's own
-	 * estimate (signed: a count less the noise) and the window's sums of
-	 * them. Here, not on the stack, which the insert's call chain has filled.
+	 * Inheritance: the CPU and buckets being read, a map key, the round
+	 * being read, its own estimate (signed sixteenths: a count less the
+	 * noise) and the window's sums of them. Here, not on the stack, which the insert's call chain has filled.
 	 */
 	struct {
 		__u32 i0, i1, cpu, key;

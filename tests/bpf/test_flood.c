@@ -137,9 +137,41 @@ static void test_flood_heavy_held_to_its_limit(void)
 	flood_close(&e, &orig);
 }
 
+/*
+ * Sources tracked from their first packet (free promotions) while a flood
+ * starts: each one's window holds what it sent, no more (the prefix counts
+ * add them to the sampled rest).
+ */
+static void test_flood_free_promotions_count_exactly(void)
+{
+	uint32_t p = 0, d = 0, over = 0, tracked_n = 0;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!flood_open(&e, &orig, 0))
+		return;
+	set_thresholds(&e, 1000, 4096);
+	flood(&e, &p, &d);
+	for (uint32_t i = 0; i < FLOOD_SOURCES; i++) {
+		struct rw_key k = key4(FLOOD_BASE + i);
+		struct rw_window_sum w;
+
+		if (!flow_window(&e, &k, 0, &w))
+			continue;
+		tracked_n++;
+		over += w.packets > FLOOD_EACH ? (uint32_t)(w.packets - FLOOD_EACH) : 0;
+	}
+	printf("     %u sources tracked from their first packet: %u packets counted over what they sent\n",
+	       tracked_n, over);
+	CHECK(tracked_n >= 2000);
+	CHECK_EQ(over, 0);
+	flood_close(&e, &orig);
+}
+
 void run_flood_tests(void)
 {
 	RUN(test_flood_noise_drops_no_one);
 	RUN(test_flood_promotion_inherits_own_count);
 	RUN(test_flood_heavy_held_to_its_limit);
+	RUN(test_flood_free_promotions_count_exactly);
 }

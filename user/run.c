@@ -355,10 +355,13 @@ static void tell(struct rw_session *s, const char *msg)
 	snprintf(s->said + n, sizeof(s->said) - n, "ratewall: %s\n", msg);
 }
 
-/* Says an error and, for a pinned instance, keeps it where `status` shows it. */
+/*
+ * Says an error and, for a pinned instance, keeps it where `status` shows it
+ * (its first RW_META_ERROR_LEN - 1 bytes: stderr has the whole line).
+ */
 static void say_error(struct rw_session *s, const char *fmt, ...)
 {
-	char msg[RW_META_ERROR_LEN];
+	char msg[640];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -423,6 +426,7 @@ static bool still_attached(struct rw_session *s)
 /* SIGHUP: the rules file again; a bad one leaves the rules in force as they are. */
 static void reload_rules(struct rw_session *s)
 {
+	const struct rw_rule_scope scope = { s->cfg->key_kind, s->cfg->v6_prefix };
 	struct rw_rule_env env = rw_session_rule_env(s);
 	struct rw_ruleset next = { 0 };
 	char err[512];
@@ -432,7 +436,7 @@ static void reload_rules(struct rw_session *s)
 		tell(s, "SIGHUP: no --rules file to read again");
 		return;
 	}
-	if (rw_rules_parse_file(s->cfg->rules_path, &next, err, sizeof(err))) {
+	if (rw_rules_parse_file(s->cfg->rules_path, &scope, &next, err, sizeof(err))) {
 		say_error(s, "rules not reloaded, the old ones stay: %s", err);
 		return;
 	}
@@ -608,9 +612,10 @@ int rw_run(const struct rw_config *cfg)
 		return RW_EXIT_RUNTIME;
 	/* A bad rules file is bad usage: said before anything is loaded. */
 	if (cfg->rules_path[0]) {
+		const struct rw_rule_scope scope = { cfg->key_kind, cfg->v6_prefix };
 		char err[512];
 
-		if (rw_rules_parse_file(cfg->rules_path, &s.rules, err, sizeof(err))) {
+		if (rw_rules_parse_file(cfg->rules_path, &scope, &s.rules, err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
 			return RW_EXIT_USAGE;
 		}

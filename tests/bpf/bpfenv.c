@@ -204,9 +204,16 @@ struct rw_rule_env rule_env_of(struct env *e)
 				     .window_ns = e->slot_ns * e->slots, .ncpus = e->ncpus };
 }
 
+/* The key the env's program keeps, as rules are checked against it. */
+struct rw_rule_scope rule_scope_of(struct env *e)
+{
+	return (struct rw_rule_scope){ e->skel->rodata->cfg_key_kind, e->skel->rodata->cfg_v6_prefix };
+}
+
 /* Installs the rules in text (a rules file) into the env's program. */
 void install_rules(struct env *e, const char *text)
 {
+	struct rw_rule_scope scope = rule_scope_of(e);
 	struct rw_rule_env env = rule_env_of(e);
 	struct rw_ruleset rs = { 0 };
 	char err[256] = "";
@@ -215,7 +222,7 @@ void install_rules(struct env *e, const char *text)
 	CHECK(f != NULL);
 	if (!f)
 		return;
-	CHECK_EQ(rw_rules_parse_stream(f, "t.rules", &rs, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rules_parse_stream(f, "t.rules", &scope, &rs, err, sizeof(err)), 0);
 	if (err[0])
 		fprintf(stderr, "  %s\n", err);
 	fclose(f);

@@ -83,6 +83,7 @@ uint64_t new_flows(struct env *e);
 
 /* The test env's rule maps, as the loader uses them. */
 struct rw_rule_env rule_env_of(struct env *e);
+struct rw_rule_scope rule_scope_of(struct env *e);
 /* Installs the rules in text (a rules file) into the env's program. */
 void install_rules(struct env *e, const char *text);
 

@@ -845,6 +845,7 @@ static void test_rules_per_prefix_budget(void)
 /* Rules change under a running program: the next packet follows; hint bits follow too. */
 static void test_rules_change_at_runtime(void)
 {
+	struct rw_rule_scope scope;
 	struct rw_rule_spec r;
 	struct rw_rule_env env;
 	struct rw_rule_hint *hint = calloc(1, sizeof(*hint));
@@ -860,7 +861,8 @@ static void test_rules_change_at_runtime(void)
 	set_time(&e, 5 * MS);
 	install_rules(&e, "198.18.0.0/16 deny\n10.0.0.0/8 allow\n");
 	CHECK_EQ(passed_of(&e, SRC4, 5), 0);
-	CHECK_EQ(rw_rule_parse("198.18.0.0/16 allow", &r, err, sizeof(err)), 0);
+	scope = rule_scope_of(&e);
+	CHECK_EQ(rw_rule_parse("198.18.0.0/16 allow", &scope, &r, err, sizeof(err)), 0);
 	CHECK_EQ(rw_rules_add(&env, &r), 0); /* replaces the deny */
 	CHECK_EQ(passed_of(&e, SRC4, 30), 30);
 	CHECK_EQ(rw_rules_del(&env, &r), 0);
@@ -931,13 +933,14 @@ static void test_rule_hint_bits(void)
 		{ "2001:db8:1::/48 deny", 0, 1 }, { "2001:db8::/32 deny", 0, 1 },
 		{ "2001:d00::/24 deny", 0, 256 }, { "2001::/16 deny", 0, 65536 },
 	};
+	static const struct rw_rule_scope whole = { RW_KIND_SRC, 128 };
 	struct rw_rule_hint *hint = malloc(sizeof(*hint));
 	struct rw_rule_spec r;
 	char err[256];
 
 	for (size_t i = 0; hint && i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(hint, 0, sizeof(*hint));
-		CHECK_EQ(rw_rule_parse(cases[i].rule, &r, err, sizeof(err)), 0);
+		CHECK_EQ(rw_rule_parse(cases[i].rule, &whole, &r, err, sizeof(err)), 0);
 		rw_rule_hint_add(hint, &r);
 		CHECK_EQ(hint_bits_set(hint->v4), cases[i].v4);
 		CHECK_EQ(hint_bits_set(hint->v6), cases[i].v6);

@@ -10,6 +10,9 @@
 #include "cli/rules.h"
 #include "fuzz.h"
 
+/* ratewall run's default key: sources, IPv6 by /64. */
+static const struct rw_rule_scope scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX };
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct rw_ruleset rs = { 0 };
@@ -19,14 +22,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fuzz_stream(data, size);
 	if (!f)
 		return 0;
-	if (rw_rules_parse_stream(f, "fuzz.rules", &rs, err, sizeof(err)) == 0) {
+	if (rw_rules_parse_stream(f, "fuzz.rules", &scope, &rs, err, sizeof(err)) == 0) {
 		FUZZ_ASSERT(rs.n <= RW_MAX_RULES);
 		for (size_t i = 0; i < rs.n; i++) {
 			const struct rw_rule_spec *r = &rs.rule[i];
 			struct rw_rule_spec again;
 
 			rw_rule_format(r, text, sizeof(text));
-			FUZZ_ASSERT(rw_rule_parse(text, &again, err, sizeof(err)) == 0);
+			FUZZ_ASSERT(rw_rule_parse(text, &scope, &again, err, sizeof(err)) == 0);
 			FUZZ_ASSERT(rw_rule_same_prefix(r, &again) && again.action == r->action &&
 				    again.pps == r->pps && again.bps == r->bps &&
 				    again.per_len == r->per_len);

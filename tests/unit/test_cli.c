@@ -557,12 +557,15 @@ static void test_key_fit(void)
 	CHECK_STR(t, "a ~");
 }
 
+/* The key of `ratewall run` by default: sources, IPv6 by /64. */
+static const struct rw_rule_scope default_scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX };
+
 /* Parses one rule, expecting success; the spec in *r. */
 static void rule_ok(const char *text, struct rw_rule_spec *r)
 {
 	char err[256] = "";
 
-	if (rw_rule_parse(text, r, err, sizeof(err))) {
+	if (rw_rule_parse(text, &default_scope, r, err, sizeof(err))) {
 		fprintf(stderr, "  rule '%s' refused: %s\n", text, err);
 		CHECK(0);
 	}
@@ -620,12 +623,14 @@ static void test_rules_parse(void)
 		CHECK(rw_rule_same_prefix(&r, &again) && again.pps == r.pps && again.bps == r.bps);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		CHECK_REFUSED(rw_rule_parse(bad[i].text, &r, err, sizeof(err)), bad[i].text, err,
+		CHECK_REFUSED(rw_rule_parse(bad[i].text, &default_scope, &r, err, sizeof(err)),
+			      bad[i].text, err,
 			      bad[i].needle);
 	}
 }
 
-static int rules_from_text(const char *text, struct rw_ruleset *rs, char *err)
+static int rules_from_text_scoped(const char *text, const struct rw_rule_scope *scope,
+				  struct rw_ruleset *rs, char *err)
 {
 	FILE *f = fmemopen((void *)text, strlen(text), "r");
 	int ret;
@@ -633,9 +638,14 @@ static int rules_from_text(const char *text, struct rw_ruleset *rs, char *err)
 	CHECK(f != NULL);
 	if (!f)
 		return -1;
-	ret = rw_rules_parse_stream(f, "r.rules", rs, err, 256);
+	ret = rw_rules_parse_stream(f, "r.rules", scope, rs, err, 256);
 	fclose(f);
 	return ret;
+}
+
+static int rules_from_text(const char *text, struct rw_ruleset *rs, char *err)
+{
+	return rules_from_text_scoped(text, &default_scope, rs, err);
 }
 
 static void test_rules_file(void)
@@ -671,6 +681,49 @@ static void test_rules_file(void)
 	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/24 allow\n", &rs, err), 0);
 	CHECK_EQ(rs.n, 2);
 	rw_ruleset_free(&rs);
+}
+
+/*
+ * An IPv6 src, dst or pair key keeps --v6-prefix bits of its address: a rule
+ * or a `per /LEN` finer than that would share the key, its record and its
+ * leases with its neighbours (issue 29), so it is refused, in every way rules
+ * come in (a file, SIGHUP, `ratewall rule add`: all through rw_rule_parse).
+ */
+static void test_rules_v6_prefix(void)
+{
+	static const struct rw_rule_scope src64 = { RW_KIND_SRC, 64 }, dst64 = { RW_KIND_DST, 64 },
+					  pair48 = { RW_KIND_PAIR, 48 }, flow64 = { RW_KIND_FLOW, 64 },
+					  src128 = { RW_KIND_SRC, 128 };
+	struct rw_ruleset rs = { 0 };
+	struct rw_rule_spec r;
+	char err[256] = "";
+
+	CHECK_REFUSED(rw_rule_parse("2001:db8::1/128 limit 1000", &src64, &r, err, sizeof(err)),
+		      "/128 under /64", err,
+		      "2001:db8::1/128: a /128 rule is longer than --v6-prefix 64");
+	CHECK(strstr(err, "use --v6-prefix 128 or a rule of /64 or shorter") != NULL);
+	CHECK_REFUSED(rw_rule_parse("2001:db8:0:1:8000::/65 deny", &dst64, &r, err, sizeof(err)),
+		      "/65 under --key dst", err, "a /65 rule is longer than --v6-prefix 64");
+	CHECK_REFUSED(rw_rule_parse("2001:db8:1::/56 allow", &pair48, &r, err, sizeof(err)),
+		      "/56 under a pair key's /48", err, "use --v6-prefix 56 or a rule of /48");
+	CHECK_REFUSED(rw_rule_parse("2001:db8::/48 limit 10k per /128", &src64, &r, err,
+				    sizeof(err)), "per /128 under /64", err,
+		      "per /128 is longer than --v6-prefix 64");
+	CHECK(strstr(err, "use --v6-prefix 128 or per /64 or shorter") != NULL);
+	/* What the key keeps whole, and IPv4, may be named to the bit. */
+	CHECK_EQ(rw_rule_parse("2001:db8::1/128 limit 1000", &src128, &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rule_parse("2001:db8::1/128 limit 1000", &flow64, &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rule_parse("2001:db8::/48 limit 10k per /128", &flow64, &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rule_parse("2001:db8:0:1::/64 deny", &src64, &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rule_parse("2001:db8::/48 limit 10k per /64", &src64, &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rule_parse("198.18.0.7 limit 10k", &src64, &r, err, sizeof(err)), 0);
+	/* A file with one such rule is refused whole, naming its line: the rules in force stay. */
+	CHECK_EQ(rules_from_text_scoped("198.18.0.0/16 deny\n2001:db8::7 allow\n", &src64, &rs,
+					err), -EINVAL);
+	CHECK_STR(err, "r.rules:2: 2001:db8::7/128: a /128 rule is longer than --v6-prefix 64: "
+		  "it would share the key (record, leases) of its /64 with its neighbours; use "
+		  "--v6-prefix 128 or a rule of /64 or shorter");
+	CHECK_EQ(rs.n, 0);
 }
 
 static void test_levels_parse(void)
@@ -756,6 +809,7 @@ void run_cli_tests(void)
 	RUN(test_cli_status_stop);
 	RUN(test_rules_parse);
 	RUN(test_rules_file);
+	RUN(test_rules_v6_prefix);
 	RUN(test_levels_parse);
 	RUN(test_parse_listen);
 	RUN(test_limit_per_window);

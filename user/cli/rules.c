@@ -87,9 +87,39 @@ static int parse_rate_token(const char *tok, const char *unit_next, uint64_t *pp
 	return 0;
 }
 
+/*
+ * An IPv6 src, dst or pair key keeps only --v6-prefix bits of the address
+ * the rule matches (the source; the destination under --key dst): a rule
+ * longer than that, or a `per /LEN` longer, would share its key, record and
+ * leases with the rest of the /v6-prefix, which a different rule or none
+ * governs (issue 29: ::2 at the default limit spent ::1's leases). Flow keys
+ * keep whole addresses. This is the one check: every rule comes through here.
+ */
+static int fits_key(const struct rw_rule_spec *r, const struct rw_rule_scope *scope, char *err,
+		    size_t errlen)
+{
+	unsigned int cut = scope->v6_prefix;
+	char addr[RW_KEY_STRLEN];
+
+	if (r->prefix.family != RW_FAMILY_IPV6 || scope->key_kind == RW_KIND_FLOW || cut >= 128)
+		return 0;
+	rw_key_format(&r->prefix, addr, sizeof(addr));
+	if (r->plen > cut)
+		return fail(err, errlen, "%s/%u: a /%u rule is longer than --v6-prefix %u: it would "
+			    "share the key (record, leases) of its /%u with its neighbours; use "
+			    "--v6-prefix %u or a rule of /%u or shorter", addr, r->plen, r->plen, cut,
+			    cut, r->plen, cut);
+	if (r->action == RW_RULE_LIMIT && r->per_len > cut)
+		return fail(err, errlen, "%s/%u: per /%u is longer than --v6-prefix %u: each /%u "
+			    "would share the budget of its /%u; use --v6-prefix %u or per /%u or "
+			    "shorter", addr, r->plen, r->per_len, cut, r->per_len, cut, r->per_len, cut);
+	return 0;
+}
+
 #define RW_RULE_TOKENS 16
 
-int rw_rule_parse(const char *text, struct rw_rule_spec *r, char *err, size_t errlen)
+int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw_rule_spec *r,
+		  char *err, size_t errlen)
 {
 	char buf[RW_RULE_LINE_MAX + 1], *tok[RW_RULE_TOKENS + 1], *save = NULL;
 	int n = 0, i;
@@ -113,7 +143,7 @@ int rw_rule_parse(const char *text, struct rw_rule_spec *r, char *err, size_t er
 		r->action = tok[1][0] == 'a' ? RW_RULE_ALLOW : RW_RULE_DENY;
 		if (n > 2)
 			return fail(err, errlen, "'%s' takes no options ('%s')", tok[1], tok[2]);
-		return 0;
+		return fits_key(r, scope, err, errlen);
 	}
 	if (strcmp(tok[1], "limit") != 0)
 		return fail(err, errlen, "'%s' is not an action (allow, deny, limit)", tok[1]);
@@ -141,7 +171,7 @@ int rw_rule_parse(const char *text, struct rw_rule_spec *r, char *err, size_t er
 	}
 	if (!r->pps && !r->bps)
 		return fail(err, errlen, "limit needs a rate: limit RATE[pps] [RATEbps] [per /LEN]");
-	return 0;
+	return fits_key(r, scope, err, errlen);
 }
 
 bool rw_rule_same_prefix(const struct rw_rule_spec *a, const struct rw_rule_spec *b)
@@ -179,8 +209,8 @@ static int push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
 	return 0;
 }
 
-int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, char *err,
-			  size_t errlen)
+int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope *scope,
+			  struct rw_ruleset *out, char *err, size_t errlen)
 {
 	char buf[RW_RULE_LINE_MAX + 2], why[256], *text;
 	struct rw_ruleset rs = { 0 };
@@ -191,7 +221,7 @@ int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, cha
 					  errlen)) == 1) {
 		struct rw_rule_spec r;
 
-		if (rw_rule_parse(text, &r, why, sizeof(why))) {
+		if (rw_rule_parse(text, scope, &r, why, sizeof(why))) {
 			ret = fail(err, errlen, "%s:%u: %s", path, lineno, why);
 		} else if (rs.n >= RW_MAX_RULES) {
 			ret = fail(err, errlen, "%s:%u: more than %d rules", path, lineno, RW_MAX_RULES);
@@ -230,14 +260,15 @@ int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, cha
 	return 0;
 }
 
-int rw_rules_parse_file(const char *path, struct rw_ruleset *out, char *err, size_t errlen)
+int rw_rules_parse_file(const char *path, const struct rw_rule_scope *scope,
+			struct rw_ruleset *out, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	int ret;
 
 	if (!f)
 		return fail(err, errlen, "cannot read rules file '%s': %s", path, strerror(errno));
-	ret = rw_rules_parse_stream(f, path, out, err, errlen);
+	ret = rw_rules_parse_stream(f, path, scope, out, err, errlen);
 	fclose(f);
 	return ret;
 }

@@ -29,6 +29,15 @@ struct rw_rule_spec {
 	unsigned int line;    /* where it was read, for errors */
 };
 
+/*
+ * What the key keeps of an address (--key, --v6-prefix): rules are checked
+ * against it, since a rule finer than the key cannot have a key of its own.
+ */
+struct rw_rule_scope {
+	uint8_t key_kind;  /* enum rw_key_kind */
+	uint8_t v6_prefix; /* 1..128: an IPv6 src, dst or pair key is cut to this */
+};
+
 struct rw_ruleset {
 	struct rw_rule_spec *rule;
 	size_t n, cap;
@@ -36,15 +45,20 @@ struct rw_ruleset {
 
 /* "198.18.0.0/15", "2001:db8::/32", or an address alone (a host). -EINVAL, reason in err. */
 int rw_parse_cidr(const char *s, struct rw_key *prefix, uint8_t *plen, char *err, size_t errlen);
-/* One rule's text (no comment). -EINVAL with the reason in err. */
-int rw_rule_parse(const char *text, struct rw_rule_spec *r, char *err, size_t errlen);
+/*
+ * One rule's text (no comment), for a key of this scope. -EINVAL with the
+ * reason in err. Every rule a user gives comes in here (a file, SIGHUP, rule add).
+ */
+int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw_rule_spec *r,
+		  char *err, size_t errlen);
 /*
  * A whole rules file: every rule valid, no prefix twice, at most RW_MAX_RULES.
  * -EINVAL with "PATH:LINE: reason" in err; out is left empty then.
  */
-int rw_rules_parse_stream(FILE *f, const char *path, struct rw_ruleset *out, char *err,
-			  size_t errlen);
-int rw_rules_parse_file(const char *path, struct rw_ruleset *out, char *err, size_t errlen);
+int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope *scope,
+			  struct rw_ruleset *out, char *err, size_t errlen);
+int rw_rules_parse_file(const char *path, const struct rw_rule_scope *scope,
+			struct rw_ruleset *out, char *err, size_t errlen);
 void rw_ruleset_free(struct rw_ruleset *rs);
 /* Whether two specs name the same prefix. */
 bool rw_rule_same_prefix(const struct rw_rule_spec *a, const struct rw_rule_spec *b);

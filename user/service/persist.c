@@ -462,9 +462,9 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 	}
 	new_id = rw_prog_id(s->prog_fd);
 	/* Before the links switch: the new program must meet its rules from its first packet. */
-	if ((!rc.layout && rw_first_thresholds(s)) || rw_session_rules(s, m->window_ns != s->cfg->window_ns ||
-									 m->slots != s->lp.slots ||
-									 m->ncpus != s->ncpus))
+	if ((!rc.layout && rw_first_thresholds(s)) ||
+	    rw_session_rules(s, m->window_ns != s->cfg->window_ns || m->slots != s->lp.slots ||
+				m->ncpus != s->ncpus || new_key))
 		goto fail;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = BPF_F_REPLACE, .old_prog_fd = old_prog);

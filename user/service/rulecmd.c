@@ -39,14 +39,17 @@ static int list_rules(const struct rw_rule_env *env)
 	return 0;
 }
 
-static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env, const char *name)
+static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env,
+		      const struct rw_meta *meta, const char *name)
 {
+	/* The instance's key: a rule finer than it is refused as in a rules file. */
+	const struct rw_rule_scope scope = { meta->key_kind, meta->v6_prefix };
 	struct rw_rule_spec r;
 	char err[256], text[RW_RULE_STRLEN];
 	int e;
 
 	if (a->rule_op == RW_RULE_OP_ADD) {
-		if (rw_rule_parse(a->rule_text, &r, err, sizeof(err))) {
+		if (rw_rule_parse(a->rule_text, &scope, &r, err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
 			return RW_EXIT_USAGE;
 		}
@@ -109,7 +112,7 @@ int rw_rule_command(int argc, char **argv)
 	} else if (args.rule_op == RW_RULE_OP_LIST) {
 		ret = list_rules(&env);
 	} else {
-		ret = edit_rules(&args, &env, name);
+		ret = edit_rules(&args, &env, &in.meta, name);
 	}
 	if (env.rules_fd >= 0)
 		close(env.rules_fd);

@@ -24,6 +24,28 @@ struct rw_rule_env rw_session_rule_env(const struct rw_session *s)
 				     .window_ns = s->lp.slot_ns * s->lp.slots, .ncpus = s->ncpus };
 }
 
+/*
+ * Rules added at runtime stay across --replace; a new --key or --v6-prefix
+ * may make one finer than the key. Each is checked as a rule typed now
+ * (what `rule list` prints parses back to it), before anything changes.
+ */
+static int kept_rules_fit(const struct rw_session *s, const struct rw_ruleset *rs)
+{
+	const struct rw_rule_scope scope = { s->cfg->key_kind, s->cfg->v6_prefix };
+	char text[RW_RULE_STRLEN], err[512];
+	struct rw_rule_spec again;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		rw_rule_format(&rs->rule[i], text, sizeof(text));
+		if (rw_rule_parse(text, &scope, &again, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: a rule in force does not fit the new options, "
+				"the rules stay as they were: %s (or first: ratewall rule del)\n", err);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int rw_session_rules(struct rw_session *s, bool recompute)
 {
 	struct rw_rule_env env = rw_session_rule_env(s);
@@ -36,8 +58,12 @@ int rw_session_rules(struct rw_session *s, bool recompute)
 			fprintf(stderr, "ratewall: %zu rules in force from %s\n", s->rules.n,
 				s->cfg->rules_path);
 	} else if (recompute) {
-		/* Rules added at runtime stay; their per-window limits follow the new window. */
+		/* Rules added at runtime stay; their per-window limits follow the new window and key. */
 		e = rw_rules_read(&env, &in_kernel);
+		if (!e && kept_rules_fit(s, &in_kernel)) {
+			rw_ruleset_free(&in_kernel);
+			return -EINVAL; /* said */
+		}
 		if (!e)
 			e = rw_rules_install(&env, &in_kernel);
 		rw_ruleset_free(&in_kernel);

@@ -61,13 +61,6 @@ static uint64_t mono_ns(void)
 	return rw_clock_ns(CLOCK_MONOTONIC);
 }
 
-static uint64_t coarse_tick_ns(void)
-{
-	struct timespec res;
-
-	return clock_getres(CLOCK_MONOTONIC_COARSE, &res) ? 0 : rw_timespec_ns(&res);
-}
-
 static void sleep_until(uint64_t deadline_ns)
 {
 	struct timespec ts = {
@@ -642,7 +635,7 @@ int rw_run(const struct rw_config *cfg)
 		goto out; /* nothing loaded yet: out only frees */
 	}
 
-	clock = rw_clock_resolve(cfg->clock, rw_slot_ns(cfg), coarse_tick_ns());
+	clock = rw_clock_resolve(cfg->clock, rw_slot_ns(cfg), cfg->burst_ns, rw_coarse_tick_ns());
 	s.clock = clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC;
 	s.lp.slot_ns = rw_slot_ns(cfg);
 	s.lp.slots = cfg->slots;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/clock.h"
 #include "cli/key.h"
 #include "cli/levels.h"
 #include "cli/listen.h"
@@ -479,15 +480,59 @@ static void test_cli_config_file(void)
 
 static void test_clock_resolve(void)
 {
-	uint64_t tick = 4000000ULL; /* HZ=250 */
+	uint64_t tick = 4000000ULL, burst = RW_DEFAULT_BURST_NS; /* HZ=250 */
 
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, tick), RW_CLOCK_COARSE);
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 80000000ULL, tick), RW_CLOCK_COARSE);
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 79999999ULL, tick), RW_CLOCK_PRECISE);
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 1000000ULL, tick), RW_CLOCK_PRECISE);
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, 0), RW_CLOCK_PRECISE); /* unknown tick */
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_PRECISE, 100000000ULL, tick), RW_CLOCK_PRECISE);
-	CHECK_EQ(rw_clock_resolve(RW_CLOCK_COARSE, 1000000ULL, tick), RW_CLOCK_COARSE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, burst, tick), RW_CLOCK_COARSE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 80000000ULL, burst, tick), RW_CLOCK_COARSE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 79999999ULL, burst, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 1000000ULL, burst, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, burst, 0), RW_CLOCK_PRECISE); /* unknown tick */
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_PRECISE, 100000000ULL, burst, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_COARSE, 1000000ULL, burst, tick), RW_CLOCK_COARSE);
+	/*
+	 * Issue 29: auto never lands where --clock coarse is refused. A burst
+	 * under half a jiffy takes the precise clock, whatever the slot.
+	 */
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, 0, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, tick / 2 - 1, tick), RW_CLOCK_PRECISE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, tick / 2, tick), RW_CLOCK_COARSE);
+	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, RW_BURST_WINDOW, tick), RW_CLOCK_COARSE);
+}
+
+/*
+ * Issue 29: the coarse clock moves once a jiffy, so a burst under half a
+ * jiffy under-admits (--burst 0: a packet a jiffy a key) and a slot shorter
+ * than a jiffy is skipped: --clock coarse with either is bad usage.
+ */
+static void test_clock_coarse_refusals(void)
+{
+	uint64_t tick = rw_coarse_tick_ns();
+	struct rw_config c;
+	char err[256], line[160];
+
+	CHECK(tick > 0);
+	CHECK_REFUSED(parse(&c, err, "run veth0 --clock coarse --burst 0"), "--burst 0", err,
+		      "--clock coarse: a --burst of 0 ms is less than half a jiffy");
+	CHECK(strstr(err, "or --clock precise") != NULL);
+	/* The bound itself is half a jiffy; a burst of the window has no schedule. */
+	snprintf(line, sizeof(line), "run veth0 --clock coarse --burst %lluus",
+		 (unsigned long long)(tick / 2000 - 1));
+	CHECK_REFUSED(parse(&c, err, line), line, err, "less than half a jiffy");
+	snprintf(line, sizeof(line), "run veth0 --clock coarse --burst %lluus",
+		 (unsigned long long)(tick / 2000));
+	CHECK_EQ(parse(&c, err, line), 0);
+	CHECK_EQ(parse(&c, err, "run veth0 --clock coarse --burst window"), 0);
+	CHECK_EQ(parse(&c, err, "run veth0 --clock coarse"), 0);
+	CHECK_EQ(parse(&c, err, "run veth0 --burst 0"), 0); /* auto: the precise clock then */
+	/* Slots of half a jiffy (at least the 1 ms slots may last: HZ <= 500). */
+	if (tick >= 2000000ULL) {
+		snprintf(line, sizeof(line), "run veth0 --clock coarse --burst window --slots 2 "
+			 "--window %lluus", (unsigned long long)(tick / 1000));
+		CHECK_REFUSED(parse(&c, err, line), line, err, "shorter than a jiffy");
+		snprintf(line, sizeof(line), "run veth0 --clock coarse --burst window --slots 2 "
+			 "--window %lluus", (unsigned long long)(2 * tick / 1000));
+		CHECK_EQ(parse(&c, err, line), 0);
+	}
 }
 
 static void test_limit_per_window(void)
@@ -814,6 +859,7 @@ void run_cli_tests(void)
 	RUN(test_parse_listen);
 	RUN(test_limit_per_window);
 	RUN(test_clock_resolve);
+	RUN(test_clock_coarse_refusals);
 	RUN(test_key_format);
 	RUN(test_key_fit);
 	RUN(test_key_within);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/clock.h"
 #include "cli/errmsg.h"
 #include "cli/key.h"
 #include "cli/lines.h"
@@ -43,7 +44,9 @@ void rw_cli_usage(FILE *out)
 		"  --sort pps|bps|drops  ranking order (default pps)\n"
 		"  --xdp-mode native|generic|auto  (default auto: native, else generic)\n"
 		"  --clock auto|precise|coarse  kernel clock for slots (default auto: coarse\n"
-		"                      when a slot lasts 20 of its ticks or more)\n"
+		"                      when a slot lasts 20 of its ticks or more and --burst\n"
+		"                      half a tick or more; coarse needs slots of a tick and\n"
+		"                      --burst of half a tick or more)\n"
 		"  --json              one JSON object per interval instead of a table\n"
 		"  --tui               a live full-screen view instead of the table (keys as\n"
 		"                      in ratewall top; ? shows them)\n"
@@ -404,6 +407,28 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 	return fail(err, errlen, "internal: unhandled option %d", opt);
 }
 
+/*
+ * --clock coarse where it cannot keep time: slots shorter than a jiffy, or a
+ * burst under half of one (config.h says why). The jiffy is this kernel's.
+ */
+static int check_coarse(const struct rw_config *cfg, char *err, size_t errlen)
+{
+	uint64_t tick = rw_coarse_tick_ns(), slot = rw_slot_ns(cfg);
+
+	if (cfg->clock != RW_CLOCK_COARSE || !tick)
+		return 0;
+	if (slot < tick)
+		return fail(err, errlen, "--clock coarse: each slot would last %.3f ms, shorter than "
+			    "a jiffy (%.3f ms): the clock would skip slots; use --clock precise or "
+			    "slots of %.3f ms or more", slot / 1e6, tick / 1e6, tick / 1e6);
+	if (!rw_coarse_burst_fits(cfg->burst_ns, tick))
+		return fail(err, errlen, "--clock coarse: a --burst of %.6g ms is less than half a "
+			    "jiffy (%.6g ms): a key would get less than its rate; give --burst "
+			    "%.6gms or more, or --clock precise", cfg->burst_ns / 1e6, tick / 2e6,
+			    tick / 2e6);
+	return 0;
+}
+
 static int validate(struct rw_config *cfg, char *err, size_t errlen)
 {
 	uint64_t slot_ns = rw_slot_ns(cfg);
@@ -416,6 +441,8 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 		return fail(err, errlen, "--burst: %.6g s is more than the window (%.6g s): a key "
 			    "never holds more than a window's budget", cfg->burst_ns / 1e9,
 			    rw_slot_ns(cfg) * cfg->slots / 1e9);
+	if (check_coarse(cfg, err, errlen))
+		return -EINVAL;
 	if (cfg->max_flows && cfg->max_memory)
 		return fail(err, errlen, "--max-flows and --max-memory both size the flow table; give one");
 	if (cfg->tui && cfg->json)

@@ -17,7 +17,8 @@
 /*
  * Parses `ratewall run` arguments (argv[0] is "run"). Returns 0, 1 when help
  * was asked for, or -EINVAL with a one-line reason in err. Does not look at the
- * system: whether the interface exists is the loader's business.
+ * system (whether the interface exists is the loader's business) but for the
+ * kernel's tick, which --clock coarse must fit.
  */
 int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, size_t errlen);
 /*

@@ -19,6 +19,17 @@ static inline uint64_t rw_clock_ns(clockid_t clk)
 	return rw_timespec_ns(&ts);
 }
 
+/*
+ * How often the coarse clock moves (a jiffy, 1/HZ), 0 if the kernel does not
+ * say: CLOCK_MONOTONIC_COARSE's resolution is the tick.
+ */
+static inline uint64_t rw_coarse_tick_ns(void)
+{
+	struct timespec res;
+
+	return clock_getres(CLOCK_MONOTONIC_COARSE, &res) ? 0 : rw_timespec_ns(&res);
+}
+
 /* The wall clock in seconds since the epoch: reports' and history's timestamps. */
 static inline double rw_wall_seconds(void)
 {

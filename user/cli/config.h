@@ -79,13 +79,29 @@ struct rw_config {
 	char name[RW_NAME_MAX];
 };
 
-/* Resolves auto: coarse when a slot spans enough coarse ticks (tick_ns from clock_getres). */
-static inline enum rw_clock rw_clock_resolve(enum rw_clock want, uint64_t slot_ns, uint64_t tick_ns)
+/*
+ * The coarse clock moves once a jiffy (tick_ns), and so does a key's
+ * schedule (--burst): in one jiffy it hands out at most 2 x R x burst (the
+ * peak's slack at twice the rate R) and R x 2 x burst (the bank), so with a
+ * burst under half a jiffy a key gets less than R (--burst 0: one packet a
+ * jiffy, 250 pps at HZ=250 whatever the limit). --burst window has no schedule.
+ */
+static inline bool rw_coarse_burst_fits(uint64_t burst_ns, uint64_t tick_ns)
+{
+	return burst_ns == RW_BURST_WINDOW || 2 * burst_ns >= tick_ns;
+}
+
+/*
+ * Resolves auto: coarse when a slot spans enough coarse ticks (tick_ns from
+ * clock_getres) and the burst fits it; never a pair --clock coarse refuses.
+ */
+static inline enum rw_clock rw_clock_resolve(enum rw_clock want, uint64_t slot_ns, uint64_t burst_ns,
+					     uint64_t tick_ns)
 {
 	if (want != RW_CLOCK_AUTO)
 		return want;
-	return tick_ns && slot_ns >= RW_COARSE_MIN_TICKS_PER_SLOT * tick_ns ? RW_CLOCK_COARSE
-									     : RW_CLOCK_PRECISE;
+	return tick_ns && slot_ns >= RW_COARSE_MIN_TICKS_PER_SLOT * tick_ns &&
+	       rw_coarse_burst_fits(burst_ns, tick_ns) ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE;
 }
 
 static inline uint64_t rw_slot_ns(const struct rw_config *cfg)

@@ -155,10 +155,14 @@ __noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u6
 	 * A saturated record of this generation that admitted nothing carries its
 	 * counts into this slot while the state is less than rw_lazy_slots behind:
 	 * no history line, no compare-and-swap (ratewall.h says why that is exact).
+	 * Its `until` (16 bits) is only read while the record is younger than a
+	 * window, as it always is when set: one its CPU left behind while others
+	 * kept the entry going would otherwise look saturated again from 2^15
+	 * slots on, for 2^15 slots of every 2^16.
 	 */
 	if ((f->flags & RW_HOT_SAT) && f->gen == rw_st_gen(s) && f->packets == f->drop_packets &&
-	    rw_before(epoch, f->until) && rw_st_epoch(s) + rw_lazy_slots(cfg_slots) > epoch &&
-	    rw_st_live(s)) {
+	    rw_hot_epoch(f, rw_st_epoch(s)) + cfg_slots > epoch && rw_before(epoch, f->until) &&
+	    rw_st_epoch(s) + rw_lazy_slots(cfg_slots) > epoch && rw_st_live(s)) {
 		__u32 carry = ((f->flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT) +
 			      ((__u32)epoch - f->epoch);
 

@@ -363,6 +363,51 @@ static void test_table_age_rules_at_the_wrap(void)
 	}
 }
 
+/*
+ * A saturated record that its CPU left behind while other CPUs kept the
+ * entry alive (same generation) is not saturated when its source comes back
+ * 2^16 slots later, when the low 16 bits of its `until` look a few slots
+ * ahead again: the source, now under its limit, passes, and is not banned.
+ */
+static void test_table_saturated_record_ages_out(void)
+{
+	const uint64_t back = (1ULL << 16) + 1; /* until (slot 10) looks 9 slots ahead */
+	struct rw_key k = key4(SRC4);
+
+	pin_cpu(0);
+	for (int ban = 0; ban < 2; ban++) {
+		struct rw_window_sum w;
+		uint64_t state;
+		int64_t i;
+		struct env e;
+
+		if (!env_open_mode(&e, 10, 100 * MS, 10, 0, 1024,
+				   (struct env_mode){ .ban_ns = ban ? 50 * MS : 0 }))
+			return;
+		set_time(&e, 5 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 11), 10); /* saturated until slot 10 */
+		set_time(&e, 105 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 1), 0);   /* ... carried into slot 1, nothing admitted */
+		i = rw_table_find(&e.t, &k, &state);
+		CHECK(i >= 0);
+		if (i < 0) {
+			env_close(&e);
+			return;
+		}
+		/* Another CPU's packets kept the entry live, in this generation, up to the last slot. */
+		__atomic_store_n(&e.t.ent[i].state,
+				 rw_st_make(back - 1, rw_st_gen(state),
+					    state & (RW_ST_LIVE | RW_ST_OVERFLOW)),
+				 __ATOMIC_SEQ_CST);
+		set_time(&e, back * 100 * MS + 5 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+		CHECK_EQ(e.t.ent[i].ban_until_ns, 0);
+		CHECK(flow_window(&e, &k, back, &w));
+		CHECK_EQ(w.packets - w.drop_packets, 1);
+		env_close(&e);
+	}
+}
+
 struct sender {
 	pthread_t tid;
 	struct env *e;
@@ -550,6 +595,7 @@ void run_table_tests(void)
 	RUN(test_table_delete_races_a_packet);
 	RUN(test_table_flush_waits_never_loses);
 	RUN(test_table_age_rules_at_the_wrap);
+	RUN(test_table_saturated_record_ages_out);
 	RUN(test_table_parallel_cpus_hold_the_limit);
 	RUN(test_table_untracked_waits_for_a_stalled_insert);
 	RUN(test_table_parallel_promotion_inherits_once);

@@ -39,6 +39,7 @@
 #define RW_BPF_LIMIT_H
 
 #include "maps.h"
+#include "race.h"
 #include "ratewall_window.h"
 
 /* The limits one packet is held to: the command line's, or its rule's. */
@@ -163,20 +164,6 @@ static __always_inline __u64 rw_muldiv(__u64 a, __u64 b, __u64 c, bool up)
 static __always_inline __u64 rw_window_ns(void)
 {
 	return (__u64)cfg_slots * cfg_slot_ns;
-}
-
-/*
- * A key's schedule: after its history slots in the same map value, which has
- * room for it with every slot count up to RW_MAX_SLOTS included.
- */
-static __always_inline struct rw_pace *rw_pace_of(__u32 idx)
-{
-	struct rw_hist_slot *h = bpf_map_lookup_elem(&hist, &idx);
-	__u32 s = cfg_slots;
-
-	if (!h || s > RW_MAX_SLOTS)
-		return NULL;
-	return (struct rw_pace *)&h[s];
 }
 
 /* The tolerances, at most a window (rw_muldiv wants them no longer than the window). */

@@ -32,7 +32,8 @@ const volatile __u32 cfg_nbuckets = 1;       /* tracked-flow table: buckets of R
 const volatile __u32 cfg_entries = RW_WAYS;  /* cfg_nbuckets * RW_WAYS */
 const volatile __u32 cfg_bucket_size = RW_BUCKET_SIZE(RW_DEFAULT_SLOTS); /* of cfg_slots */
 const volatile __u64 cfg_hash_seed;     /* random per load: collisions cannot be aimed */
-const volatile bool cfg_test_clock;     /* tests drive time through test_clock_ns */
+/* tests drive time through test_clock_ns, and play races through test_race (race.h) */
+const volatile bool cfg_test_clock;
 const volatile bool cfg_coarse_clock;   /* CLOCK_MONOTONIC_COARSE, read once a jiffy */
 /* The instance's interfaces, in the loader's order: they index `stats`. */
 const volatile __u32 cfg_ifindex[RW_MAX_IFACES];
@@ -49,6 +50,7 @@ const volatile bool cfg_events;
 const volatile __u64 cfg_ban_ns;
 
 __u64 test_clock_ns;
+struct rw_race test_race;
 
 /* --- Tracked flows (see include/ratewall.h): sizes set by the loader ---------- */
 
@@ -173,6 +175,20 @@ static __always_inline __u32 rw_slot_index(__u64 epoch)
 	if (idx >= RW_MAX_SLOTS || idx >= cfg_slots)
 		return 0;
 	return (__u32)idx;
+}
+
+/*
+ * A key's schedule: after its history slots in the same map value, which has
+ * room for it with every slot count up to RW_MAX_SLOTS included.
+ */
+static __always_inline struct rw_pace *rw_pace_of(__u32 idx)
+{
+	struct rw_hist_slot *h = bpf_map_lookup_elem(&hist, &idx);
+	__u32 s = cfg_slots;
+
+	if (!h || s > RW_MAX_SLOTS)
+		return NULL;
+	return (struct rw_pace *)&h[s];
 }
 
 #endif /* RW_BPF_MAPS_H */

@@ -190,7 +190,7 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 		 */
 		if ((f->epoch != (__u32)t->epoch || f->gen != rw_st_gen(state) ||
 		     rw_st_epoch(state) + rw_lazy_slots(cfg_slots) <= t->epoch) &&
-		    rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
+		    rw_enter_slot((__u32)idx, key, t, &state, st) < 0)
 			idx = -1; /* removed under us: the packet is a newcomer's */
 	}
 	if (idx < 0) {
@@ -202,8 +202,9 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 		f = bpf_map_lookup_elem(&hot, &j);
 		if (!ent || !f)
 			return RW_PASS;
-		state = ent->state;
-		if (rw_enter_slot((__u32)idx, cpu, t, &state, st) < 0)
+		/* Matched again: its state, read now, must still be this key's. */
+		if (!rw_entry_match((__u32)idx, key, &state) ||
+		    rw_enter_slot((__u32)idx, key, t, &state, st) < 0)
 			return RW_PASS;
 	}
 	/* 32-bit byte counts: flushed within the slot before they would wrap. */

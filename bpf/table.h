@@ -134,20 +134,20 @@ static __always_inline int rw_table_find(const struct rw_key *key, const struct 
  * A record meets a slot (or a generation) other than its own. Raises the
  * entry's state to `epoch` first (so a concurrent delete either sees it or
  * wins, and then this packet is untracked), flushes the record's counts of
- * an earlier live slot, and starts it on this one. 0: ready; 1: the flush
- * must wait (the packet is counted in the record as it is); -1: the entry is
- * gone.
+ * an earlier live slot, and starts it on this one. *state: what key's entry
+ * was matched with. 0: ready; 1: the flush must wait (the packet is counted
+ * in the record as it is); -1: the entry is gone, or no longer key's.
  */
-__noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u64 *state,
-			     struct rw_stats *st)
+__noinline int rw_enter_slot(__u32 idx, const struct rw_key *key, const struct rw_time *t,
+			     __u64 *state, struct rw_stats *st)
 {
-	__u32 j = cpu * cfg_entries + idx;
+	__u32 j = bpf_get_smp_processor_id() * cfg_entries + idx;
 	struct rw_entry *ent = bpf_map_lookup_elem(&keys, &idx);
 	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
 	__u64 s, fe, epoch;
 	bool keep;
 
-	if (!ent || !f || !state || !st || !t)
+	if (!ent || !f || !state || !st || !t || !key)
 		return -1;
 	epoch = t->epoch;
 	s = *state;
@@ -172,6 +172,7 @@ __noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u6
 		f->epoch = (__u32)epoch;
 		return 0;
 	}
+	rw_race(RW_RACE_ENTER_SLOT);
 	for (int i = 0; i < 8 && rw_st_epoch(s) < epoch; i++) {
 		__u64 flags = s & (RW_ST_LIVE | RW_ST_OVERFLOW), next, old;
 
@@ -183,7 +184,15 @@ __noinline int rw_enter_slot(__u32 idx, __u32 cpu, const struct rw_time *t, __u6
 		else
 			next = rw_st_make(epoch, rw_st_gen(s), flags);
 		old = __sync_val_compare_and_swap(&ent->state, s, next);
-		s = old == s ? next : old;
+		/*
+		 * The state moved under us: the entry may have been deleted and
+		 * given to another key since it was matched, so it is matched
+		 * again before anything is raised, or counted, in it.
+		 */
+		if (old == s)
+			s = next;
+		else if (!rw_entry_match(idx, key, &s))
+			return -1;
 	}
 	if (!rw_st_live(s) || rw_st_epoch(s) < epoch)
 		return -1;
@@ -379,6 +388,7 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	home = bpf_map_lookup_elem(&dir, &w.home);
 	if (!home)
 		return -1;
+	rw_race(RW_RACE_PROMOTE);
 	ctl = home->ctl;
 	if ((ctl & RW_DIR_LOCK) || __sync_val_compare_and_swap(&home->ctl, ctl, ctl | RW_DIR_LOCK) != ctl)
 		return RW_PROMOTE_BUSY;

@@ -586,6 +586,38 @@ _Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_s
 _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 72,
 	       "rw_scratch layout");
 
+/* --- Races, played out by the tests --------------------------------------------- */
+
+/*
+ * A load with the test clock also plays races in one run: when the data path
+ * reaches `point`, it first makes the writes another CPU could have made
+ * there, then forgets the point. Each write is 8 bytes at `off` (a multiple of
+ * 8, below 64) of a 64-byte line: entry `index` of keys, bucket `index` of
+ * dir, or entry `index`'s schedule (struct rw_pace).
+ */
+enum rw_race_point {
+	RW_RACE_NONE,
+	RW_RACE_ENTER_SLOT,   /* rw_enter_slot, between the entry's match and its revival */
+	RW_RACE_PROMOTE,      /* rw_promote, between the key's lookup and the insert lock */
+	RW_RACE_SCHED_START,  /* rw_refill, between reading an older generation's schedule and starting it */
+};
+enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE };
+#define RW_RACE_WRITES 8
+struct rw_race_write {
+	__u32 line;  /* enum rw_race_line */
+	__u32 index;
+	__u32 off;
+	__u32 pad;
+	__u64 val;
+};
+struct rw_race {
+	__u32 point; /* enum rw_race_point */
+	__u32 nr;
+	struct rw_race_write w[RW_RACE_WRITES];
+};
+
+_Static_assert(sizeof(struct rw_pace) == 64, "rw_pace: one 64-byte line for a race's writes");
+
 static inline __u64 rw_stats_passed(const struct rw_stats *s)
 {
 	return s->rx_packets - s->dropped;

@@ -196,6 +196,31 @@ uint64_t new_flows(struct env *e)
 	return st.new_flows;
 }
 
+void race_write(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val)
+{
+	struct rw_race *r = &e->skel->bss->test_race;
+
+	CHECK(r->nr < RW_RACE_WRITES && off % 8 == 0 && off < 64);
+	if (r->nr < RW_RACE_WRITES)
+		r->w[r->nr++] = (struct rw_race_write){ .line = line, .index = index, .off = off,
+							.val = val };
+}
+
+void race_arm(struct env *e, uint32_t point)
+{
+	__atomic_store_n(&e->skel->bss->test_race.point, point, __ATOMIC_SEQ_CST);
+}
+
+bool race_played(struct env *e)
+{
+	struct rw_race *r = &e->skel->bss->test_race;
+
+	if (__atomic_load_n(&r->point, __ATOMIC_SEQ_CST) != RW_RACE_NONE)
+		return false;
+	r->nr = 0;
+	return true;
+}
+
 /* The test env's rule maps, as the loader uses them. */
 struct rw_rule_env rule_env_of(struct env *e)
 {

@@ -81,6 +81,15 @@ void send4(struct env *e, uint32_t saddr, int count, size_t payload, uint32_t *p
 uint32_t passed_of(struct env *e, uint32_t saddr, int count);
 uint64_t new_flows(struct env *e);
 
+/*
+ * Races (struct rw_race): race_write() plants one 8-byte write of another
+ * CPU, race_arm() the point of the data path where they all land, once.
+ */
+void race_write(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val);
+void race_arm(struct env *e, uint32_t point);
+/* Whether the armed race was played (its point was reached). */
+bool race_played(struct env *e);
+
 /* The test env's rule maps, as the loader uses them. */
 struct rw_rule_env rule_env_of(struct env *e);
 struct rw_rule_scope rule_scope_of(struct env *e);

@@ -408,6 +408,54 @@ static void test_table_saturated_record_ages_out(void)
 	}
 }
 
+/*
+ * Between a packet's match of its entry and the compare-and-swap that revives
+ * it, another CPU deletes the entry and inserts another key there (every key
+ * hashes alike here, so any key could take that way). The packet's revival
+ * meets that key's state: it is untracked then (and so promoted into an entry
+ * of its own), never counted for the other key.
+ */
+static void test_table_revival_rechecks_the_key(void)
+{
+	struct rw_key a = key4(SRC4), b = key4(SRC4 + 1);
+	struct rw_window_sum w;
+	uint64_t state;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	if (!env_open_mode(&e, 4, 100 * MS, 0, 0, 1024, ALL_COLLIDE))
+		return;
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 3), 3);
+	i = rw_table_find(&e.t, &a, &state);
+	CHECK(i >= 0);
+	if (i < 0)
+		goto out;
+	for (uint32_t off = 0; off < sizeof(b); off += 8) {
+		uint64_t word;
+
+		memcpy(&word, (const uint8_t *)&b + off, 8);
+		race_write(&e, RW_RACE_KEYS, (uint32_t)i, 8 + off, word);
+	}
+	race_write(&e, RW_RACE_KEYS, (uint32_t)i, 0,
+		   rw_st_make(0, (uint8_t)(rw_st_gen(state) + 1),
+			      RW_ST_LIVE | (state & RW_ST_OVERFLOW)));
+	race_arm(&e, RW_RACE_ENTER_SLOT);
+	set_time(&e, 105 * MS); /* a's record meets a new slot: the revival */
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+	CHECK(race_played(&e));
+	CHECK(flow_window(&e, &b, 1, &w));
+	CHECK_EQ(w.packets, 0);
+	CHECK_EQ(entries_of(&e, &a), 1);
+	/* This packet, and what the sketch still held of a's first one. */
+	CHECK(flow_window(&e, &a, 1, &w));
+	CHECK_EQ(w.newest_epoch, 1);
+	CHECK_EQ(w.packets, 2);
+out:
+	env_close(&e);
+}
+
 struct sender {
 	pthread_t tid;
 	struct env *e;
@@ -593,6 +641,7 @@ void run_table_tests(void)
 	RUN(test_table_full_set_keeps_limited);
 	RUN(test_table_full_set_keeps_banned);
 	RUN(test_table_delete_races_a_packet);
+	RUN(test_table_revival_rechecks_the_key);
 	RUN(test_table_flush_waits_never_loses);
 	RUN(test_table_age_rules_at_the_wrap);
 	RUN(test_table_saturated_record_ages_out);

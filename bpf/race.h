@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Races played out by the tests (struct rw_race): at a point of the data path
+ * where another CPU's writes could land, a test load makes the writes the
+ * test planted, so that the race has one outcome, every run. Any other load
+ * has cfg_test_clock false in its rodata: the verifier drops the call.
+ */
+#ifndef RW_BPF_RACE_H
+#define RW_BPF_RACE_H
+
+#include "maps.h"
+
+/* The 64-byte line a race writes into; NULL for none. */
+static __always_inline __u8 *rw_race_line(__u32 line, __u32 index)
+{
+	if (line == RW_RACE_KEYS)
+		return bpf_map_lookup_elem(&keys, &index);
+	if (line == RW_RACE_DIR)
+		return bpf_map_lookup_elem(&dir, &index);
+	if (line == RW_RACE_PACE)
+		return (__u8 *)rw_pace_of(index);
+	return NULL;
+}
+
+/* Global: verified once, however many points call it. */
+__noinline int rw_race_writes(__u32 point)
+{
+	if (test_race.point != point)
+		return 0;
+	test_race.point = RW_RACE_NONE;
+	for (__u32 i = 0; i < RW_RACE_WRITES; i++) {
+		struct rw_race_write *w = &test_race.w[i];
+		__u32 off = w->off & 56;
+		__u8 *p;
+
+		if (i >= test_race.nr)
+			break;
+		p = rw_race_line(w->line, w->index);
+		if (p)
+			__sync_lock_test_and_set((__u64 *)(p + off), w->val);
+	}
+	return 1;
+}
+
+static __always_inline void rw_race(__u32 point)
+{
+	if (cfg_test_clock)
+		rw_race_writes(point);
+}
+
+#endif /* RW_BPF_RACE_H */

@@ -594,13 +594,58 @@ static void test_table_untracked_waits_for_a_stalled_insert(void)
 }
 
 /*
+ * Two CPUs promote one source: both missed it in their lookups, the other one
+ * took the lock first and inserted it. Here that insert is planted in the
+ * table (its entry live, with no count) and its tag published between this
+ * CPU's lookup and its lock: the insert under the lock finds it, makes no
+ * second entry and inherits nothing a second time (the sketch holds 5 of the
+ * source's packets), whichever CPU gets there how much later.
+ */
+static void test_table_promotion_rechecks_under_the_lock(void)
+{
+	struct rw_key k = key4(SRC4);
+	struct rw_window_sum w;
+	struct rw_where at;
+	struct rw_stats st;
+	uint32_t idx;
+	struct env e;
+
+	pin_cpu(0);
+	if (!env_open(&e, 10, 100 * MS, 0, 0))
+		return;
+	set_time(&e, 5 * MS);
+	set_thresholds(&e, 100, 0);
+	CHECK_EQ(passed_of(&e, SRC4, 5), 5); /* in the sketch only */
+	CHECK_EQ(entries_of(&e, &k), 0);
+	at = rw_table_where(&e.t, &k);
+	idx = at.home * RW_WAYS;
+	e.t.ent[idx].key = k;
+	e.t.ent[idx].home = at.home;
+	__atomic_store_n(&e.t.ent[idx].state, rw_st_make(0, 1, RW_ST_LIVE), __ATOMIC_SEQ_CST);
+	race_write(&e, RW_RACE_DIR, at.home, 0,
+		   at.tag | (uint64_t)e.t.dir[at.home].tag[1] << 32);
+	race_arm(&e, RW_RACE_PROMOTE);
+	set_thresholds(&e, 100, 1); /* the next packet is promoted */
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+	CHECK(race_played(&e));
+	read_stats(&e, &st);
+	CHECK_EQ(st.new_flows, 0);
+	CHECK_EQ(entries_of(&e, &k), 1);
+	CHECK(flow_window(&e, &k, 0, &w));
+	CHECK_EQ(w.packets, 1);
+	env_close(&e);
+}
+
+/*
  * Several CPUs promote one new source at once (the sketch's own threshold):
  * one entry, and the sketch's counts inherited once. What a packet in flight
  * on another CPU at the moment of the insert can do is bounded, one packet
  * per other CPU: admitted untracked after the insert read that CPU's sketch
  * (the limit exceeded by it), or counted in that sketch, inherited, and then
  * counted again by the entry (the entry holds one packet more than passed).
- * Inheriting twice would put a whole threshold (50) in the entry.
+ * Inheriting twice would put a whole threshold (50) in the entry. CPUs
+ * rarely meet that closely here: the race itself is played every run by
+ * test_table_promotion_rechecks_under_the_lock.
  */
 static void test_table_parallel_promotion_inherits_once(void)
 {
@@ -647,5 +692,6 @@ void run_table_tests(void)
 	RUN(test_table_saturated_record_ages_out);
 	RUN(test_table_parallel_cpus_hold_the_limit);
 	RUN(test_table_untracked_waits_for_a_stalled_insert);
+	RUN(test_table_promotion_rechecks_under_the_lock);
 	RUN(test_table_parallel_promotion_inherits_once);
 }

@@ -234,22 +234,60 @@ static __always_inline void rw_sched_take(struct rw_pace_limit *pl, __u64 now, _
 	rw_vt_take(&pl->peak, now, units, limit * RW_PEAK_FACTOR);
 }
 
-/* Gives back `units` handed out and never used (at most the limit: a lease is). */
-static __always_inline void rw_sched_refund(struct rw_pace_limit *pl, __u64 units, __u64 limit)
+/*
+ * Moves a virtual time back by what `units` cost, never below now: a time at
+ * or before now lets its whole tolerance pass already, and another CPU's start
+ * may have brought it down since the units were handed out (a time moved back
+ * from there would wrap, and refuse everything). A concurrent take or start
+ * makes the compare fail: the units stay spent, the safe side.
+ */
+static __always_inline void rw_vt_refund(__u64 *tatp, __u64 now, __u64 units, __u64 limit)
 {
-	__sync_fetch_and_add(&pl->tat, -rw_muldiv(units, rw_window_ns(), limit, false));
-	__sync_fetch_and_add(&pl->peak, -rw_muldiv(units, rw_window_ns(), limit * RW_PEAK_FACTOR, false));
+	__u64 back = rw_muldiv(units, rw_window_ns(), limit, false);
+	__u64 tat = *(volatile const __u64 *)tatp;
+
+	if (tat > now)
+		__sync_val_compare_and_swap(tatp, tat, back < tat - now ? tat - back : now);
+}
+
+/* Gives back `units` handed out and never used (at most the limit: a lease is). */
+static __always_inline void rw_sched_refund(struct rw_pace_limit *pl, __u64 now, __u64 units,
+					    __u64 limit)
+{
+	rw_vt_refund(&pl->tat, now, units, limit);
+	rw_vt_refund(&pl->peak, now, units, limit * RW_PEAK_FACTOR);
 }
 
 /*
  * A new generation of the entry (a new key, or one back from quiet): its
  * bank holds the burst, no more, so that a key's first window cannot run
- * into the window's own limit.
+ * into the window's own limit. Several CPUs may meet the new generation at
+ * once: one claims it (compare-and-swap of gen) and starts it; the times are
+ * read before the claim and started by compare-and-swap from what was read,
+ * so a take that any CPU made once the generation was claimed is never
+ * undone (it stays on the older times instead: less to spend, never more).
+ * Global: its reads live in its own stack frame, not in the packet path's.
  */
-static __always_inline void rw_sched_start(struct rw_pace_limit *pl, __u64 now)
+__noinline int rw_sched_start(struct rw_pace *pc, __u32 gen, __u64 now)
 {
-	pl->tat = now + rw_bank_ns() - rw_burst_ns();
-	pl->peak = 0;
+	__u64 tat = now + rw_bank_ns() - rw_burst_ns(), pt, pp, bt, bp;
+	__u32 old;
+
+	if (!pc)
+		return 0;
+	old = *(volatile const __u32 *)&pc->gen;
+	pt = *(volatile const __u64 *)&pc->packets.tat;
+	pp = *(volatile const __u64 *)&pc->packets.peak;
+	bt = *(volatile const __u64 *)&pc->bytes.tat;
+	bp = *(volatile const __u64 *)&pc->bytes.peak;
+	rw_race(RW_RACE_SCHED_START);
+	if (old == gen || __sync_val_compare_and_swap(&pc->gen, old, gen) != old)
+		return 0;
+	__sync_val_compare_and_swap(&pc->packets.tat, pt, tat);
+	__sync_val_compare_and_swap(&pc->packets.peak, pp, 0);
+	__sync_val_compare_and_swap(&pc->bytes.tat, bt, tat);
+	__sync_val_compare_and_swap(&pc->bytes.peak, bp, 0);
+	return 1;
 }
 
 /*
@@ -299,20 +337,17 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 	if (cfg_burst_ns != RW_BURST_WINDOW && (f->flags & RW_HOT_LEASE) &&
 	    rw_before(epoch, f->until) && pc->gen == f->gen) {
 		if (lim->packets && f->lease_packets)
-			rw_sched_refund(&pc->packets, f->lease_packets, lim->packets);
+			rw_sched_refund(&pc->packets, now, f->lease_packets, lim->packets);
 		if (lim->bytes && f->lease_bytes)
-			rw_sched_refund(&pc->bytes, f->lease_bytes, lim->bytes);
+			rw_sched_refund(&pc->bytes, now, f->lease_bytes, lim->bytes);
 	}
 	f->flags &= RW_HOT_CARRY_MASK;
 	f->lease_packets = 0;
 	f->lease_bytes = 0;
 	if (cfg_burst_ns == RW_BURST_WINDOW)
 		goto window;
-	if (pc->gen != f->gen) {
-		rw_sched_start(&pc->packets, now);
-		rw_sched_start(&pc->bytes, now);
-		pc->gen = f->gen;
-	}
+	if (pc->gen != f->gen)
+		rw_sched_start(pc, f->gen, now);
 	if ((lim->packets && !rw_sched_read(&pc->packets, now, lim->packets, &credit_p)) ||
 	    (lim->bytes && !rw_sched_read(&pc->bytes, now, lim->bytes, &credit_b))) {
 		st->paced_drops++;

@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 6
+#define RW_LAYOUT_VERSION 7
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -325,11 +325,12 @@ static inline __u64 rw_hist_count(const struct rw_hist_slot *s, enum rw_hist_wor
  * when everything it was admitted would have passed at the limit's rate
  * (sustained), and at RW_PEAK_FACTOR times that rate (peak). A packet finding
  * either more than its tolerance ahead of the clock (the bank for sustained,
- * --burst for peak) is dropped with no further look. Written only when budget
- * is handed out (a lease refill), by compare-and-swap, else by fetch-and-add
- * of what was handed out; gen is the entry generation the times belong to (a
- * new one starts afresh). It sits after the key's history slots, in the same
- * map value: a refill reads both.
+ * --burst for peak) is dropped with no further look. Written only by a
+ * refill (limit.h): budget handed out (compare-and-swap, else fetch-and-add of
+ * what was handed out), a lease's rest given back (compare-and-swap, never
+ * below the clock), a start; gen is the entry generation the times belong to
+ * (a new one starts afresh, claimed by compare-and-swap). It sits after the
+ * key's history slots, in the same map value: a refill reads both.
  */
 struct rw_pace_limit {
 	__u64 tat;  /* sustained: at the limit's rate */
@@ -338,8 +339,8 @@ struct rw_pace_limit {
 
 struct rw_pace {
 	struct rw_pace_limit packets, bytes;
-	__u8 gen;
-	__u8 pad[31];
+	__u32 gen;  /* a start claims it by compare-and-swap: 32 bits wide for that */
+	__u8 pad[28];
 };
 
 #define RW_PEAK_FACTOR 2

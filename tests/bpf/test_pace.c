@@ -8,7 +8,9 @@
  * per-/LEN budgets.
  */
 #define _GNU_SOURCE
+#include <stddef.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "bpfenv.h"
 #include "testlib.h"
@@ -371,6 +373,103 @@ static void test_pace_slot_count_bounds(void)
 	}
 }
 
+/*
+ * Entry idx's schedule, mapped writable (the table's own view is read-only):
+ * tests plant another CPU's writes in it. Unmapped with munmap(*map, *len).
+ */
+static struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len)
+{
+	struct rw_hist_slot *h;
+
+	*len = e->t.len[3];
+	*map = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fds.hist, 0);
+	CHECK(*map != MAP_FAILED);
+	if (*map == MAP_FAILED)
+		return NULL;
+	h = *map;
+	return (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots];
+}
+
+/*
+ * Two CPUs meet a new key's first generation at once. The other one started
+ * its schedule and took all it allowed (the bank and a lease beyond it) while
+ * this one was between seeing the older generation and starting it: this
+ * one's start must not undo that take. Its packet is ahead of the schedule.
+ */
+static void test_pace_start_keeps_a_concurrent_take(void)
+{
+	const uint64_t now = 5 * SLOT_NS;
+	struct rw_key k = key4(SRC4);
+	struct rw_stats st;
+	struct rw_where at;
+	uint32_t idx;
+	struct env e;
+
+	pin_cpu(0);
+	if (!open_paced(&e, 1000, 0, 20 * MS))
+		return;
+	at = rw_table_where(&e.t, &k);
+	idx = at.home * RW_WAYS; /* the first free way of an empty table */
+	race_write(&e, RW_RACE_PACE, idx, offsetof(struct rw_pace, packets.tat), now + 41 * MS);
+	race_write(&e, RW_RACE_PACE, idx, offsetof(struct rw_pace, packets.peak), now + 21 * MS);
+	race_write(&e, RW_RACE_PACE, idx, offsetof(struct rw_pace, gen), 1);
+	race_arm(&e, RW_RACE_SCHED_START);
+	set_time(&e, now);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 0);
+	CHECK(race_played(&e));
+	CHECK_EQ(entries_of(&e, &k), 1);
+	read_stats(&e, &st);
+	CHECK_EQ(st.paced_drops, 1);
+	env_close(&e);
+}
+
+/*
+ * A refill gives back what is left of its lease. Another CPU's start of the
+ * schedule may land between that lease and its refund (here planted: the
+ * byte schedule as a start leaves it, its peak time 0): the refund never
+ * takes a time below what it was started at, so the key, under its rate
+ * from then on, is never paced (a peak wrapped below 0 would hold it off for
+ * good).
+ */
+static void test_pace_refund_after_a_start(void)
+{
+	struct rw_key k = key4(SRC4);
+	struct rw_pace *pc;
+	struct rw_stats st;
+	uint64_t state, t = 5 * SLOT_NS;
+	uint32_t passed = 0;
+	void *map;
+	size_t len;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	if (!open_paced(&e, 0, 100 * 1000, 20 * MS)) /* 100 B/ms: leases of 100 B */
+		return;
+	set_time(&e, t);
+	CHECK_EQ(passed_of(&e, SRC4, 2), 2); /* 64-byte frames: 36 B of lease left */
+	i = rw_table_find(&e.t, &k, &state);
+	CHECK(i >= 0);
+	if (i < 0)
+		goto out;
+	pc = pace_rw(&e, (uint32_t)i, &map, &len);
+	if (!pc)
+		goto out;
+	__atomic_store_n(&pc->bytes.tat, t + 20 * MS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pc->bytes.peak, 0, __ATOMIC_SEQ_CST);
+	munmap(map, len);
+	/* 64 B every 10 ms for 500 ms: 6.4 B/ms, a 16th of the rate. */
+	for (int n = 0; n < 50; n++, t += 10 * MS) {
+		set_time(&e, t);
+		passed += passed_of(&e, SRC4, 1);
+	}
+	read_stats(&e, &st);
+	CHECK_EQ(passed, 50);
+	CHECK_EQ(st.paced_drops, 0);
+out:
+	env_close(&e);
+}
+
 void run_pace_tests(void)
 {
 	RUN(test_pace_slot_count_bounds);
@@ -382,4 +481,6 @@ void run_pace_tests(void)
 	RUN(test_pace_bank_catches_up);
 	RUN(test_pace_bytes);
 	RUN(test_pace_prefix_budget);
+	RUN(test_pace_start_keeps_a_concurrent_take);
+	RUN(test_pace_refund_after_a_start);
 }

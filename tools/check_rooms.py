@@ -20,7 +20,7 @@ import sys
 ROOMS = ["cli", "kernel", "rank", "views", "service", "top"]
 # The data path's headers by role (bpf/README.md), lowest first: each includes
 # only those before it.
-BPF_ORDER = ["parse.h", "maps.h", "clock.h", "sketch.h", "history.h", "limit.h", "table.h",
+BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "sketch.h", "history.h", "limit.h", "table.h",
              "policy.h"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

@@ -199,7 +199,11 @@ __noinline int rw_enter_slot(__u32 idx, const struct rw_key *key, const struct r
 	*state = s;
 	keep = f->gen == rw_st_gen(s);
 	fe = rw_hot_epoch(f, rw_st_epoch(s));
-	keep = keep && rw_slot_live(fe, epoch, cfg_slots);
+	/*
+	 * This CPU's own record is never ahead of its clock: one that reads so
+	 * was left behind by about 2^32 slots (rw_hot_epoch), and is stale.
+	 */
+	keep = keep && rw_slot_live(fe, epoch, cfg_slots) && fe <= epoch;
 	if (keep && f->packets && fe != epoch) {
 		if (!rw_flush(f, idx, epoch, t->slot, fe)) {
 			st->flush_retries++;

@@ -80,14 +80,32 @@ RW_INLINE int rw_st_idle(__u64 state, __u64 now_epoch, __u32 slots)
 /* --- Per-CPU records -------------------------------------------------------------- */
 
 /*
+ * How far a record may be ahead of an entry state read with it: a saturated
+ * record runs up to rw_lazy_slots - 1 slots ahead of the state, a CPU's clock
+ * up to a slot ahead of the reader's, and the loader may be held up between
+ * reading the state and the records. Generous, and small beside 2^32.
+ */
+#define RW_HOT_AHEAD 256
+
+/*
  * The full epoch of a record, from its low 32 bits and the entry's state
- * epoch: within 2^31 slots of it either way (a saturated record runs up to
- * rw_lazy_slots - 1 slots ahead of the state; a record of a CPU that stopped
- * seeing the flow falls behind it).
+ * epoch: at most RW_HOT_AHEAD slots ahead of it, else behind it. A record of
+ * a CPU that stopped seeing the flow falls behind while the other CPUs keep
+ * the entry going in its generation, by up to 2^32 - RW_HOT_AHEAD - 1 slots
+ * read right (at 1 ms slots, 49 days): read as +-2^31, one left behind for
+ * longer than 2^31 slots (25 days) looked up to 2^31 slots ahead, live in
+ * every window, its counts charged to its source again and its flush never
+ * done. Only one left behind by a multiple of 2^32 slots, give or take
+ * RW_HOT_AHEAD and a window, still looks recent: 32 bits cannot tell.
  */
 RW_INLINE __u64 rw_hot_epoch(const struct rw_hot *f, __u64 entry_epoch)
 {
-	return entry_epoch + (__s64)(__s32)(f->epoch - (__u32)entry_epoch);
+	__u32 ahead = f->epoch - (__u32)entry_epoch, behind = (__u32)entry_epoch - f->epoch;
+
+	if (ahead <= RW_HOT_AHEAD)
+		return entry_epoch + ahead;
+	/* Before the first slot: none was ever written there, the oldest slot will do. */
+	return behind <= entry_epoch ? entry_epoch - behind : 0;
 }
 
 /*

@@ -409,6 +409,55 @@ static void test_table_saturated_record_ages_out(void)
 }
 
 /*
+ * A record its CPU left behind while other CPUs kept the entry live (same
+ * generation) for more than 2^31 slots: its low 32 bits of epoch look a few
+ * slots ahead of the entry's, or up to 2^31. It is stale all the same: the
+ * source, saturated back then, passes up to its limit when it comes back to
+ * that CPU, its old counts are in no window, and the entry's newest slot is
+ * the slot it came back in (the loader may delete it once it goes quiet).
+ */
+static void test_table_record_left_behind_2_31_slots(void)
+{
+	const uint64_t behind[] = { (1ULL << 31) + 1, (1ULL << 31) + (1ULL << 30),
+				    (1ULL << 32) - RW_HOT_AHEAD - 1 };
+	struct rw_key k = key4(SRC4);
+
+	pin_cpu(0);
+	for (size_t n = 0; n < sizeof(behind) / sizeof(behind[0]); n++) {
+		uint64_t e0 = 100, e1 = e0 + behind[n], state;
+		struct rw_window_sum w;
+		struct rw_stats st;
+		int64_t i;
+		struct env e;
+
+		if (!env_open(&e, 10, 1 * MS, 10, 0))
+			return;
+		set_time(&e, e0 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 11), 10); /* saturated until slot e0 + 10 */
+		i = rw_table_find(&e.t, &k, &state);
+		CHECK(i >= 0);
+		if (i < 0) {
+			env_close(&e);
+			return;
+		}
+		/* Other CPUs' packets kept it live, in this generation, up to the slot before. */
+		__atomic_store_n(&e.t.ent[i].state,
+				 rw_st_make(e1 - 1, rw_st_gen(state),
+					    state & (RW_ST_LIVE | RW_ST_OVERFLOW)),
+				 __ATOMIC_SEQ_CST);
+		set_time(&e, e1 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 12), 10);
+		read_stats(&e, &st);
+		CHECK_EQ(st.flush_retries, 0);
+		CHECK(flow_window(&e, &k, e1, &w));
+		CHECK_EQ(w.packets, 12);
+		CHECK_EQ(w.drop_packets, 2);
+		CHECK_EQ(w.newest_epoch, e1);
+		env_close(&e);
+	}
+}
+
+/*
  * Between a packet's match of its entry and the compare-and-swap that revives
  * it, another CPU deletes the entry and inserts another key there (every key
  * hashes alike here, so any key could take that way). The packet's revival
@@ -694,6 +743,7 @@ void run_table_tests(void)
 	RUN(test_table_flush_waits_never_loses);
 	RUN(test_table_age_rules_at_the_wrap);
 	RUN(test_table_saturated_record_ages_out);
+	RUN(test_table_record_left_behind_2_31_slots);
 	RUN(test_table_parallel_cpus_hold_the_limit);
 	RUN(test_table_untracked_waits_for_a_stalled_insert);
 	RUN(test_table_promotion_rechecks_under_the_lock);

@@ -70,6 +70,11 @@ static void test_age_rules(void)
 		CHECK_EQ(rw_hot_epoch(&f, e), e);
 		CHECK_EQ(rw_hot_epoch(&f, e + 9), e);          /* the entry moved on since */
 		CHECK_EQ(rw_hot_epoch(&f, e + 2000000000ULL), e);
+		/* Left behind for more than 2^31 slots, up to 2^32 - RW_HOT_AHEAD - 1. */
+		CHECK_EQ(rw_hot_epoch(&f, e + (1ULL << 31) + 1), e);
+		CHECK_EQ(rw_hot_epoch(&f, e + (1ULL << 32) - RW_HOT_AHEAD - 1), e);
+		if (e >= RW_HOT_AHEAD) /* ... and as far ahead as a record may be */
+			CHECK_EQ(rw_hot_epoch(&f, e - RW_HOT_AHEAD), e);
 		if (e >= 3)
 			CHECK_EQ(rw_hot_epoch(&f, e - 3), e); /* a saturated record ahead of the state */
 		CHECK_EQ(rw_st_epoch(s), e);

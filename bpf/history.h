@@ -42,10 +42,10 @@ static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const st
 		__u64 w = *(volatile __u64 *)&s->epoch;
 
 		if (w == e + 1) {
-			__sync_fetch_and_add(&s->packets, f->packets);
+			__sync_fetch_and_add(&s->packets, (__u64)f->packets);
 			__sync_fetch_and_add(&s->bytes, (__u64)f->bytes);
 			if (f->drop_packets) {
-				__sync_fetch_and_add(&s->drop_packets, f->drop_packets);
+				__sync_fetch_and_add(&s->drop_packets, (__u64)f->drop_packets);
 				__sync_fetch_and_add(&s->drop_bytes, (__u64)f->drop_bytes);
 			}
 			return 1;

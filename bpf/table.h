@@ -326,7 +326,7 @@ __noinline int rw_inherit(__u32 idx, __u64 h, __u64 epoch, __u32 units)
 		if (k >= cfg_slots || k >= RW_MAX_SLOTS || !acc->packets[k])
 			continue;
 		s = &hs[k];
-		s->packets = acc->packets[k] > 0xffffffffULL ? 0xffffffffU : (__u32)acc->packets[k];
+		s->packets = acc->packets[k];
 		s->bytes = acc->bytes[k];
 		s->drop_packets = 0;
 		s->drop_bytes = 0;

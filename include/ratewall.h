@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 7
+#define RW_LAYOUT_VERSION 8
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -293,14 +293,19 @@ struct rw_hot {
  * round is never mistaken for another however long a slot sits unwritten.
  * Counts are added with fetch-and-add; a restart takes the epoch word by
  * compare-and-swap first (ratewall_window.h holds the rule both sides use).
- * 32 bytes, so a slot never straddles two cache lines: a flush is one line.
+ * Every count is 64 bits: it sums all CPUs, and one source (a --key dst
+ * victim) at 72 Mpps puts more than 2^32 packets in a 60 s slot
+ * (RW_MAX_SLOT_NS), where 32-bit sums wrapped (a limited key's admitted
+ * count then read as none, or as 2^64 less a few). 40 bytes: a flush
+ * touches one cache line, or two for a slot across a line's edge (once a
+ * slot a CPU, never on the per-packet path).
  */
 #define RW_HIST_BUSY (~0ULL)
 enum rw_hist_word { RW_H_PACKETS, RW_H_BYTES, RW_H_DROP_PACKETS, RW_H_DROP_BYTES };
 struct rw_hist_slot {
 	__u64 epoch;
-	__u32 packets;      /* offered in the round, every CPU */
-	__u32 drop_packets;
+	__u64 packets;      /* offered in the round, every CPU */
+	__u64 drop_packets;
 	__u64 bytes;
 	__u64 drop_bytes;
 };
@@ -340,7 +345,7 @@ struct rw_pace_limit {
 struct rw_pace {
 	struct rw_pace_limit packets, bytes;
 	__u32 gen;  /* a start claims it by compare-and-swap: 32 bits wide for that */
-	__u8 pad[28];
+	__u8 pad[44]; /* to RW_PACE_SLOTS history slots */
 };
 
 #define RW_PEAK_FACTOR 2
@@ -581,7 +586,7 @@ _Static_assert(sizeof(struct rw_wslot) == 128, "rw_wslot layout: one cache line"
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
-_Static_assert(sizeof(struct rw_hist_slot) == 32, "rw_hist_slot layout: half a cache line");
+_Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");
 _Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
 	       "rw_pace takes RW_PACE_SLOTS history slots' place");
 _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 72,
@@ -617,7 +622,8 @@ struct rw_race {
 	struct rw_race_write w[RW_RACE_WRITES];
 };
 
-_Static_assert(sizeof(struct rw_pace) == 64, "rw_pace: one 64-byte line for a race's writes");
+_Static_assert(__builtin_offsetof(struct rw_pace, pad) <= 64,
+	       "rw_pace: every field in the first 64 bytes, where a race's writes land");
 
 static inline __u64 rw_stats_passed(const struct rw_stats *s)
 {

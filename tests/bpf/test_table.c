@@ -302,6 +302,54 @@ out:
 }
 
 /*
+ * A history slot sums every CPU's packets of its round: with 60 s slots a
+ * source (a --key dst victim) at 72 Mpps puts more than 2^32 in one. Here
+ * other CPUs' flushes already hold 2^32 - 5 offered and as many dropped in
+ * the slot this CPU's record (12 offered, 10 admitted at its limit of 10, 2
+ * dropped) flushes into: the sums go on past 2^32, the window still holds
+ * the 10 admitted, and the next packet is over the limit.
+ */
+static void test_table_history_counts_past_2_32(void)
+{
+	const uint64_t planted = (1ULL << 32) - 5;
+	struct rw_key k = key4(SRC4);
+	struct rw_window_sum w;
+	struct rw_hist_slot *h, *s;
+	uint64_t state;
+	size_t len;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	if (!env_open(&e, 4, 100 * MS, 10, 0))
+		return;
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 12), 10);
+	i = rw_table_find(&e.t, &k, &state);
+	h = hist_rw(&e, &len);
+	CHECK(i >= 0 && h);
+	if (i < 0 || !h)
+		goto out;
+	s = &h[i * rw_hist_stride(e.slots) + 0];
+	s->packets = planted;
+	s->bytes = planted * 64;
+	s->drop_packets = planted;
+	s->drop_bytes = planted * 64;
+	s->epoch = 0 + 1;
+	set_time(&e, 105 * MS); /* the record's slot 0 is flushed into it */
+	CHECK_EQ(passed_of(&e, SRC4, 1), 0);
+	CHECK_EQ(s->epoch, 0 + 1);
+	CHECK_EQ(s->packets, planted + 12);
+	CHECK_EQ(s->drop_packets, planted + 2);
+	CHECK(flow_window(&e, &k, 1, &w));
+	CHECK_EQ(w.packets, planted + 13);
+	CHECK_EQ(w.packets - w.drop_packets, 10);
+	munmap(h, len);
+out:
+	env_close(&e);
+}
+
+/*
  * The age rules at the wraps: a history slot last written 2^23 or 2^24 slots
  * ago (where 24-bit tags would alias) is restarted by the next flush, neither
  * added to nor refused; a record whose low 32 bits of epoch come round again
@@ -741,6 +789,7 @@ void run_table_tests(void)
 	RUN(test_table_delete_races_a_packet);
 	RUN(test_table_revival_rechecks_the_key);
 	RUN(test_table_flush_waits_never_loses);
+	RUN(test_table_history_counts_past_2_32);
 	RUN(test_table_age_rules_at_the_wrap);
 	RUN(test_table_saturated_record_ages_out);
 	RUN(test_table_record_left_behind_2_31_slots);

@@ -28,9 +28,9 @@ static inline void set_hist(struct rw_hist_slot *h, uint64_t epoch, uint32_t slo
 	struct rw_hist_slot *s = &h[epoch % slots];
 
 	s->epoch = epoch + 1;
-	s->packets = (uint32_t)pk;
+	s->packets = pk;
 	s->bytes = pk * 100;
-	s->drop_packets = (uint32_t)drop;
+	s->drop_packets = drop;
 	s->drop_bytes = drop * 100;
 }
 

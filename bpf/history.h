@@ -2,11 +2,12 @@
 /*
  * A tracked flow's history: per slot, what every CPU flushed for that slot's
  * round. A CPU flushes its record once a slot (and early, within a slot,
- * before its 32-bit byte counts would wrap); a flush adds in place when the
- * slot holds its round, and restarts a slot that holds an older one. Nothing
- * is ever zeroed that was not written: a flush that cannot complete leaves the
- * counts in the record for the next packet. Inlined throughout: a flush is
- * one cache line, and a BPF-to-BPF call would cost a good part of it.
+ * once its 32-bit byte counts are past RW_HOT_FLUSH_MARK); a flush adds in
+ * place when the slot holds its round, and restarts a slot that holds an
+ * older one. Nothing is ever zeroed that was not written: a flush that cannot
+ * complete leaves the counts in the record for the next packet. Inlined
+ * throughout: a flush is a cache line or two, and a BPF-to-BPF call would
+ * cost a good part of it.
  */
 #ifndef RW_BPF_HISTORY_H
 #define RW_BPF_HISTORY_H

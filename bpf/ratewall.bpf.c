@@ -149,6 +149,27 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	return lim->deny ? RW_DROP : RW_PASS;
 }
 
+/*
+ * A record's byte counts past RW_HOT_FLUSH_MARK go to the history now. If
+ * the flush must wait, the next packet tries again; only a record that
+ * reaches the top still waiting (2 GiB later: a CPU stopped in the middle
+ * of a restart) stays at the top, this packet's bytes partly uncounted,
+ * rather than wrap and lose 4 GiB of its window.
+ */
+static __always_inline void rw_flush_early(struct rw_hot *f, __u32 idx, const struct rw_time *t,
+					   __u64 state, __u64 len, struct rw_stats *st)
+{
+	if (rw_flush(f, idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state)))) {
+		st->hist_flushes++;
+		return;
+	}
+	st->flush_retries++;
+	if (f->bytes > RW_U32_MAX - len)
+		f->bytes = RW_U32_MAX - (__u32)len;
+	if (f->drop_bytes > RW_U32_MAX - len)
+		f->drop_bytes = RW_U32_MAX - (__u32)len;
+}
+
 /* A key's entry and this CPU's record of it, stepped into this slot. */
 struct rw_tracked {
 	struct rw_entry *ent;
@@ -160,7 +181,7 @@ struct rw_tracked {
 /*
  * Finds the key's entry, or counts the key in the sketch and promotes it by
  * its kind's thresholds; then steps this CPU's record into this slot and
- * flushes its byte counts early if they would wrap. RW_TRACK with *tr
+ * flushes its byte counts early, before they can wrap. RW_TRACK with *tr
  * filled, else what the sketch decided (RW_PASS, RW_DROP). The main key and
  * every --rank key go through here.
  */
@@ -207,10 +228,13 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 		    rw_enter_slot((__u32)idx, key, t, &state, st) < 0)
 			return RW_PASS;
 	}
-	/* 32-bit byte counts: flushed within the slot before they would wrap. */
-	if ((f->bytes > RW_U32_MAX - len || f->drop_bytes > RW_U32_MAX - len) &&
-	    rw_flush(f, (__u32)idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state))))
-		st->hist_flushes++;
+	/*
+	 * 32-bit byte counts: flushed within the slot from half their range on,
+	 * so that a flush that must wait (its history slot being restarted) is
+	 * tried again by every packet, with 2 GiB of room meanwhile.
+	 */
+	if ((f->bytes | f->drop_bytes) & RW_HOT_FLUSH_MARK)
+		rw_flush_early(f, (__u32)idx, t, state, len, st);
 	*tr = (struct rw_tracked){ .ent = ent, .f = f, .state = state, .idx = (__u32)idx, .cpu = cpu };
 	return RW_TRACK;
 }

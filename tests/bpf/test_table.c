@@ -302,6 +302,85 @@ out:
 }
 
 /*
+ * A record's 32-bit byte count is flushed into the history before it can
+ * wrap; a flush that finds its history slot being restarted by another CPU
+ * must not let it wrap all the same. Past the flush mark (half the range)
+ * every packet tries again, its bytes kept in the record meanwhile, and the
+ * flush lands whole once the restart is over. A record that reaches the top
+ * with the slot still busy (here planted there) stays at the top: its
+ * window never loses 2^32 bytes.
+ */
+static void test_table_byte_flush_waits_never_wraps(void)
+{
+	const uint64_t top = 0xffffffffULL, mark = 1ULL << 31;
+	struct rw_key k = key4(SRC4);
+	struct rw_window_sum w;
+	struct rw_hist_slot *h;
+	struct rw_stats before, after;
+	struct rw_hot *hot;
+	uint64_t state, busy_retries, held;
+	struct fb f;
+	size_t len;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	fb_l2(&f, 0, 0x0800);
+	fb_ipv4(&f, SRC4, 5, -1, 0, 30);
+	for (int edge = 1; edge >= 0; edge--) {
+		uint64_t planted = edge ? top - 100 : mark + 5;
+		int n = edge ? 3 : 10;
+
+		if (!env_open(&e, 4, 100 * MS, 0, 0))
+			return;
+		set_time(&e, 5 * MS);
+		CHECK_EQ(run_frame(&e, &f), XDP_PASS);
+		i = rw_table_find(&e.t, &k, &state);
+		h = hist_rw(&e, &len);
+		CHECK(i >= 0 && h);
+		if (i < 0 || !h) {
+			env_close(&e);
+			return;
+		}
+		/* This CPU's (0) record, mapped writable (the table's own view is read-only). */
+		hot = mmap(NULL, e.t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED, e.fds.hot, 0);
+		CHECK(hot != MAP_FAILED);
+		if (hot == MAP_FAILED) {
+			munmap(h, len);
+			env_close(&e);
+			return;
+		}
+		hot[i].bytes = (uint32_t)planted;
+		h[i * rw_hist_stride(e.slots) + 0].epoch = RW_HIST_BUSY; /* another CPU restarting it */
+		read_stats(&e, &before);
+		for (int p = 0; p < n; p++)
+			CHECK_EQ(run_frame(&e, &f), XDP_PASS);
+		read_stats(&e, &after);
+		busy_retries = after.flush_retries - before.flush_retries;
+		CHECK(flow_window(&e, &k, 0, &w));
+		if (edge) {
+			/* At the top with the slot busy: it stays there, never wraps. */
+			CHECK(busy_retries >= 1);
+			CHECK_EQ(w.bytes, top);
+		} else {
+			CHECK_EQ(busy_retries, (uint64_t)n);
+			CHECK_EQ(w.bytes, planted + n * f.len);
+		}
+		held = edge ? top : planted + n * f.len;
+		h[i * rw_hist_stride(e.slots) + 0].epoch = 0; /* the restart is over */
+		CHECK_EQ(run_frame(&e, &f), XDP_PASS);
+		CHECK(rw_hist_held(h[i * rw_hist_stride(e.slots) + 0].epoch));
+		CHECK_EQ(h[i * rw_hist_stride(e.slots) + 0].bytes, held); /* flushed, all of it */
+		CHECK(flow_window(&e, &k, 0, &w));
+		CHECK_EQ(w.bytes, held + f.len);
+		CHECK_EQ(w.packets, (uint64_t)n + 2);
+		munmap(hot, e.t.len[2]);
+		munmap(h, len);
+		env_close(&e);
+	}
+}
+
+/*
  * A history slot sums every CPU's packets of its round: with 60 s slots a
  * source (a --key dst victim) at 72 Mpps puts more than 2^32 in one. Here
  * other CPUs' flushes already hold 2^32 - 5 offered and as many dropped in
@@ -790,6 +869,7 @@ void run_table_tests(void)
 	RUN(test_table_revival_rechecks_the_key);
 	RUN(test_table_flush_waits_never_loses);
 	RUN(test_table_history_counts_past_2_32);
+	RUN(test_table_byte_flush_waits_never_wraps);
 	RUN(test_table_age_rules_at_the_wrap);
 	RUN(test_table_saturated_record_ages_out);
 	RUN(test_table_record_left_behind_2_31_slots);

@@ -447,21 +447,31 @@ static void reload_rules(struct rw_session *s)
 }
 
 /*
- * Sleeps until wake, draining the prefix samples every RW_SAMPLE_DRAIN_NS on
- * the way: the ring holds about 18 000 of them, a third of a second of a
- * 3 Mpps flood sampled one in 64, and a sample that does not fit is lost to
- * the prefix counts (they then read low: at 3 Mpps, 57 % of the flood's
- * /16 once a tick of 1 s had been drained at its end).
+ * Waits until wake, or a signal (the terminal view: for keys; 1 when q was
+ * pressed, negative errno if it failed), draining the prefix samples every
+ * RW_SAMPLE_DRAIN_NS on the way: the ring holds about 18 000 of them, a
+ * third of a second of a 3 Mpps flood sampled one in 64, and a sample that
+ * does not fit is lost to the prefix counts (they then read low: at 3 Mpps,
+ * 57 % of the flood's /16 once a tick of 1 s had been drained at its end).
  */
 #define RW_SAMPLE_DRAIN_NS 50000000ULL
-static void wait_draining(struct rw_session *s, uint64_t wake)
+static int wait_draining(struct rw_session *s, uint64_t wake)
 {
-	for (uint64_t now = mono_ns(); s->samples && now + RW_SAMPLE_DRAIN_NS < wake && !stop_requested;
-	     now = mono_ns()) {
-		sleep_until(now + RW_SAMPLE_DRAIN_NS);
-		ring_buffer__consume(s->samples);
-	}
-	sleep_until(wake);
+	uint64_t now = mono_ns(), step;
+	int err = 0;
+
+	do {
+		step = s->samples && now + RW_SAMPLE_DRAIN_NS < wake ? now + RW_SAMPLE_DRAIN_NS : wake;
+		/* The terminal view waits for keys meanwhile; the others sleep. */
+		if (s->watch)
+			err = rw_watch_wait(s->watch, step, &stop_requested);
+		else
+			sleep_until(step);
+		if (s->samples)
+			ring_buffer__consume(s->samples);
+		now = mono_ns();
+	} while (!err && !stop_requested && !reload_requested && step < wake && now < wake);
+	return err;
 }
 
 static int loop(struct rw_session *s)
@@ -474,16 +484,12 @@ static int loop(struct rw_session *s)
 	while (!stop_requested) {
 		uint64_t wake = next < end ? next : end;
 
-		if (s->watch) {
-			err = rw_watch_wait(s->watch, wake, &stop_requested);
-			if (err > 0)
-				break; /* q */
-			if (err < 0) {
-				say_error(s, "reading the flow table failed: %s", strerror(-err));
-				return err;
-			}
-		} else {
-			wait_draining(s, wake);
+		err = wait_draining(s, wake);
+		if (err > 0)
+			break; /* q */
+		if (err < 0) {
+			say_error(s, "reading the flow table failed: %s", strerror(-err));
+			return err;
 		}
 		if (stop_requested)
 			break;

@@ -400,6 +400,7 @@ window:
 			rw_sched_take(&pc->bytes, now, len + lease_b, lim->bytes);
 		}
 	}
+	rw_race(RW_RACE_REFILL);
 	f->lease_packets = (__u32)lease_p;
 	f->lease_bytes = (__u32)lease_b;
 	/* What is left holds for the whole window: budget only frees up as it slides. */

@@ -345,7 +345,14 @@ struct rw_pace_limit {
 struct rw_pace {
 	struct rw_pace_limit packets, bytes;
 	__u32 gen;  /* a start claims it by compare-and-swap: 32 bits wide for that */
-	__u8 pad[44]; /* to RW_PACE_SLOTS history slots */
+	__u32 pad0;
+	/*
+	 * Bumped (fetch-and-add) by every refill before its sum and again once
+	 * its lease is in its record: a refill that finds it moved by more than
+	 * its own two overlapped another one, and sums again (limit.h).
+	 */
+	__u64 refills;
+	__u8 pad[32]; /* to RW_PACE_SLOTS history slots */
 };
 
 #define RW_PEAK_FACTOR 2
@@ -601,15 +608,18 @@ _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * size
  * reaches `point`, it first makes the writes another CPU could have made
  * there, then forgets the point. Each write is 8 bytes at `off` (a multiple of
  * 8, below 64) of a 64-byte line: entry `index` of keys, bucket `index` of
- * dir, or entry `index`'s schedule (struct rw_pace).
+ * dir, or entry `index`'s schedule (struct rw_pace); or of one CPU's 32-byte
+ * record in hot.
  */
 enum rw_race_point {
 	RW_RACE_NONE,
 	RW_RACE_ENTER_SLOT,   /* rw_enter_slot, between the entry's match and its revival */
 	RW_RACE_PROMOTE,      /* rw_promote, between the key's lookup and the insert lock */
 	RW_RACE_SCHED_START,  /* rw_refill, between reading an older generation's schedule and starting it */
+	RW_RACE_REFILL,       /* rw_refill, between the window's sum and the lease's store */
 };
-enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE };
+/* RW_RACE_HOT: record `index` (cpu x entries + entry) of hot, 32 bytes: off below 32. */
+enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE, RW_RACE_HOT };
 #define RW_RACE_WRITES 8
 struct rw_race_write {
 	__u32 line;  /* enum rw_race_line */

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "bpfenv.h"
@@ -728,6 +729,107 @@ static void test_table_parallel_cpus_hold_the_limit(void)
 		fprintf(stderr, "  note: one CPU online, nothing ran in parallel\n");
 }
 
+/* Entry idx's schedule line, mapped writable (the loader maps the history read-only). */
+static struct rw_pace *pace_line(struct env *e, uint32_t idx, void **map, size_t *len)
+{
+	struct rw_hist_slot *h;
+
+	*len = e->t.len[3];
+	*map = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fds.hist, 0);
+	CHECK(*map != MAP_FAILED);
+	if (*map == MAP_FAILED)
+		return NULL;
+	h = *map;
+	return (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots];
+}
+
+/* The 8 bytes of a record at off, as a race writes them. */
+static uint64_t hot_word(const struct rw_hot *r, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, (const uint8_t *)r + off, sizeof(v));
+	return v;
+}
+
+/*
+ * A refill's lease goes into its record after its sum, so another CPU's
+ * refill can land in between. Played here: CPU 1 counted its packet and
+ * summed when the key had 1 of 100 (2 with its own: a lease of 49), then
+ * stalled; it stores that lease while CPU 0, 50 packets later, is between
+ * the sum and the store of its own next refill. CPU 0's sum missed the
+ * lease: its own (24) and CPU 1's would hold 25 more than the window has.
+ * A refill that finds another one moved meanwhile sums again: never more
+ * than the limit in the window, whichever CPU stalls where.
+ */
+static void test_table_concurrent_refills_hold_the_limit(void)
+{
+	const uint64_t limit = 100;
+	struct rw_key k = key4(SRC4);
+	struct rw_hot r0, r1, *hot;
+	struct rw_pace *pc;
+	uint64_t state, refills;
+	uint32_t idx, passed;
+	cpu_set_t orig;
+	struct env e;
+	size_t len;
+	void *map;
+	int64_t i;
+
+	if (!env_open(&e, 10, 100 * MS, limit, 0))
+		return;
+	if (e.ncpus < 2) {
+		fprintf(stderr, "  note: one CPU, no other CPU's refill to play\n");
+		env_close(&e);
+		return;
+	}
+	sched_getaffinity(0, sizeof(orig), &orig);
+	pin_cpu(0);
+	set_time(&e, 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1); /* tracked; CPU 0's first lease: 49 */
+	i = rw_table_find(&e.t, &k, &state);
+	CHECK(i >= 0);
+	if (i < 0)
+		goto out;
+	idx = (uint32_t)i;
+	pc = pace_line(&e, idx, &map, &len);
+	if (!pc)
+		goto out;
+	hot = mmap(NULL, e.t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED, e.fds.hot, 0);
+	CHECK(hot != MAP_FAILED);
+	if (hot == MAP_FAILED)
+		goto unmap;
+	/* CPU 1's refill begins: its packet counted, then its refill mark, then its sum. */
+	r0 = hot[idx];
+	r1 = (struct rw_hot){ .epoch = r0.epoch, .packets = 1, .gen = r0.gen };
+	hot[e.t.entries + idx] = r1;
+	munmap(hot, e.t.len[2]);
+	__atomic_fetch_add(&pc->refills, 1, __ATOMIC_SEQ_CST);
+	CHECK_EQ(passed_of(&e, SRC4, 49), 49); /* CPU 0's lease */
+	/* ... and ends inside CPU 0's next refill, which has bumped the mark once. */
+	refills = __atomic_load_n(&pc->refills, __ATOMIC_SEQ_CST);
+	r1.lease_packets = (uint32_t)(limit - 2) / 2;
+	r1.until = r0.until;
+	r1.flags = RW_HOT_LEASE;
+	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 16, hot_word(&r1, 16));
+	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 24, hot_word(&r1, 24));
+	race_write(&e, RW_RACE_PACE, idx, offsetof(struct rw_pace, refills), refills + 2);
+	race_arm(&e, RW_RACE_REFILL);
+	passed = 50 + passed_of(&e, SRC4, 100);
+	CHECK(race_played(&e));
+	pin_cpu(1);
+	passed += 1 + passed_of(&e, SRC4, 100); /* CPU 1 spends its lease */
+	printf("     a refill landing inside another: %u admitted for a limit of %llu\n", passed,
+	       (unsigned long long)limit);
+	CHECK(passed <= limit);
+	CHECK_EQ(admitted_in_window(&e, &k, 0), passed);
+unmap:
+	munmap(map, len);
+out:
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
 /*
  * An insert stalled on another CPU (its home bucket's lock held, here by the
  * test): a limited source of that bucket that is still under its threshold is
@@ -874,6 +976,7 @@ void run_table_tests(void)
 	RUN(test_table_saturated_record_ages_out);
 	RUN(test_table_record_left_behind_2_31_slots);
 	RUN(test_table_parallel_cpus_hold_the_limit);
+	RUN(test_table_concurrent_refills_hold_the_limit);
 	RUN(test_table_untracked_waits_for_a_stalled_insert);
 	RUN(test_table_promotion_rechecks_under_the_lock);
 	RUN(test_table_parallel_promotion_inherits_once);

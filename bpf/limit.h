@@ -6,8 +6,11 @@
  * The window: a CPU admits from a local lease; when it runs dry it sums every
  * CPU's admitted counts in the window, the others' outstanding leases and the
  * history, and takes 1/nr_cpus of what is left. Without budget the record is
- * saturated until budget can free up, so dropping costs one compare. No key
- * is ever admitted more than its limit in any window.
+ * saturated until budget can free up, so dropping costs one compare. Refills
+ * that meet cannot see each other's leases: a mark they bump before the sum
+ * and after the lease's store tells the later one, which gives its lease
+ * back and drops its packet (rw_refill). No key is ever admitted more than
+ * its limit in any window.
  *
  * The schedule: a lease also never holds more than the key's schedule allows
  * (struct rw_pace). Budget comes at the limit's rate R; a key sending less
@@ -310,6 +313,23 @@ static __always_inline __u32 rw_clamp32(__u64 v)
 	return v > 0xffffffffULL ? 0xffffffffU : (__u32)v;
 }
 
+/* Sums the window afresh: every CPU's record (others' leases with them), then the history. */
+static __always_inline void rw_sum_window(struct rw_sum_ctx *sum)
+{
+	sum->packets = 0;
+	sum->bytes = 0;
+	sum->oldest = ~0ULL;
+	sum->lease_end = ~0ULL;
+	bpf_loop(cfg_nr_cpus, rw_sum_cpu, sum, 0);
+	rw_sum_hist(sum);
+}
+
+static __always_inline bool rw_over(const struct rw_sum_ctx *sum, const struct rw_limit *lim)
+{
+	return (lim->packets && sum->packets > lim->packets) ||
+	       (lim->bytes && sum->bytes > lim->bytes);
+}
+
 /*
  * Refills this CPU's lease from what all CPUs left of the window's budget and
  * what the key's schedule allows, the packet being decided counted in. False
@@ -321,11 +341,11 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 				      __u64 now, __u64 epoch, __u64 len,
 				      const struct rw_limit *lim, struct rw_stats *st)
 {
-	struct rw_sum_ctx sum = { .idx = idx, .self = cpu, .state = state, .epoch = epoch,
-				  .oldest = ~0ULL, .lease_end = ~0ULL };
+	struct rw_sum_ctx sum = { .idx = idx, .self = cpu, .state = state, .epoch = epoch };
 	__u64 credit_p = 0, credit_b = 0;
 	struct rw_pace *pc = rw_pace_of(idx);
 	__u64 until, lease_p = 0, lease_b = 0;
+	__u32 mark;
 
 	if (!pc)
 		return false;
@@ -356,29 +376,27 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 
 window:
 	st->cross_cpu_checks++;
-	bpf_loop(cfg_nr_cpus, rw_sum_cpu, &sum, 0);
-	rw_sum_hist(&sum);
-	if ((lim->packets && sum.packets > lim->packets) || (lim->bytes && sum.bytes > lim->bytes)) {
-		/*
-		 * Budget frees up when the oldest admitted slot leaves, or a lease
-		 * lapses; a smaller packet may still fit the bytes left (the room).
-		 */
-		until = sum.oldest != ~0ULL ? sum.oldest + cfg_slots : epoch + cfg_slots;
-		if (sum.lease_end < until)
-			until = sum.lease_end;
-		if (until <= epoch)
-			until = epoch + 1;
-		f->until = (__u16)until;
-		f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;
-		f->lease_bytes = lim->bytes && (!lim->packets || sum.packets <= lim->packets) &&
-					 lim->bytes + len > sum.bytes ?
-				 rw_clamp32(lim->bytes + len - sum.bytes) : 0;
-		return false;
-	}
 	/*
-	 * The lease: a 1/nr_cpus share of what is left of the window (concurrent
-	 * refills stay inside it), no more than the schedule allows beyond this
-	 * packet. The schedule moves on by this packet and the lease.
+	 * The refill mark, after this packet's count and before the sum; bumped
+	 * again once the lease is in the record. Every store of a refill comes
+	 * before its second bump (fully ordered, on one word), so of two refills
+	 * that overlap, the one that bumps last may have missed the other's
+	 * packet or lease, but the other's sum saw its packet, and it finds the
+	 * mark moved by more than its own two: it gives its lease back and its
+	 * packet is dropped (the record is not saturated: the next packet
+	 * refills). What refills that kept their leases took never overlapped,
+	 * so each saw the others': the window holds. Its cost: a packet, when
+	 * two refills of one key meet, and a fetch-and-add on the schedule's
+	 * line twice a refill. While no lease is out the lease word holds the
+	 * mark (nobody reads it without RW_HOT_LEASE), not the stack.
+	 */
+	f->lease_packets = (__u32)__sync_fetch_and_add(&pc->refills, 1);
+	rw_sum_window(&sum);
+	if (rw_over(&sum, lim))
+		goto full;
+	/*
+	 * The lease: a 1/nr_cpus share of what is left of the window, no more
+	 * than the schedule allows beyond this packet.
 	 */
 	if (lim->packets) {
 		lease_p = rw_clamp32((lim->packets - sum.packets) / cfg_nr_cpus);
@@ -387,7 +405,6 @@ window:
 				lease_p = credit_p ? credit_p - 1 : 0;
 			if (lease_p > rw_lease_cap(lim->packets))
 				lease_p = rw_lease_cap(lim->packets);
-			rw_sched_take(&pc->packets, now, 1 + lease_p, lim->packets);
 		}
 	}
 	if (lim->bytes) {
@@ -397,16 +414,47 @@ window:
 				lease_b = credit_b > len ? credit_b - len : 0;
 			if (lease_b > rw_lease_cap(lim->bytes))
 				lease_b = rw_lease_cap(lim->bytes);
-			rw_sched_take(&pc->bytes, now, len + lease_b, lim->bytes);
 		}
 	}
 	rw_race(RW_RACE_REFILL);
+	mark = f->lease_packets;
 	f->lease_packets = (__u32)lease_p;
 	f->lease_bytes = (__u32)lease_b;
 	/* What is left holds for the whole window: budget only frees up as it slides. */
 	f->until = (__u16)(epoch + cfg_slots);
 	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_LEASE;
+	if ((__u32)__sync_fetch_and_add(&pc->refills, 1) != mark + 1) {
+		f->flags &= RW_HOT_CARRY_MASK;
+		f->lease_packets = 0;
+		f->lease_bytes = 0;
+		return false;
+	}
+	/* The schedule moves on by this packet and the lease, as they stand. */
+	if (cfg_burst_ns != RW_BURST_WINDOW) {
+		if (lim->packets)
+			rw_sched_take(&pc->packets, now, 1 + lease_p, lim->packets);
+		if (lim->bytes)
+			rw_sched_take(&pc->bytes, now, len + lease_b, lim->bytes);
+	}
 	return true;
+
+full:
+	/*
+	 * Budget frees up when the oldest admitted slot leaves, or a lease
+	 * lapses; a smaller packet may still fit the bytes left (the room).
+	 */
+	until = sum.oldest != ~0ULL ? sum.oldest + cfg_slots : epoch + cfg_slots;
+	if (sum.lease_end < until)
+		until = sum.lease_end;
+	if (until <= epoch)
+		until = epoch + 1;
+	f->until = (__u16)until;
+	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;
+	f->lease_packets = 0;
+	f->lease_bytes = lim->bytes && (!lim->packets || sum.packets <= lim->packets) &&
+				 lim->bytes + len > sum.bytes ?
+			 rw_clamp32(lim->bytes + len - sum.bytes) : 0;
+	return false;
 }
 
 /* Whether a tracked packet (already counted as offered in f) is admitted. */

@@ -30,16 +30,16 @@ __noinline int rw_race_writes(__u32 point)
 	test_race.point = RW_RACE_NONE;
 	for (__u32 i = 0; i < RW_RACE_WRITES; i++) {
 		struct rw_race_write *w = &test_race.w[i];
-		__u32 index = w->index, off;
+		__u32 off;
 		__u8 *p;
 
 		if (i >= test_race.nr)
 			break;
 		if (w->line == RW_RACE_HOT) {
-			p = bpf_map_lookup_elem(&hot, &index);
+			p = bpf_map_lookup_elem(&hot, &w->index);
 			off = w->off & 24;
 		} else {
-			p = rw_race_line(w->line, index);
+			p = rw_race_line(w->line, w->index);
 			off = w->off & 56;
 		}
 		if (p)

@@ -349,7 +349,9 @@ struct rw_pace {
 	/*
 	 * Bumped (fetch-and-add) by every refill before its sum and again once
 	 * its lease is in its record: a refill that finds it moved by more than
-	 * its own two overlapped another one, and sums again (limit.h).
+	 * its own two met another one, gives its lease back and drops its
+	 * packet (limit.h). Until its lease is out, a refill keeps the mark in
+	 * its record's lease_packets (unread without RW_HOT_LEASE).
 	 */
 	__u64 refills;
 	__u8 pad[32]; /* to RW_PACE_SLOTS history slots */

@@ -759,8 +759,9 @@ static uint64_t hot_word(const struct rw_hot *r, size_t off)
  * stalled; it stores that lease while CPU 0, 50 packets later, is between
  * the sum and the store of its own next refill. CPU 0's sum missed the
  * lease: its own (24) and CPU 1's would hold 25 more than the window has.
- * A refill that finds another one moved meanwhile sums again: never more
- * than the limit in the window, whichever CPU stalls where.
+ * A refill that finds the refill mark moved by another one meanwhile gives
+ * its lease back and drops its packet: never more than the limit in the
+ * window, whichever CPU stalls where.
  */
 static void test_table_concurrent_refills_hold_the_limit(void)
 {

@@ -146,7 +146,11 @@ for down in 0.3 3; do
 	sleep "$down"
 	start_persist "$WORK/d$run.json" "$TB_RX" "${OPTS[@]}" || fail "(d) restarted"
 	t_up=$(date +%s.%N)
-	downs="$downs $(awk -v a="$t_kill" -v b="$t_up" 'BEGIN { printf "%.2f", b - a }')"
+	# Down from the killed loader's last report: what it had not reported
+	# when it died (up to an interval) is as lost as the time it was down.
+	t_last=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readlines()[-1])["ts"])' \
+		"$WORK/d$((run - 1)).json" 2>/dev/null || echo "$t_kill")
+	downs="$downs $(awk -v a="$t_last" -v b="$t_up" 'BEGIN { printf "%.2f", b - a }')"
 	first_ts=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["ts"])' \
 		"$WORK/d$run.json" 2>/dev/null || echo 0)
 	check "(d) the loader restarted after ${down} s reported at once (before an interval passed)" \
@@ -159,7 +163,7 @@ sleep 1.5
 stop_ratewall INT
 wait "$GEN_PID"
 in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
-echo "loader down (kill to attached again):$downs s"
+echo "loader down (last report to attached again):$downs s"
 python3 - "$H" "$downs" "$WORK"/d[1-4].json >"$WORK/d.cmp" <<'PY'
 import json, math, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

@@ -20,8 +20,8 @@ set -u
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 
 # --- (a) -------------------------------------------------------------------------
-# Known sources 198.19.0.1..9: 12 000 to 28 000 packets each over 6 s, from
-# before the flood to after it; 198.19.0.10: 30 000 packets in a burst two
+# Known sources 198.19.0.1..9: 12 000 to 28 000 packets each in 4.5 s, from
+# before the flood to its end; 198.19.0.10: 30 000 packets in a burst two
 # seconds into the flood (promoted out of the flood's noise); a light source
 # 198.19.1.1 at 400 pps.
 for i in $(seq 0 8); do echo $((12000 + 2000 * ((7 * i) % 9))); done >"$WORK/known.counts"
@@ -30,13 +30,13 @@ nft_observe light ip saddr 198.19.1.1
 
 start_ratewall "$WORK/a.json" --pps 500 --window 10s --top 30 --levels v4:32,24,16 --json \
 	--interval 1s || fail "ratewall starts"
-gen --src 198.19.0.1 --sources 9 --dist "counts:$WORK/known.counts" --rate 30k --duration 7s \
+gen --src 198.19.0.1 --sources 9 --dist "counts:$WORK/known.counts" --rate 40k --duration 6s \
 	--per-source >"$WORK/known.gen" &
 known_pid=$!
-gen --src 198.19.1.1 --rate 400 --duration 6s >"$WORK/light.gen" &
+gen --src 198.19.1.1 --rate 400 --duration 5s >"$WORK/light.gen" &
 light_pid=$!
 sleep 0.5
-gen --src 198.18.0.0 --sources 65536 --dist shuffled --duration 5s --per-source \
+gen --src 198.18.0.0 --sources 65536 --dist shuffled --duration 4s --per-source \
 	>"$WORK/flood.gen" &
 flood_pid=$!
 sleep 2
@@ -70,7 +70,7 @@ def check(name, cond, detail=""):
 
 fsent = flood["per_source"]
 ksent = known["per_source"]
-print(f"     flood: {flood['sent']} packets over 65 536 sources ({flood['sent'] / 5 / 1e6:.2f} Mpps), "
+print(f"     flood: {flood['sent']} packets over 65 536 sources ({flood['sent'] / 4 / 1e6:.2f} Mpps), "
       f"{flood['sent'] // 65536} a source; known: {known['sent']} packets; light: {light['sent']}")
 # Reports from the first one whose window holds flood traffic on.
 flooded = [o for o in lines if o["totals"]["window_packets"] > 100000]
@@ -130,12 +130,12 @@ spoofed() {
 	start_ratewall "$WORK/b$limit.json" --pps "$limit" --v6-prefix 128 --json --interval 1s ||
 		fail "(b) ratewall starts at --pps $limit"
 	gen --ipv6 --src 2001:db8::1 --dist random --sources 4294967295 --seed "$limit" \
-		--duration 4s >"$WORK/b$limit.gen" &
+		--duration 3s >"$WORK/b$limit.gen" &
 	local flood_pid=$!
-	gen --src 198.19.2.1 --rate $((10 * limit)) --duration 4s >/dev/null &
+	gen --src 198.19.2.1 --rate $((10 * limit)) --duration 3s >/dev/null &
 	local heavy_pid=$!
-	sleep 1.5
-	rate=$(steady_rate heavy 2)
+	sleep 1
+	rate=$(steady_rate heavy 1.6)
 	wait $flood_pid $heavy_pid
 	stop_ratewall INT
 	echo "$(sent_of "$WORK/b$limit.gen") $(nft_count flood) $rate"

@@ -66,13 +66,18 @@ grep -q "adopted instance" "$WORK/b.json.err"
 check "(b) ratewall says it adopted the instance" test $? -eq 0
 wait $GEN_PID
 
-# (c) --replace under the flood: the old loader leaves, the new one swaps in 20k
-gen --rate $OFFERED --duration 8s >"$WORK/gen2.json" &
+# (c) --replace under the flood: the old loader leaves, the new one swaps in 20k.
+# The flood outlasts the 5 s measured however long the swap takes to start: an
+# 8 s flood left 1 s + the swap + 1 s + 5 s no slack, and in full runs under
+# the sanitizers the measurement read 17.8k-18.5k (19.3k-20.0k alone).
+gen --rate $OFFERED --duration 11s >"$WORK/gen2.json" &
 GEN_PID=$!
 sleep 1
 stop_ratewall TERM
 check "(c) the adopted loader leaves on SIGTERM with status 0" test $? -eq 0
+t0=$(date +%s.%N)
 start_persist "$WORK/c.json" "$TB_RX" --pps 20k --json --replace || fail "(c) --replace starts"
+echo "     (c) the swap attached $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after it started"
 sleep 1
 rate=$(steady_rate all 5)
 wait $GEN_PID

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 #include <linux/bpf.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -253,4 +254,22 @@ void install_rules(struct env *e, const char *text)
 	fclose(f);
 	CHECK_EQ(rw_rules_install(&env, &rs), 0);
 	rw_ruleset_free(&rs);
+}
+
+struct rw_hist_slot *hist_rw(struct env *e, size_t *len)
+{
+	void *p;
+
+	*len = e->t.len[3];
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fds.hist, 0);
+	CHECK(p != MAP_FAILED);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len)
+{
+	struct rw_hist_slot *h = hist_rw(e, len);
+
+	*map = h;
+	return h ? (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots] : NULL;
 }

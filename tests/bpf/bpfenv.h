@@ -96,6 +96,15 @@ struct rw_rule_scope rule_scope_of(struct env *e);
 /* Installs the rules in text (a rules file) into the env's program. */
 void install_rules(struct env *e, const char *text);
 
+/*
+ * The history of every entry, mapped writable (the program's to write, the
+ * loader maps it read-only): tests plant another CPU's writes in it. Unmapped
+ * with munmap(result, *len); NULL if it cannot be mapped.
+ */
+struct rw_hist_slot *hist_rw(struct env *e, size_t *len);
+/* Entry idx's schedule in it; the mapping in *map, for munmap(*map, *len). */
+struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len);
+
 /* The tracked-flow table's own tests (test_table.c). */
 void run_table_tests(void);
 /* Keys of every kind (test_keys.c). */

@@ -374,23 +374,6 @@ static void test_pace_slot_count_bounds(void)
 }
 
 /*
- * Entry idx's schedule, mapped writable (the table's own view is read-only):
- * tests plant another CPU's writes in it. Unmapped with munmap(*map, *len).
- */
-static struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len)
-{
-	struct rw_hist_slot *h;
-
-	*len = e->t.len[3];
-	*map = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fds.hist, 0);
-	CHECK(*map != MAP_FAILED);
-	if (*map == MAP_FAILED)
-		return NULL;
-	h = *map;
-	return (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots];
-}
-
-/*
  * Two CPUs meet a new key's first generation at once. The other one started
  * its schedule and took all it allowed (the bank and a lease beyond it) while
  * this one was between seeing the older generation and starting it: this

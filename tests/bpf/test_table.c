@@ -246,17 +246,6 @@ static void test_table_delete_races_a_packet(void)
 	env_close(&e);
 }
 
-/* The history slots of entry i, mapped writable (tests only: the program's to write). */
-static struct rw_hist_slot *hist_rw(struct env *e, size_t *len)
-{
-	void *p;
-
-	*len = e->t.len[3];
-	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fds.hist, 0);
-	CHECK(p != MAP_FAILED);
-	return p == MAP_FAILED ? NULL : p;
-}
-
 /*
  * A flush that finds its history slot being restarted waits for the next
  * packet with the counts still in the record: none lost, the limit held.
@@ -729,20 +718,6 @@ static void test_table_parallel_cpus_hold_the_limit(void)
 		fprintf(stderr, "  note: one CPU online, nothing ran in parallel\n");
 }
 
-/* Entry idx's schedule line, mapped writable (the loader maps the history read-only). */
-static struct rw_pace *pace_line(struct env *e, uint32_t idx, void **map, size_t *len)
-{
-	struct rw_hist_slot *h;
-
-	*len = e->t.len[3];
-	*map = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, e->fds.hist, 0);
-	CHECK(*map != MAP_FAILED);
-	if (*map == MAP_FAILED)
-		return NULL;
-	h = *map;
-	return (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots];
-}
-
 /* The 8 bytes of a record at off, as a race writes them. */
 static uint64_t hot_word(const struct rw_hot *r, size_t off)
 {
@@ -793,7 +768,7 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 	if (i < 0)
 		goto out;
 	idx = (uint32_t)i;
-	pc = pace_line(&e, idx, &map, &len);
+	pc = pace_rw(&e, idx, &map, &len);
 	if (!pc)
 		goto out;
 	hot = mmap(NULL, e.t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED, e.fds.hot, 0);

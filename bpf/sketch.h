@@ -189,11 +189,10 @@ static __always_inline __u16 *rw_bucket_round(struct rw_bucket *b, __u64 epoch)
 	return rw_bucket_counts(b, rw_slot_index(epoch));
 }
 
-/* What a slot's window entry holds in the buckets: its sketch load less what the cap took back. */
-static __always_inline void rw_slot_load(const struct rw_wslot *w, __u64 *packets, __u64 *bytes)
+/* a - b, or 0 below it. */
+static __always_inline __u64 rw_sub_floor(__u64 a, __u64 b)
 {
-	*packets = w->sketch_packets - w->taken_packets;
-	*bytes = w->sketch_bytes - w->taken_bytes;
+	return a > b ? a - b : 0;
 }
 
 /*
@@ -211,15 +210,13 @@ __noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
 		__u32 idx = i;
 		struct rw_wslot *w;
-		__u64 p, b;
 
 		if (i >= cfg_slots)
 			break;
 		w = bpf_map_lookup_elem(&window, &idx);
 		if (w && w->epoch != epoch && rw_slot_live(w->epoch, epoch, cfg_slots)) {
-			rw_slot_load(w, &p, &b);
-			packets += p;
-			bytes += b;
+			packets += rw_wslot_load(w);
+			bytes += rw_wslot_load_bytes(w);
 		}
 	}
 	ws->earlier_sketch_packets = packets;
@@ -240,17 +237,13 @@ __noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
 static __always_inline void rw_own_estimate(struct rw_wslot *ws, __u64 epoch, struct rw_est *est,
 					    const struct rw_est *r1, __u64 *noise_p, __u64 *noise_b)
 {
-	__u64 p, b, lo;
-
 	if (ws->noise_epoch != epoch + 1)
 		rw_take_noise(ws, epoch);
-	rw_slot_load(ws, &p, &b);
-	*noise_p = rw_sketch_noise(ws->earlier_sketch_packets + p);
-	*noise_b = rw_sketch_noise(ws->earlier_sketch_bytes + b);
-	lo = est->packets < r1->packets ? est->packets : r1->packets;
-	est->packets = lo > *noise_p ? lo - *noise_p : 0;
-	lo = est->bytes < r1->bytes ? est->bytes : r1->bytes;
-	est->bytes = lo > *noise_b ? lo - *noise_b : 0;
+	*noise_p = rw_sketch_noise(ws->earlier_sketch_packets + rw_wslot_load(ws));
+	*noise_b = rw_sketch_noise(ws->earlier_sketch_bytes + rw_wslot_load_bytes(ws));
+	est->packets = rw_sub_floor(est->packets < r1->packets ? est->packets : r1->packets,
+				    *noise_p);
+	est->bytes = rw_sub_floor(est->bytes < r1->bytes ? est->bytes : r1->bytes, *noise_b);
 }
 
 /*
@@ -303,8 +296,8 @@ __noinline int rw_slot_own(__u64 e)
 		return 0;
 	w = bpf_map_lookup_percpu_elem(&window, &s, sc->own.cpu);
 	if (w && w->epoch == e) {
-		load_p = w->sketch_packets - w->taken_packets;
-		load_u = (w->sketch_bytes - w->taken_bytes) >> RW_BYTE_UNIT_LOG2;
+		load_p = rw_wslot_load(w);
+		load_u = rw_wslot_load_bytes(w) >> RW_BYTE_UNIT_LOG2;
 	}
 	sc->own.packets = rw_own_of(c0[0], c1[0], load_p);
 	sc->own.units = rw_own_of(c0[1], c1[1], load_u);
@@ -347,12 +340,10 @@ static __always_inline void rw_take_inherited(struct rw_scratch *sc)
 	w->taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
 	if (sc->own.round != sc->epoch && ws->epoch == sc->epoch &&
 	    ws->noise_epoch == sc->epoch + 1) {
-		ws->earlier_sketch_packets -= (__u64)sc->own.packets < ws->earlier_sketch_packets ?
-						      (__u64)sc->own.packets : ws->earlier_sketch_packets;
-		ws->earlier_sketch_bytes -= (__u64)sc->own.units << RW_BYTE_UNIT_LOG2 <
-							    ws->earlier_sketch_bytes ?
-						    (__u64)sc->own.units << RW_BYTE_UNIT_LOG2 :
-						    ws->earlier_sketch_bytes;
+		ws->earlier_sketch_packets = rw_sub_floor(ws->earlier_sketch_packets,
+							  (__u64)sc->own.packets);
+		ws->earlier_sketch_bytes = rw_sub_floor(ws->earlier_sketch_bytes,
+							(__u64)sc->own.units << RW_BYTE_UNIT_LOG2);
 	}
 }
 

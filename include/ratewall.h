@@ -488,6 +488,21 @@ struct rw_wslot {
 	__u64 taken_bytes;
 };
 
+/*
+ * What a CPU's slot left in its sketch buckets (the sketch's load, which the
+ * noise is made of): what went in, less what the cap and promotions took
+ * back out. Packets, and bytes.
+ */
+static inline __u64 rw_wslot_load(const struct rw_wslot *w)
+{
+	return w->sketch_packets - w->taken_packets;
+}
+
+static inline __u64 rw_wslot_load_bytes(const struct rw_wslot *w)
+{
+	return w->sketch_bytes - w->taken_bytes;
+}
+
 /* --- Events (--events) ------------------------------------------------------- */
 
 #define RW_EVENTS_RINGBUF (1u << 18)

@@ -59,9 +59,8 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 			out->sketch_bytes += w->sketch_bytes;
 			out->sample_lost += w->sample_lost;
 			out->event_lost += w->event_lost;
-			/* What the buckets hold: the cap and promotions take theirs back out. */
-			cpu_sketch[2 * c] += w->sketch_packets - w->taken_packets;
-			cpu_sketch[2 * c + 1] += w->sketch_bytes - w->taken_bytes;
+			cpu_sketch[2 * c] += rw_wslot_load(w);
+			cpu_sketch[2 * c + 1] += rw_wslot_load_bytes(w);
 		}
 	}
 	for (uint32_t c = 0; c < ft->ncpus; c++) {

@@ -419,7 +419,7 @@ static bool still_attached(struct rw_session *s)
 /* SIGHUP: the rules file again; a bad one leaves the rules in force as they are. */
 static void reload_rules(struct rw_session *s)
 {
-	const struct rw_rule_scope scope = { s->cfg->key_kind, s->cfg->v6_prefix };
+	const struct rw_rule_scope scope = rw_config_rule_scope(s->cfg);
 	struct rw_rule_env env = rw_session_rule_env(s);
 	struct rw_ruleset next = { 0 };
 	char err[512];
@@ -611,7 +611,7 @@ int rw_run(const struct rw_config *cfg)
 		return RW_EXIT_RUNTIME;
 	/* A bad rules file is bad usage: said before anything is loaded. */
 	if (cfg->rules_path[0]) {
-		const struct rw_rule_scope scope = { cfg->key_kind, cfg->v6_prefix };
+		const struct rw_rule_scope scope = rw_config_rule_scope(cfg);
 		char err[512];
 
 		if (rw_rules_parse_file(cfg->rules_path, &scope, &s.rules, err, sizeof(err))) {

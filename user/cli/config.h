@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <net/if.h>
 #include "cli/levels.h"
+#include "cli/rules.h"
 #include "ratewall.h"
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
@@ -102,6 +103,12 @@ static inline enum rw_clock rw_clock_resolve(enum rw_clock want, uint64_t slot_n
 		return want;
 	return tick_ns && slot_ns >= RW_COARSE_MIN_TICKS_PER_SLOT * tick_ns &&
 	       rw_coarse_burst_fits(burst_ns, tick_ns) ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE;
+}
+
+/* What a rule must fit: the key the run counts by (rules.c refuses one that does not). */
+static inline struct rw_rule_scope rw_config_rule_scope(const struct rw_config *cfg)
+{
+	return (struct rw_rule_scope){ .key_kind = cfg->key_kind, .v6_prefix = cfg->v6_prefix };
 }
 
 static inline uint64_t rw_slot_ns(const struct rw_config *cfg)

@@ -31,7 +31,7 @@ struct rw_rule_env rw_session_rule_env(const struct rw_session *s)
  */
 static int kept_rules_fit(const struct rw_session *s, const struct rw_ruleset *rs)
 {
-	const struct rw_rule_scope scope = { s->cfg->key_kind, s->cfg->v6_prefix };
+	const struct rw_rule_scope scope = rw_config_rule_scope(s->cfg);
 	char text[RW_RULE_STRLEN], err[512];
 	struct rw_rule_spec again;
 

@@ -15,9 +15,9 @@
  * The schedule: a lease also never holds more than the key's schedule allows
  * (struct rw_pace). Budget comes at the limit's rate R; a key sending less
  * saves the rest, up to the bank (2 x --burst), and spends it at up to
- * RW_PEAK_FACTOR x R with --burst of slack on that pace (a key idle for a
- * while: 2 x R x --burst at once, then up to twice its rate until its
- * savings are spent; a new key: R x --burst at once). A key over its
+ * RW_PEAK_FACTOR x R with --burst of slack on that pace (a key new or idle
+ * for a while: 2 x R x --burst at once, then up to twice its rate until its
+ * savings are spent). A key over its
  * limit is so admitted evenly, at R, a packet at a time, instead of a whole
  * window's budget at once and then nothing until an old slot slides out (the
  * blackout TCP cannot follow); a key that stalls (a TCP loss probe, a
@@ -25,11 +25,19 @@
  * key within its rate never meets the schedule. The window can still refuse
  * a key that spent saved budget (a window holds up to R x the window plus the
  * bank): it is saturated until budget frees up, as with the window alone, and
- * its schedule is left as it was. Starting the schedule again there with
- * nothing saved was tried and measured: a source that sends in bursts (a
- * burst every 90 ms) then lost 3-6 % of its limit each time, and one TCP
- * flow got 0.3-0.7 Mbit/s less of a 10 Mbit/s cap. --burst window: the
- * window alone.
+ * its schedule is left as it was, but for a new key's first refusal: a new
+ * key starts with its bank full, and what it saves while that refusal lasts
+ * is held to one burst (rw_sched_clip). A key over its rate from its first
+ * packet so pays the bank's second burst once (the windows that take in that
+ * pause hold up to a burst less than the limit), then goes round a cycle of
+ * one burst a window (that burst at the start of each, a pause as long at the
+ * end). Tried and measured: keeping nothing saved at every refusal (a source
+ * that sends in bursts, a burst every 90 ms, lost 3-6 % of its limit at each,
+ * and one TCP flow got 0.3-0.7 Mbit/s less of a 10 Mbit/s cap); holding the
+ * savings to a burst at every refusal (TCP through a 20 ms round trip got
+ * 0.2-0.3 Mbit/s less); never holding them (a new key over its rate paused
+ * for its whole bank at the end of every window). --burst window: the window
+ * alone.
  *
  * Admitted-only, and never undercounted by a concurrent reader: a packet is
  * counted as offered (and so as admitted) before its lease is taken or its
@@ -262,9 +270,12 @@ static __always_inline void rw_sched_refund(struct rw_pace_limit *pl, __u64 now,
 }
 
 /*
- * A new generation of the entry (a new key, or one back from quiet): its
- * bank holds the burst, no more, so that a key's first window cannot run
- * into the window's own limit. Several CPUs may meet the new generation at
+ * A new generation of the entry (a new key, or one back from quiet) starts
+ * with its bank full, as a key idle for a while: a sender's first write may
+ * be more than a burst of its rate and still well under it (iperf3 writes 128
+ * KiB at once: 134 kB of frames against 125 kB in 100 ms of 10 Mbit/s; with
+ * a burst's worth, a TCP flow at half that cap lost 6-9 packets and
+ * retransmitted them, every run). Several CPUs may meet the new generation at
  * once: one claims it (compare-and-swap of gen) and starts it; the times are
  * read before the claim and started by compare-and-swap from what was read,
  * so a take that any CPU made once the generation was claimed is never
@@ -273,7 +284,7 @@ static __always_inline void rw_sched_refund(struct rw_pace_limit *pl, __u64 now,
  */
 __noinline int rw_sched_start(struct rw_pace *pc, __u32 gen, __u64 now)
 {
-	__u64 tat = now + rw_bank_ns() - rw_burst_ns(), pt, pp, bt, bp;
+	__u64 tat = now, pt, pp, bt, bp;
 	__u32 old;
 
 	if (!pc)
@@ -290,7 +301,27 @@ __noinline int rw_sched_start(struct rw_pace *pc, __u32 gen, __u64 now)
 	__sync_val_compare_and_swap(&pc->packets.peak, pp, 0);
 	__sync_val_compare_and_swap(&pc->bytes.tat, bt, tat);
 	__sync_val_compare_and_swap(&pc->bytes.peak, bp, 0);
+	pc->advance = gen + 1;
 	return 1;
+}
+
+/*
+ * The window refused a new key for the first time, until `at`: what it saves
+ * while it waits is held to one burst, the packet that ends the wait
+ * included (the + 1: a whole burst and that packet would lengthen each
+ * later pause by a packet). Left alone, the pause would save what the key
+ * spent early and let it spend it again at the start of the next window,
+ * every window (a new key over its rate: its bank at once and a pause as
+ * long at every window's end). A concurrent take moves the time on: the
+ * compare fails, and the take saved less already.
+ */
+static __always_inline void rw_sched_clip(struct rw_pace_limit *pl, __u64 at)
+{
+	__u64 least = at + rw_bank_ns() - rw_burst_ns() + 1;
+	__u64 tat = *(volatile const __u64 *)&pl->tat;
+
+	if (tat < least)
+		__sync_val_compare_and_swap(&pl->tat, tat, least);
 }
 
 /*
@@ -448,6 +479,14 @@ full:
 		until = sum.lease_end;
 	if (until <= epoch)
 		until = epoch + 1;
+	/* A new key's first refusal: what it saves until then is a burst at most. */
+	if (cfg_burst_ns != RW_BURST_WINDOW && pc->gen == f->gen &&
+	    __sync_val_compare_and_swap(&pc->advance, f->gen + 1, 0) == f->gen + 1) {
+		if (lim->packets)
+			rw_sched_clip(&pc->packets, until * cfg_slot_ns);
+		if (lim->bytes)
+			rw_sched_clip(&pc->bytes, until * cfg_slot_ns);
+	}
 	f->until = (__u16)until;
 	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;
 	f->lease_packets = 0;

@@ -345,7 +345,12 @@ struct rw_pace_limit {
 struct rw_pace {
 	struct rw_pace_limit packets, bytes;
 	__u32 gen;  /* a start claims it by compare-and-swap: 32 bits wide for that */
-	__u32 pad0;
+	/*
+	 * gen + 1 while the generation's start, a full bank, is not yet repaid:
+	 * its first window refusal holds what it saves to a burst (limit.h);
+	 * 0 once it is.
+	 */
+	__u32 advance;
 	/*
 	 * Bumped (fetch-and-add) by every refill before its sum and again once
 	 * its lease is in its record: a refill that finds it moved by more than

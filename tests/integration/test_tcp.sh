@@ -18,6 +18,9 @@
 #      less a slot) holds more than 4.5 s of the rate plus the bank (200 ms of
 #      it): what the schedule promises, inside the window's budget. The exact
 #      1 s window is what costs TCP the rest (README "Limits").
+#  (g) one flow at half the cap (iperf3 -b 5M, a 128 KiB write at a time,
+#      the first at once) under the default admission: not one packet
+#      dropped, not one retransmit
 # Every iperf3 run is bounded by timeout(1).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -177,5 +180,19 @@ against_target "(f) one flow, --window 5s" "$steady" $CAP_BPS
 check "(f) --window 5s: one TCP flow gets >= $TARGET% of the cap" at_most $((CAP_BPS * TARGET / 100)) "$steady"
 check "(f) ... and no 4.5 s holds more than 4.5 s of the cap and the bank" \
 	at_most "$worst" $((CAP_BPS / 80 * 47 * 102 / 100))
+
+# (g) half the cap: iperf3's first write (128 KiB, about 134 kB of frames at
+# once) is more than --burst of the cap (125 kB) and less than the bank
+start_ratewall "$WORK/g.json" --bps 10M --json || fail "(g) ratewall starts"
+iperf_run g --bind $SRC -b 5M
+stop_ratewall INT
+read -r steady whole retr < <(goodput g)
+dropped=$(python3 -c 'import json, sys
+print(json.loads(open(sys.argv[1]).read().splitlines()[-1])["totals"]["dropped"])' "$WORK/g.json" \
+	2>/dev/null || echo unknown)
+echo "     (g) one $CC flow at 5 Mbit/s under a 10 Mbit/s cap: $whole bit/s, $retr retransmits," \
+	"$dropped packets dropped"
+check "(g) a TCP flow at half the cap: no packet dropped" test "$dropped" = 0
+check "(g) ... and no retransmit" test "$retr" = 0
 
 finish

@@ -57,12 +57,13 @@ suite "userspace unit tests" "$BUILD/test_unit"
 suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
 suite "BPF unit tests" "$BUILD/test_bpf"
 suite "BPF unit tests (ASan, UBSan)" "$BUILD/asan/test_bpf"
-# test_persist and test_policy run once, with the sanitized ratewall below: a
-# minute each, and what they drive (pins, adoption, rules files, reloads) is the
+# test_persist, test_policy and test_tui run once, with the sanitized ratewall
+# below: a minute each for the first two, 20 s for the third, and what they
+# drive (pins, adoption, rules files, reloads, the terminal view) is the
 # loader's own code, the same in both builds. Every other suite runs the plain one.
 for t in "$ROOT"/tests/integration/test_*.sh; do
 	case "$(basename "$t")" in
-	test_persist.sh | test_policy.sh) continue ;;
+	test_persist.sh | test_policy.sh | test_tui.sh) continue ;;
 	esac
 	suite "integration: $(basename "$t" .sh)" "$t"
 done

@@ -123,11 +123,27 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	/*
 	 * Another CPU is inserting into this key's home bucket (perhaps this very
 	 * key) and may have read this CPU's sketch before this packet reached it:
-	 * admitted, a limited packet would be in no window, so it waits for the
-	 * insert, promoting or not. The lock is read after the count, so an
-	 * insert that takes it later reads this packet; without this, an
-	 * inserting CPU that stalls lets another admit up to its whole threshold.
+	 * admitted, a limited packet would be in no window. So it waits for the
+	 * insert to end (a bounded while) and then takes the key's entry: the
+	 * one that CPU made (found under the lock), or its own (without an idle
+	 * scan). The lock is read after the count, so an insert that takes it
+	 * later reads this packet. An insert still going at the end of the wait
+	 * (a CPU stalled in it) drops the packet: without that, a stalled insert
+	 * would let every other CPU admit up to its whole threshold. Dropping it
+	 * at once was the first version: a source under its limit lost a packet
+	 * for every CPU that met an insert into its bucket (spread over 2 CPUs,
+	 * a flood of 65 536 such sources lost 1 to 3 a run). Counted twice at
+	 * worst instead: in the other CPU's inheritance and in the entry, a
+	 * packet a CPU, once.
 	 */
+	if (busy && limited && rw_wait_bucket(home)) {
+		struct rw_promotion again = { .h = h, .units = units };
+
+		*idx = rw_promote(key, &again, t, st);
+		if (*idx >= 0)
+			return RW_TRACK;
+		busy = *idx == RW_PROMOTE_BUSY;
+	}
 	if (busy && limited)
 		over_cap = true;
 	/*

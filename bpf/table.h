@@ -357,6 +357,22 @@ static __always_inline bool rw_bucket_locked(__u32 b)
 	return d && (*(volatile __u32 *)&d->ctl & RW_DIR_LOCK);
 }
 
+static long rw_bucket_free_cb(__u32 i, void *data)
+{
+	return !rw_bucket_locked(*(__u32 *)data);
+}
+
+/* Spins of rw_wait_bucket: a map lookup each, tens of microseconds in all. */
+#define RW_BUCKET_WAIT_SPINS 1024
+
+/* Waits a bounded while for another CPU's insert into bucket b to end: true when it has. */
+static __always_inline bool rw_wait_bucket(__u32 b)
+{
+	rw_race(RW_RACE_BUCKET_WAIT);
+	bpf_loop(RW_BUCKET_WAIT_SPINS, rw_bucket_free_cb, &b, 0);
+	return !rw_bucket_locked(b);
+}
+
 /* What a promotion needs beside the key and the time. */
 struct rw_promotion {
 	__u64 h;        /* the key's hash */

@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# boot.sh N CMD...: boots a QEMU guest with N CPUs (TCG: this host has no KVM)
+# on Debian's 6.12 kernel and the host's root read-only, runs CMD in the
+# current directory there, and exits with CMD's status; 125 when the guest gave
+# no status (it did not boot, crashed, or was killed at the time limit).
+# The guest has no network device: whatever traffic CMD makes stays in the
+# guest's own namespaces.
+#
+# Its run directory (RUN, printed first) is GUEST_DIR/out/<stamp>-<N>cpu:
+#   serial.log  the guest's console: kernel, /init, CMD's output
+#   log, rc     CMD's output and exit status, written by the guest
+#   cmd         the script the guest runs
+# CMD may write more files to $RW_OUT (RUN, the same path inside and out).
+#
+# Environment: GUEST_DIR (build/guest), GUEST_TIMEOUT seconds from start to
+# power-off (1800), GUEST_MEM MiB (2048 + 96 a CPU), GUEST_NICE (0).
+# Needs tools/guest/install.sh and mkinitramfs.sh first (tests/cpus/run.sh
+# calls both).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+GUEST=${GUEST_DIR:-$ROOT/build/guest}
+
+if [ $# -lt 2 ] || ! [ "$1" -ge 1 ] 2>/dev/null; then
+	echo "usage: $0 N CMD..." >&2
+	exit 2
+fi
+ncpu=$1
+shift
+timeout_s=${GUEST_TIMEOUT:-1800}
+mem=${GUEST_MEM:-$((2048 + 96 * ncpu))}
+
+kernel=$(ls "$GUEST"/linux/boot/vmlinuz-* 2>/dev/null | head -n 1)
+initrd=$GUEST/initramfs.cpio.gz
+if [ -z "$kernel" ] || [ ! -e "$initrd" ]; then
+	echo "boot: no kernel or initramfs in $GUEST (tools/guest/install.sh, mkinitramfs.sh)" >&2
+	exit 125
+fi
+
+run=$GUEST/out/$(date -u +%Y%m%dT%H%M%S)-$$-${ncpu}cpu
+mkdir -p "$run" || exit 125
+run=$(cd "$run" && pwd)
+echo "boot: $ncpu CPUs, $mem MiB, run directory $run"
+# The command, quoted as given, from this directory (seen at the same path).
+{
+	echo "# written by tools/guest/boot.sh"
+	printf 'export RW_OUT=%q\n' "$run"
+	printf 'cd %q || exit 125\n' "$PWD"
+	printf '%q ' "$@"
+	echo
+} >"$run/cmd"
+
+start=$(date +%s)
+# -no-reboot: a kernel panic (panic=-1 reboots) ends QEMU instead of looping.
+# multidevs=remap: the host's root spans several filesystems (/proc, /dev...);
+# their inode numbers must not collide in the guest's view.
+nice -n "${GUEST_NICE:-0}" timeout --kill-after=10 "$timeout_s" \
+	qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp "$ncpu" -m "$mem" \
+	-nic none -nographic -monitor none -serial "file:$run/serial.log" -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" \
+	-append "console=ttyS0 panic=-1 loglevel=4 rw.out=$run" \
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$run,mount_tag=rwout,security_model=passthrough" \
+	</dev/null >"$run/qemu.log" 2>&1
+qrc=$?
+took=$(($(date +%s) - start))
+
+if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+	echo "boot: FAIL guest with $ncpu CPUs killed after ${timeout_s} s (GUEST_TIMEOUT); last console lines:" >&2
+	tail -n 20 "$run/serial.log" >&2
+	exit 125
+fi
+if [ -s "$run/qemu.log" ]; then
+	sed 's/^/boot: qemu: /' "$run/qemu.log" >&2
+fi
+rc=$(cat "$run/rc" 2>/dev/null)
+if [ -z "$rc" ]; then
+	echo "boot: FAIL guest with $ncpu CPUs gave no exit status (qemu exit $qrc, ${took} s); last console lines:" >&2
+	tail -n 20 "$run/serial.log" >&2
+	exit 125
+fi
+# The guest's own times, from its /init lines on the console.
+up=$(sed -n 's/.*rwguest: running .* at \([0-9.]*\) s.*/\1/p' "$run/serial.log" | tail -n 1)
+echo "boot: $ncpu CPUs: booted in ${up:-?} s (guest clock), done in ${took} s, exit $rc"
+exit "$rc"

@@ -1,0 +1,12 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+# Shared by the cross-CPU checks (tests/cpus/check_*.sh): the integration
+# tests' library (paths, testbed, generator, nft observer, cleanup on exit),
+# with every ok/FAIL line saying how many CPUs it ran on, so the 16- and
+# 64-CPU runs can be told apart in one log.
+# shellcheck source=../integration/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/lib.sh"
+
+NCPU=$(nproc)
+ok() { PASSED=$((PASSED + 1)); echo "ok   [$NCPU CPUs] $*"; }
+fail() { FAILED=$((FAILED + 1)); echo "FAIL [$NCPU CPUs] $*"; }

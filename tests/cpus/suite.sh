@@ -1,0 +1,59 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The cross-CPU checks, run inside a guest of many CPUs by tests/cpus/run.sh
+# (or by hand anywhere the integration tests run): every tests/cpus/check_*.sh
+# in name order, each ending with its own "N passed, N failed"; then the sum.
+# A check is one file: add tests/cpus/check_<what>.sh, source lib.sh, call
+# check/ok/fail and finish (see check_live_limit.sh).
+# CHECKS="name ..." runs only those (file names without check_ and .sh).
+# Usage: tests/cpus/suite.sh [BUILD_DIR]
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=$(cd "${1:-${BUILD:-$ROOT/build}}" && pwd)
+export BUILD
+NCPU=$(nproc)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "the cross-CPU checks need root (BPF programs, network namespaces)" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+
+PASSED=0
+FAILED=0
+LOG=$(mktemp /tmp/rwcpus.XXXXXX)
+trap 'rm -f "$LOG"' EXIT
+
+echo "== cross-CPU checks on $NCPU CPUs ($(uname -r))"
+for t in "$HERE"/check_*.sh; do
+	name=$(basename "$t" .sh)
+	name=${name#check_}
+	if [ -n "${CHECKS:-}" ] && ! [[ " $CHECKS " == *" $name "* ]]; then
+		continue
+	fi
+	t0=$SECONDS
+	echo "== $name [$NCPU CPUs]"
+	# Generous: a 64-CPU guest on two host cores runs everything slowly.
+	timeout --kill-after=10 "${CHECK_TIMEOUT:-1200}" "$t" >"$LOG" 2>&1
+	rc=$?
+	cat "$LOG"
+	echo "   ($((SECONDS - t0)) s)"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "FAIL [$NCPU CPUs] $name: no result line (exit $rc)"
+		FAILED=$((FAILED + 1))
+		continue
+	fi
+	p=${line%% passed*}
+	f=${line#*, }
+	f=${f%% failed*}
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL [$NCPU CPUs] $name: exit $rc with no failed check"
+		FAILED=$((FAILED + 1))
+	fi
+done
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

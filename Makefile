@@ -47,7 +47,7 @@ toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)
 toy_limit = $(if $(filter drop,$(lastword $(subst _, ,$(1)))),1,0)
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-unit test-asan check-rooms demo bench clean format install uninstall fuzz
+.PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench clean format install uninstall fuzz
 all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
@@ -158,6 +158,13 @@ check-rooms:
 test: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all $(ASAN) $(FUZZ_TARGETS)
 	@./tests/run.sh $(BUILD)
+
+# The cross-CPU checks (tests/cpus/) in QEMU guests of 16 and 64 CPUs (TCG, no
+# KVM needed): installs QEMU and fetches Debian's 6.12 kernel into
+# $(BUILD)/guest once. Needs root. About N minutes here; not part of `make test`.
+test-cpus: deps
+	@$(MAKE) --no-print-directory all
+	@./tests/cpus/run.sh $(BUILD)
 
 # Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.
 bench: deps

@@ -1,0 +1,78 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# `make test-cpus`: the cross-CPU checks (tests/cpus/suite.sh) inside QEMU
+# guests of 16 and 64 CPUs (tools/guest/boot.sh), since the per-CPU paths need
+# more CPUs than this host has. Prints each guest's checks, every line with
+# its CPU count, and one closing "N passed, N failed"; a guest that does not
+# boot, panics or runs past its time is one failure.
+# Environment: CPUS ("16 64"), GUEST_TIMEOUT per guest (2400 s), CHECKS
+# (suite.sh's: only these checks), and
+# RW_WAIT_WHILE=FILE: before a guest of more than 4 CPUs, wait while FILE
+# exists (someone on a shared machine asked for quiet), 30 s at a time, up to
+# 25 minutes.
+# Usage: tests/cpus/run.sh [BUILD_DIR]
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "test-cpus needs root (packages, QEMU's 9p share of /)" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+"$ROOT/tools/guest/install.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
+"$ROOT/tools/guest/mkinitramfs.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
+
+PASSED=0
+FAILED=0
+LOG=$(mktemp /tmp/rwcpusrun.XXXXXX)
+trap 'rm -f "$LOG"' EXIT
+
+wait_quiet() {
+	local f=${RW_WAIT_WHILE:-} i
+	[ -n "$f" ] || return 0
+	for i in $(seq 50); do
+		[ -e "$f" ] || return 0
+		[ "$i" -eq 1 ] && echo "   waiting while $f exists (up to 25 min)"
+		sleep 30
+	done
+	echo "   $f still there after 25 min: going ahead"
+}
+
+start=$(date +%s)
+for n in ${CPUS:-16 64}; do
+	echo "== guest with $n CPUs"
+	[ "$n" -gt 4 ] && wait_quiet
+	t0=$(date +%s)
+	GUEST_DIR=$BUILD/guest GUEST_TIMEOUT=${GUEST_TIMEOUT:-2400} \
+		"$ROOT/tools/guest/boot.sh" "$n" env CHECKS="${CHECKS:-}" \
+		"$ROOT/tests/cpus/suite.sh" "$BUILD" >"$LOG" 2>&1
+	rc=$?
+	# The guest's own output is in its run directory's log; boot.sh said where.
+	run=$(sed -n 's/^boot: .*run directory \(.*\)$/\1/p' "$LOG" | head -n 1)
+	# Its closing line indented: only this runner's own may start a line so.
+	[ -n "$run" ] && [ -e "$run/log" ] &&
+		sed -E "s/^([0-9]+ passed, [0-9]+ failed)/   [$n CPUs] \1/" "$run/log"
+	grep '^boot: ' "$LOG"
+	grep -v '^boot: ' "$LOG" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | sed 's/^/   /'
+	echo "   (guest with $n CPUs: $(($(date +%s) - t0)) s)"
+	line=""
+	[ -n "$run" ] && line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$run/log" 2>/dev/null | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "FAIL [$n CPUs] the guest ran the suite to its end (exit $rc)"
+		FAILED=$((FAILED + 1))
+		continue
+	fi
+	p=${line%% passed*}
+	f=${line#*, }
+	f=${f%% failed*}
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL [$n CPUs] exit $rc with no failed check"
+		FAILED=$((FAILED + 1))
+	fi
+done
+echo "== every guest in $(($(date +%s) - start)) s"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]

@@ -39,6 +39,8 @@ if [ -z "$kernel" ] || [ ! -e "$initrd" ]; then
 	exit 125
 fi
 
+# Old runs go after a week: a few MB each, the console of every boot.
+find "$GUEST/out" -mindepth 1 -maxdepth 1 -type d -mtime +7 -exec rm -rf {} + 2>/dev/null
 run=$GUEST/out/$(date -u +%Y%m%dT%H%M%S)-$$-${ncpu}cpu
 mkdir -p "$run" || exit 125
 run=$(cd "$run" && pwd)

@@ -7,6 +7,8 @@
 # Rebuilt only when one of its inputs is newer than it.
 # Usage: tools/guest/mkinitramfs.sh [GUEST_DIR]   writes GUEST_DIR/initramfs.cpio.gz
 set -u
+# depmod lives in /usr/sbin, which a non-login PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 GUEST=${1:-$ROOT/build/guest}

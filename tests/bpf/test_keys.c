@@ -254,7 +254,14 @@ static void test_v6_prefix(void)
 	env_close(&e);
 	CHECK_EQ(passed64, 100);
 
-	if (!open_kind(&e, RW_KIND_SRC, 128, 100))
+	/*
+	 * A table of 4 Ki entries for the 1 000 keys: on 64 CPUs the threshold
+	 * of a limit of 100 is 1, so every key is promoted at its first packet,
+	 * and in 1 Ki entries a few find their buckets full and are capped there
+	 * (996 of 1 000 passed; README Limits).
+	 */
+	if (!env_open_mode(&e, 10, 100 * MS, 100, 0, 4096,
+			   (struct env_mode){ .key_kind = RW_KIND_SRC, .v6_prefix = 128 }))
 		return;
 	set_time(&e, 5 * MS);
 	for (uint32_t i = 1; i <= 1000; i++) {

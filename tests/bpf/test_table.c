@@ -730,13 +730,14 @@ static uint64_t hot_word(const struct rw_hot *r, size_t off)
 /*
  * A refill's lease goes into its record after its sum, so another CPU's
  * refill can land in between. Played here: CPU 1 counted its packet and
- * summed when the key had 1 of 100 (2 with its own: a lease of 49), then
- * stalled; it stores that lease while CPU 0, 50 packets later, is between
- * the sum and the store of its own next refill. CPU 0's sum missed the
- * lease: its own (24) and CPU 1's would hold 25 more than the window has.
- * A refill that finds the refill mark moved by another one meanwhile gives
- * its lease back and drops its packet: never more than the limit in the
- * window, whichever CPU stalls where.
+ * summed when the key had 1 of 100 (2 with its own: a lease of (100 - 2) /
+ * C, 49 on 2 CPUs), then stalled; it stores that lease while CPU 0, 50
+ * packets later, is between the sum and the store of its own next refill.
+ * CPU 0's sum missed the lease: on 2 CPUs its own (24) and CPU 1's would
+ * hold 25 more than the window has. A refill that finds the refill mark
+ * moved by another one meanwhile gives its lease back, and its packet is
+ * dropped where the window has no room for what it may have missed: never
+ * more than the limit in the window, whichever CPU stalls where.
  */
 static void test_table_concurrent_refills_hold_the_limit(void)
 {
@@ -784,7 +785,7 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 	CHECK_EQ(passed_of(&e, SRC4, 49), 49); /* CPU 0's lease */
 	/* ... and ends inside CPU 0's next refill, which has bumped the mark once. */
 	refills = __atomic_load_n(&pc->refills, __ATOMIC_SEQ_CST);
-	r1.lease_packets = (uint32_t)(limit - 2) / 2;
+	r1.lease_packets = (uint32_t)((limit - 2) / e.ncpus); /* what its sum left it: 1/C */
 	r1.until = r0.until;
 	r1.flags = RW_HOT_LEASE;
 	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 16, hot_word(&r1, 16));
@@ -901,7 +902,8 @@ static void test_table_untracked_waits_out_an_insert(void)
 	uint64_t word;
 	struct env e;
 
-	if (!env_open(&e, 10, 100 * MS, 100, 0))
+	/* A threshold of 50 a CPU on any machine: the first 6 packets stay untracked. */
+	if (!env_open(&e, 10, 100 * MS, 50ULL * rw_possible_cpus(), 0))
 		return;
 	set_thresholds(&e, 0, 0);
 	set_time(&e, 5 * MS);
@@ -941,7 +943,7 @@ static void test_table_untracked_waits_for_a_stalled_insert(void)
 	struct rw_stats before, after;
 	struct env e;
 
-	if (!env_open(&e, 10, 100 * MS, 100, 0))
+	if (!env_open(&e, 10, 100 * MS, 50ULL * rw_possible_cpus(), 0))
 		return;
 	set_thresholds(&e, 0, 0); /* promoted at the limit's threshold only (50 a CPU) */
 	set_time(&e, 5 * MS);

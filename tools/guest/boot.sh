@@ -14,7 +14,7 @@
 # CMD may write more files to $RW_OUT (RUN, the same path inside and out).
 #
 # Environment: GUEST_DIR (build/guest), GUEST_TIMEOUT seconds from start to
-# power-off (1800), GUEST_MEM MiB (2048 + 96 a CPU), GUEST_NICE (0),
+# power-off (1800), GUEST_MEM MiB (2048 + 160 a CPU: the tick check fills 1 Mi keys on every CPU), GUEST_NICE (0),
 # GUEST_ACCEL (tcg,thread=single), GUEST_CPU (max).
 # Needs tools/guest/install.sh and mkinitramfs.sh first (tests/cpus/run.sh
 # calls both).
@@ -30,7 +30,7 @@ fi
 ncpu=$1
 shift
 timeout_s=${GUEST_TIMEOUT:-1800}
-mem=${GUEST_MEM:-$((2048 + 96 * ncpu))}
+mem=${GUEST_MEM:-$((2048 + 160 * ncpu))}
 
 kernel=$(ls "$GUEST"/linux/boot/vmlinuz-* 2>/dev/null | head -n 1)
 initrd=$GUEST/initramfs.cpio.gz

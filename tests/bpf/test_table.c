@@ -728,6 +728,40 @@ static uint64_t hot_word(const struct rw_hot *r, size_t off)
 }
 
 /*
+ * CPU 1's refill of entry idx begins: its packet counted in its record, then
+ * its refill mark (r1: that record, with CPU 0's until for its lease).
+ */
+static bool cpu1_refill_begins(struct env *e, uint32_t idx, struct rw_pace *pc, struct rw_hot *r1)
+{
+	struct rw_hot *hot = mmap(NULL, e->t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED,
+				  e->fds.hot, 0);
+
+	CHECK(hot != MAP_FAILED);
+	if (hot == MAP_FAILED)
+		return false;
+	*r1 = (struct rw_hot){ .epoch = hot[idx].epoch, .packets = 1, .gen = hot[idx].gen,
+			       .until = hot[idx].until };
+	hot[e->t.entries + idx] = *r1;
+	munmap(hot, e->t.len[2]);
+	__atomic_fetch_add(&pc->refills, 1, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+/* ... and ends inside CPU 0's next refill: its lease stored, its mark bumped again. */
+static void cpu1_refill_ends_inside(struct env *e, uint32_t idx, struct rw_pace *pc,
+				    struct rw_hot *r1, uint32_t lease)
+{
+	uint64_t refills = __atomic_load_n(&pc->refills, __ATOMIC_SEQ_CST);
+
+	r1->lease_packets = lease;
+	r1->flags = RW_HOT_LEASE;
+	race_write(e, RW_RACE_HOT, e->t.entries + idx, 16, hot_word(r1, 16));
+	race_write(e, RW_RACE_HOT, e->t.entries + idx, 24, hot_word(r1, 24));
+	race_write(e, RW_RACE_PACE, idx, offsetof(struct rw_pace, refills), refills + 2);
+	race_arm(e, RW_RACE_REFILL);
+}
+
+/*
  * A refill's lease goes into its record after its sum, so another CPU's
  * refill can land in between. Played here: CPU 1 counted its packet and
  * summed when the key had 1 of 100 (2 with its own: a lease of (100 - 2) /
@@ -743,9 +777,9 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 {
 	const uint64_t limit = 100;
 	struct rw_key k = key4(SRC4);
-	struct rw_hot r0, r1, *hot;
+	struct rw_hot r1;
 	struct rw_pace *pc;
-	uint64_t state, refills;
+	uint64_t state;
 	uint32_t idx, passed;
 	cpu_set_t orig;
 	struct env e;
@@ -772,26 +806,12 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 	pc = pace_rw(&e, idx, &map, &len);
 	if (!pc)
 		goto out;
-	hot = mmap(NULL, e.t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED, e.fds.hot, 0);
-	CHECK(hot != MAP_FAILED);
-	if (hot == MAP_FAILED)
-		goto unmap;
 	/* CPU 1's refill begins: its packet counted, then its refill mark, then its sum. */
-	r0 = hot[idx];
-	r1 = (struct rw_hot){ .epoch = r0.epoch, .packets = 1, .gen = r0.gen };
-	hot[e.t.entries + idx] = r1;
-	munmap(hot, e.t.len[2]);
-	__atomic_fetch_add(&pc->refills, 1, __ATOMIC_SEQ_CST);
+	if (!cpu1_refill_begins(&e, idx, pc, &r1))
+		goto unmap;
 	CHECK_EQ(passed_of(&e, SRC4, 49), 49); /* CPU 0's lease */
 	/* ... and ends inside CPU 0's next refill, which has bumped the mark once. */
-	refills = __atomic_load_n(&pc->refills, __ATOMIC_SEQ_CST);
-	r1.lease_packets = (uint32_t)((limit - 2) / e.ncpus); /* what its sum left it: 1/C */
-	r1.until = r0.until;
-	r1.flags = RW_HOT_LEASE;
-	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 16, hot_word(&r1, 16));
-	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 24, hot_word(&r1, 24));
-	race_write(&e, RW_RACE_PACE, idx, offsetof(struct rw_pace, refills), refills + 2);
-	race_arm(&e, RW_RACE_REFILL);
+	cpu1_refill_ends_inside(&e, idx, pc, &r1, (uint32_t)((limit - 2) / e.ncpus)); /* 1/C */
 	passed = 50 + passed_of(&e, SRC4, 100);
 	CHECK(race_played(&e));
 	pin_cpu(1);
@@ -820,9 +840,9 @@ static void test_table_refills_that_meet_far_from_the_limit_pass(void)
 {
 	const uint64_t limit = 10000;
 	struct rw_key k = key4(SRC4);
-	struct rw_hot r0, r1, *hot;
+	struct rw_hot r1;
 	struct rw_pace *pc;
-	uint64_t state, refills, before;
+	uint64_t state, before;
 	uint32_t idx, passed;
 	cpu_set_t orig;
 	struct env e;
@@ -850,25 +870,11 @@ static void test_table_refills_that_meet_far_from_the_limit_pass(void)
 	pc = pace_rw(&e, idx, &map, &len);
 	if (!pc)
 		goto out;
-	hot = mmap(NULL, e.t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED, e.fds.hot, 0);
-	CHECK(hot != MAP_FAILED);
-	if (hot == MAP_FAILED)
+	/* CPU 1's refill begins: its packet counted, then its refill mark ... */
+	if (!cpu1_refill_begins(&e, idx, pc, &r1))
 		goto unmap;
-	/* CPU 1's refill begins: its packet counted, then its refill mark. */
-	r0 = hot[idx];
-	r1 = (struct rw_hot){ .epoch = r0.epoch, .packets = 1, .gen = r0.gen };
-	hot[e.t.entries + idx] = r1;
-	munmap(hot, e.t.len[2]);
-	__atomic_fetch_add(&pc->refills, 1, __ATOMIC_SEQ_CST);
 	/* ... and ends (its lease, its second bump) inside CPU 0's next refill. */
-	refills = __atomic_load_n(&pc->refills, __ATOMIC_SEQ_CST);
-	r1.lease_packets = 10;
-	r1.until = r0.until;
-	r1.flags = RW_HOT_LEASE;
-	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 16, hot_word(&r1, 16));
-	race_write(&e, RW_RACE_HOT, e.t.entries + idx, 24, hot_word(&r1, 24));
-	race_write(&e, RW_RACE_PACE, idx, offsetof(struct rw_pace, refills), refills + 2);
-	race_arm(&e, RW_RACE_REFILL);
+	cpu1_refill_ends_inside(&e, idx, pc, &r1, 10);
 	before = __atomic_load_n(&pc->refills, __ATOMIC_SEQ_CST);
 	passed = passed_of(&e, SRC4, 30);
 	CHECK(race_played(&e));

@@ -15,22 +15,7 @@ print(sum(int(b) - int(a) + 1 if b else 1 for a, b in re.findall(r"(\d+)(?:-(\d+
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 
-planned() {
-	"$RW" memory --cpus "$POSSIBLE" "$@" | awk '$1 == "total" {
-		m = 1; if ($3 == "KiB") m = 1024; if ($3 == "MiB") m = 1048576; if ($3 == "GiB") m = 1073741824
-		printf "%.0f\n", $2 * m }'
-}
-# Sum of memlock over the maps of the newest ratewall program.
-loaded() {
-	bpftool prog show name ratewall_xdp -j | python3 -c '
-import json, subprocess, sys
-progs = json.load(sys.stdin)
-progs = progs if isinstance(progs, list) else [progs]
-total = 0
-for m in max(progs, key=lambda p: p["id"])["map_ids"]:
-    total += json.loads(subprocess.check_output(["bpftool", "map", "show", "id", str(m), "-j"]))["bytes_memlock"]
-print(total)'
-}
+planned() { planned_memory --cpus "$POSSIBLE" "$@"; }
 
 echo "     $POSSIBLE possible CPUs, $NCPU online"
 for opts in "" "--max-flows 262144 --slots 20"; do
@@ -42,7 +27,7 @@ for opts in "" "--max-flows 262144 --slots 20"; do
 		sed 's/^/     /' "$WORK/rw.out.err"
 		continue
 	fi
-	got=$(loaded)
+	got=$(loaded_memory)
 	stop_ratewall INT
 	pct=$(awk -v w="$want" -v g="$got" 'BEGIN { if (g > 0) printf "%+.1f", 100 * (w - g) / g }')
 	echo "     ${opts:-defaults}: planned $want B for $POSSIBLE CPUs, the kernel reports $got B ($pct %)"

@@ -143,5 +143,25 @@ steady_rate() {
 	awk -v a="$c1" -v b="$c2" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f\n", (b - a) / (e - s) }'
 }
 
+# planned_memory ARGS...: the total `ratewall memory ARGS` plans, in bytes.
+planned_memory() {
+	"$RW" memory "$@" | awk '$1 == "total" {
+		m = 1; if ($3 == "KiB") m = 1024; if ($3 == "MiB") m = 1048576; if ($3 == "GiB") m = 1073741824
+		printf "%.0f\n", $2 * m }'
+}
+
+# loaded_memory: what the kernel says the newest ratewall program's maps take
+# (the sum of their memlock: the kernel's own map_mem_usage), in bytes.
+loaded_memory() {
+	bpftool prog show name ratewall_xdp -j | python3 -c '
+import json, subprocess, sys
+progs = json.load(sys.stdin)
+progs = progs if isinstance(progs, list) else [progs]
+total = 0
+for m in max(progs, key=lambda p: p["id"])["map_ids"]:
+    total += json.loads(subprocess.check_output(["bpftool", "map", "show", "id", str(m), "-j"]))["bytes_memlock"]
+print(total)'
+}
+
 # xdp_attached NS IFACE: succeeds when IFACE has any XDP program.
 xdp_attached() { ip -n "$1" -d link show dev "$2" | grep -q 'prog/xdp'; }

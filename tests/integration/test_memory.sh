@@ -9,35 +9,19 @@ set -u
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 
-planned() { "$RW" memory "$@" | awk '$1 == "total" { print $2, $3 }' | to_bytes; }
-to_bytes() {
-	awk '{ m = 1; if ($2 == "KiB") m = 1024; if ($2 == "MiB") m = 1048576; if ($2 == "GiB") m = 1073741824;
-	       printf "%.0f\n", $1 * m }'
-}
-# Sum of memlock over the maps of the newest ratewall program.
-loaded() {
-	bpftool prog show name ratewall_xdp -j | python3 -c '
-import json, subprocess, sys
-progs = json.load(sys.stdin)
-progs = progs if isinstance(progs, list) else [progs]
-total = 0
-for m in max(progs, key=lambda p: p["id"])["map_ids"]:
-    total += json.loads(subprocess.check_output(["bpftool", "map", "show", "id", str(m), "-j"]))["bytes_memlock"]
-print(total)'
-}
 
 for opts in "" "--max-flows 100000 --slots 20" "--max-flows 5000 --slots 4 --pps 1k"; do
 	# shellcheck disable=SC2086
-	want=$(planned $opts)
+	want=$(planned_memory $opts)
 	# shellcheck disable=SC2086
 	start_ratewall "$WORK/rw.out" $opts --interval 10s || fail "ratewall starts ($opts)"
-	got=$(loaded)
+	got=$(loaded_memory)
 	stop_ratewall INT
 	echo "     options '${opts:-defaults}': planned $want B, kernel reports $got B"
 	check "planned memory matches the kernel within 5% (${opts:-defaults})" within "$want" "$got" 0.05
 done
 
-big=$(planned --cpus 64)
+big=$(planned_memory --cpus 64)
 echo "     defaults on 64 CPUs: $big B"
 check "defaults on 64 CPUs stay within 128 MiB" at_most "$big" $((128 * 1048576))
 check "the last line is 'total SIZE'" eval '"$RW" memory | tail -n 1 | grep -Eq "^total [0-9.]+ (B|KiB|MiB|GiB)$"'
@@ -47,7 +31,7 @@ check "  ... naming the option" grep -q -- "--cpus" "$WORK/err"
 "$RW" memory eth0 >/dev/null 2>&1
 check "an interface argument is refused with exit 2" test $? -eq 2
 # --max-memory sizes the tracked flows to the budget, sketch included.
-m=$(planned --max-memory 64M)
+m=$(planned_memory --max-memory 64M)
 check "--max-memory 64M plans at most 64 MiB ($m B)" at_most "$m" $((64 * 1048576))
 check "  ... and close to it (> 60 MiB)" at_most $((60 * 1048576)) "$m"
 finish

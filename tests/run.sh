@@ -9,6 +9,7 @@
 # Needs root. Usage: tests/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/tests/tally.sh"
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 export BUILD
 
@@ -32,21 +33,7 @@ suite() {
 	cat "$LOG"
 	# Each layer's time, so the whole run can be kept under its 10 minutes.
 	echo "   ($((SECONDS - t0)) s)"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
-	if [ -z "$line" ]; then
-		echo "FAIL $name: no result line (exit $rc)"
-		FAILED=$((FAILED + 1))
-		return
-	fi
-	p=${line%% passed*}
-	f=${line#*, }
-	f=${f%% failed*}
-	PASSED=$((PASSED + p))
-	FAILED=$((FAILED + f))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL $name: exit $rc with no failed test"
-		FAILED=$((FAILED + 1))
-	fi
+	tally "$name" "$rc" "$LOG"
 }
 
 start=$(date +%s)

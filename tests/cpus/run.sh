@@ -13,6 +13,7 @@
 # Usage: tests/cpus/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/tally.sh"
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -58,22 +59,7 @@ for n in ${CPUS:-16 64}; do
 	grep '^boot: ' "$LOG"
 	grep -v '^boot: ' "$LOG" | grep -v -E '^[0-9]+ passed, [0-9]+ failed' | sed 's/^/   /'
 	echo "   (guest with $n CPUs: $(($(date +%s) - t0)) s)"
-	line=""
-	[ -n "$run" ] && line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$run/log" 2>/dev/null | tail -n 1)
-	if [ -z "$line" ]; then
-		echo "FAIL [$n CPUs] the guest ran the suite to its end (exit $rc)"
-		FAILED=$((FAILED + 1))
-		continue
-	fi
-	p=${line%% passed*}
-	f=${line#*, }
-	f=${f%% failed*}
-	PASSED=$((PASSED + p))
-	FAILED=$((FAILED + f))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL [$n CPUs] exit $rc with no failed check"
-		FAILED=$((FAILED + 1))
-	fi
+	tally "[$n CPUs] guest" "$rc" "${run:-/dev/null}/log"
 done
 echo "== every guest in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"

@@ -10,6 +10,7 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+. "$ROOT/tests/tally.sh"
 BUILD=$(cd "${1:-${BUILD:-$ROOT/build}}" && pwd)
 export BUILD
 NCPU=$(nproc)
@@ -39,21 +40,7 @@ for t in "$HERE"/check_*.sh; do
 	rc=$?
 	cat "$LOG"
 	echo "   ($((SECONDS - t0)) s)"
-	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$LOG" | tail -n 1)
-	if [ -z "$line" ]; then
-		echo "FAIL [$NCPU CPUs] $name: no result line (exit $rc)"
-		FAILED=$((FAILED + 1))
-		continue
-	fi
-	p=${line%% passed*}
-	f=${line#*, }
-	f=${f%% failed*}
-	PASSED=$((PASSED + p))
-	FAILED=$((FAILED + f))
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		echo "FAIL [$NCPU CPUs] $name: exit $rc with no failed check"
-		FAILED=$((FAILED + 1))
-	fi
+	tally "[$NCPU CPUs] $name" "$rc" "$LOG"
 done
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# shellcheck shell=bash
+# Sourced by the runners (tests/run.sh, tests/cpus/suite.sh, tests/cpus/run.sh).
+
+# tally LABEL RC FILE: adds the last "N passed, N failed" line of FILE to
+# PASSED and FAILED. A run with no such line, or one that exited non-zero
+# with no failure, counts one failure more, said under LABEL.
+tally() {
+	local label=$1 rc=$2 line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$3" 2>/dev/null | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "FAIL $label: no result line (exit $rc)"
+		FAILED=$((FAILED + 1))
+		return
+	fi
+	p=${line%% passed*}
+	f=${line#*, }
+	f=${f%% failed*}
+	PASSED=$((PASSED + p))
+	FAILED=$((FAILED + f))
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "FAIL $label: exit $rc with no failed test"
+		FAILED=$((FAILED + 1))
+	fi
+}

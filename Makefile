@@ -161,7 +161,7 @@ test: deps
 
 # The cross-CPU checks (tests/cpus/) in QEMU guests of 16 and 64 CPUs (TCG, no
 # KVM needed): installs QEMU and fetches Debian's 6.12 kernel into
-# $(BUILD)/guest once. Needs root. About 6 minutes here; not part of `make test`.
+# $(BUILD)/guest once. Needs root. About 15 minutes here; not part of `make test`.
 test-cpus: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@./tests/cpus/run.sh $(BUILD)

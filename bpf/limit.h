@@ -353,7 +353,7 @@ static __always_inline __u32 rw_clamp32(__u64 v)
  * RW_MAX_FRAME bytes) and lease (a scheduled lease's cap; 1/nr_cpus of the
  * limit for the window alone). Its own packet is in its sum already. Refills
  * that met find it true where a key is far from its limit: a source at
- * 0.95x of --pps 1000 spread over 2 CPUs lost 3-16 packets of 17 098 to such
+ * 0.95x of --pps 1000 spread over 2 CPUs lost 1-16 packets of 17 098 to such
  * meetings when every one was dropped.
  */
 static __always_inline bool rw_room_for_missed(const struct rw_sum_ctx *sum,

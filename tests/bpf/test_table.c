@@ -833,7 +833,7 @@ out:
  * ending inside CPU 0's. CPU 0's sum may have missed CPU 1's packet and lease
  * (the mark moved by 2: 2 x (1 + 10) at most), and its window holds a few
  * dozen of 10 000: its packet passes, with no lease. Dropping it was the
- * first version: a source at 0.95x its limit spread over 2 CPUs lost 3-16
+ * first version: a source at 0.95x its limit spread over 2 CPUs lost 1-16
  * packets of 17 098 to such meetings.
  */
 static void test_table_refills_that_meet_far_from_the_limit_pass(void)

@@ -728,6 +728,27 @@ static uint64_t hot_word(const struct rw_hot *r, size_t off)
 }
 
 /*
+ * SRC4's first packet on CPU 0 at 5 ms, tracked: its entry in *idx and its
+ * schedule, mapped writable (*map, *len: for munmap), or NULL.
+ */
+static struct rw_pace *tracked_on_cpu0(struct env *e, const struct rw_key *k, uint32_t *idx,
+				       void **map, size_t *len)
+{
+	uint64_t state;
+	int64_t i;
+
+	pin_cpu(0);
+	set_time(e, 5 * MS);
+	CHECK_EQ(passed_of(e, SRC4, 1), 1);
+	i = rw_table_find(&e->t, k, &state);
+	CHECK(i >= 0);
+	if (i < 0)
+		return NULL;
+	*idx = (uint32_t)i;
+	return pace_rw(e, *idx, map, len);
+}
+
+/*
  * CPU 1's refill of entry idx begins: its packet counted in its record, then
  * its refill mark (r1: that record, with CPU 0's until for its lease).
  */
@@ -779,13 +800,11 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 	struct rw_key k = key4(SRC4);
 	struct rw_hot r1;
 	struct rw_pace *pc;
-	uint64_t state;
 	uint32_t idx, passed;
 	cpu_set_t orig;
 	struct env e;
 	size_t len;
 	void *map;
-	int64_t i;
 
 	if (!env_open(&e, 10, 100 * MS, limit, 0))
 		return;
@@ -795,15 +814,7 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 		return;
 	}
 	sched_getaffinity(0, sizeof(orig), &orig);
-	pin_cpu(0);
-	set_time(&e, 5 * MS);
-	CHECK_EQ(passed_of(&e, SRC4, 1), 1); /* tracked; CPU 0's first lease: 49 */
-	i = rw_table_find(&e.t, &k, &state);
-	CHECK(i >= 0);
-	if (i < 0)
-		goto out;
-	idx = (uint32_t)i;
-	pc = pace_rw(&e, idx, &map, &len);
+	pc = tracked_on_cpu0(&e, &k, &idx, &map, &len); /* CPU 0's first lease: 49 */
 	if (!pc)
 		goto out;
 	/* CPU 1's refill begins: its packet counted, then its refill mark, then its sum. */
@@ -842,13 +853,12 @@ static void test_table_refills_that_meet_far_from_the_limit_pass(void)
 	struct rw_key k = key4(SRC4);
 	struct rw_hot r1;
 	struct rw_pace *pc;
-	uint64_t state, before;
+	uint64_t before;
 	uint32_t idx, passed;
 	cpu_set_t orig;
 	struct env e;
 	size_t len;
 	void *map;
-	int64_t i;
 
 	if (!env_open_mode(&e, 10, 100 * MS, limit, 0, 1024,
 			   (struct env_mode){ .paced = true, .burst_ns = 20 * MS }))
@@ -859,15 +869,7 @@ static void test_table_refills_that_meet_far_from_the_limit_pass(void)
 		return;
 	}
 	sched_getaffinity(0, sizeof(orig), &orig);
-	pin_cpu(0);
-	set_time(&e, 5 * MS);
-	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
-	i = rw_table_find(&e.t, &k, &state);
-	CHECK(i >= 0);
-	if (i < 0)
-		goto out;
-	idx = (uint32_t)i;
-	pc = pace_rw(&e, idx, &map, &len);
+	pc = tracked_on_cpu0(&e, &k, &idx, &map, &len);
 	if (!pc)
 		goto out;
 	/* CPU 1's refill begins: its packet counted, then its refill mark ... */

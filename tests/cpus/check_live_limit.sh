@@ -26,20 +26,14 @@ tb_up "$(tb_name)" "$NCPU" || { fail "testbed with $NCPU queues"; finish; exit 1
 nft_observe v4 ip saddr 198.18.0.1
 
 start_ratewall "$WORK/rw.json" --pps "$LIMIT" --json || { fail "ratewall attaches"; finish; exit 1; }
-ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" --duration "$((DUR + 30))s" \
-	--span-from "${LEAD}s" --span "${SPAN}s" >"$WORK/sink.json" 2>"$WORK/sink.err" &
-sink_pid=$!
-for _ in $(seq 200); do
-	grep -q listening "$WORK/sink.err" 2>/dev/null && break
-	sleep 0.05
-done
+start_sink --duration "$((DUR + 30))s" --span-from "${LEAD}s" --span "${SPAN}s"
 # Bounded twice: --count is the whole run's packets at the offered rate.
 gen --src 198.18.0.1 --rate "$OFFERED" --cpus "$NCPU" --duration "${DUR}s" \
 	--count $((OFFERED * DUR)) >"$WORK/gen.json" 2>"$WORK/gen.err"
 gen_rc=$?
 sleep 1
-kill -INT "$sink_pid" 2>/dev/null
-wait "$sink_pid"
+kill -INT "$SINK_PID" 2>/dev/null
+wait "$SINK_PID"
 nft_total=$(nft_count v4)
 stop_ratewall INT
 rw_rc=$?

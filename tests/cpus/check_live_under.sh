@@ -26,13 +26,7 @@ nft_observe heavy ip saddr 198.18.0.1
 nft_observe light ip saddr 198.18.0.2
 
 start_ratewall "$WORK/rw.json" --pps "$LIMIT" --json || { fail "ratewall attaches"; finish; exit 1; }
-ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" --duration "$((DUR + 30))s" --interval 900ms \
-	>"$WORK/sink.json" 2>"$WORK/sink.err" &
-sink_pid=$!
-for _ in $(seq 200); do
-	grep -q listening "$WORK/sink.err" 2>/dev/null && break
-	sleep 0.05
-done
+start_sink --duration "$((DUR + 30))s" --interval 900ms
 # Each bounded twice: --count is its whole run at its rate.
 gen --src 198.18.0.1 --rate "$HEAVY" --cpus "$NCPU" --duration "${DUR}s" \
 	--count $((HEAVY * DUR)) >"$WORK/heavy.json" 2>"$WORK/heavy.err" &
@@ -41,8 +35,8 @@ gen --src 198.18.0.2 --rate "$LIGHT" --cpus "$NCPU" --duration "${DUR}s" \
 	--count $((LIGHT * DUR)) >"$WORK/light.json" 2>"$WORK/light.err"
 wait "$heavy_pid"
 sleep 1
-kill -INT "$sink_pid" 2>/dev/null
-wait "$sink_pid"
+kill -INT "$SINK_PID" 2>/dev/null
+wait "$SINK_PID"
 heavy_nft=$(nft_count heavy)
 light_nft=$(nft_count light)
 stop_ratewall INT

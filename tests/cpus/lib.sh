@@ -10,3 +10,14 @@
 NCPU=$(nproc)
 ok() { PASSED=$((PASSED + 1)); echo "ok   [$NCPU CPUs] $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL [$NCPU CPUs] $*"; }
+
+# start_sink ARGS...: rwsink on the receiver (its JSON in $WORK/sink.json),
+# once it listens; SINK_PID is its pid.
+start_sink() {
+	ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" "$@" >"$WORK/sink.json" 2>"$WORK/sink.err" &
+	SINK_PID=$!
+	for _ in $(seq 200); do
+		grep -q listening "$WORK/sink.err" 2>/dev/null && break
+		sleep 0.05
+	done
+}

@@ -727,6 +727,16 @@ static uint64_t hot_word(const struct rw_hot *r, size_t off)
 	return v;
 }
 
+/* Whether a second CPU is there to play another CPU's refill; closes e if not. */
+static bool other_cpu_to_play(struct env *e)
+{
+	if (e->ncpus >= 2)
+		return true;
+	fprintf(stderr, "  note: one CPU, no other CPU's refill to play\n");
+	env_close(e);
+	return false;
+}
+
 /*
  * SRC4's first packet on CPU 0 at 5 ms, tracked: its entry in *idx and its
  * schedule, mapped writable (*map, *len: for munmap), or NULL.
@@ -808,11 +818,8 @@ static void test_table_concurrent_refills_hold_the_limit(void)
 
 	if (!env_open(&e, 10, 100 * MS, limit, 0))
 		return;
-	if (e.ncpus < 2) {
-		fprintf(stderr, "  note: one CPU, no other CPU's refill to play\n");
-		env_close(&e);
+	if (!other_cpu_to_play(&e))
 		return;
-	}
 	sched_getaffinity(0, sizeof(orig), &orig);
 	pc = tracked_on_cpu0(&e, &k, &idx, &map, &len); /* CPU 0's first lease: 49 */
 	if (!pc)
@@ -863,11 +870,8 @@ static void test_table_refills_that_meet_far_from_the_limit_pass(void)
 	if (!env_open_mode(&e, 10, 100 * MS, limit, 0, 1024,
 			   (struct env_mode){ .paced = true, .burst_ns = 20 * MS }))
 		return;
-	if (e.ncpus < 2) {
-		fprintf(stderr, "  note: one CPU, no other CPU's refill to play\n");
-		env_close(&e);
+	if (!other_cpu_to_play(&e))
 		return;
-	}
 	sched_getaffinity(0, sizeof(orig), &orig);
 	pc = tracked_on_cpu0(&e, &k, &idx, &map, &len);
 	if (!pc)

@@ -35,21 +35,8 @@ for d in 1 2 3; do nft_observe "d$d" ip daddr "198.19.0.$d"; done
 for p in 53 54; do nft_observe "p$p" udp dport "$p"; done
 nft_observe v6 ip6 saddr 2001:db8::/64
 
-# rates SECONDS NAME...: each observer's packets/s over the same span.
-rates() {
-	local secs=$1 n
-	shift
-	declare -A c0
-	local t0 t1
-	t0=$(date +%s.%N)
-	for n in "$@"; do c0[$n]=$(nft_count "$n"); done
-	sleep "$secs"
-	t1=$(date +%s.%N)
-	for n in "$@"; do
-		awk -v a="${c0[$n]}" -v b="$(nft_count "$n")" -v s="$t0" -v e="$t1" \
-			'BEGIN { printf "%.1f ", (b - a) / (e - s) }'
-	done
-}
+# rates SECONDS NAME...: each observer's packets/s over the same span, on one line.
+rates() { nft_rates "$@" | paste -sd ' '; }
 
 # mid_top FILE: the key, pps and limited of each top row in a mid-run JSON report.
 mid_top() {

@@ -227,12 +227,7 @@ ip netns exec "$TB_SND" "$GEN" --dev "$TX2" --dst-mac "$RX2_MAC" --rate $((OFFER
 	--duration 9s >/dev/null &
 G2=$!
 sleep 2.5
-read -r t1 a1 < <(nft_sample two)
-read -r _ b1 < <(nft_sample two2)
-sleep 5
-read -r t2 a2 < <(nft_sample two)
-read -r _ b2 < <(nft_sample two2)
-rate=$(awk -v a="$((a2 - a1 + b2 - b1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f\n", a / (e - s) }')
+rate=$(nft_rates 5 two two2 | awk '{ sum += $1 } END { printf "%.1f\n", sum }')
 echo "     (g) one source at $((OFFERED / 2)) pps on each of two interfaces:" \
 	"admitted $rate pps on both together (limit $LIMIT)"
 check "(g) the limit holds across both interfaces within 5%" within "$rate" $LIMIT 0.05

@@ -61,8 +61,6 @@ check "(a) the start-up line says DRY RUN" test $? -eq 0
 # (b) rules from a file, on a persistent instance (so (c) can edit them)
 nft_observe allowed ip saddr 198.18.0.2
 nft_observe denied ip saddr 198.18.0.3
-nft_observe p4 ip saddr 198.18.4.0/24
-nft_observe p5 ip saddr 198.18.5.0/24
 cat >"$WORK/r.rules" <<'RULES'
 # monitoring and load balancers are never limited
 198.18.0.2 allow
@@ -84,26 +82,31 @@ echo "     (b) allowed source: sent $sent at $OFFERED pps, nft saw $(nft_count a
 	"denied source: nft saw $(nft_count denied)"
 check "(b) the allowed source at 10x the limit lost nothing" test "$(nft_count allowed)" -eq "$sent"
 check "(b) the denied source passed nothing" test "$(nft_count denied)" -eq 0
-# two sources in 198.18.4.0/24 at 10k each, one in 198.18.5.0/24 at 10k: 5k a /24
+# two sources in 198.18.4.0/24 at 10k each, one in 198.18.5.0/24 at 10k: 5k
+# a /24, admitted over an exact 5 s of receive timestamps (a limited key's
+# admissions repeat with the window: nft samples a span 0.1-0.3 s off read
+# 0.3-5.3 % low)
+start_sink b --duration 15s --span-from 2500ms --span 5s
 gen --src 198.18.4.1 --sources 2 --rate 20000 --duration 8s >/dev/null &
 G1=$!
 gen --src 198.18.5.1 --rate 10000 --duration 8s >/dev/null &
 G2=$!
-sleep 2.5
-read -r t1 a1 < <(nft_sample p4)
-read -r _ b1 < <(nft_sample p5)
-sleep 5
-read -r t2 a2 < <(nft_sample p4)
-read -r _ b2 < <(nft_sample p5)
 wait $G1 $G2
-r4=$(awk -v c="$((a2 - a1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f", c / (e - s) }')
-r5=$(awk -v c="$((b2 - b1))" -v s="$t1" -v e="$t2" 'BEGIN { printf "%.1f", c / (e - s) }')
+sleep 0.3
+kill -INT "$SINK_PID" 2>/dev/null
+wait "$SINK_PID"
+r4=$(awk -v a="$(sink_of b 198.18.4.1 in_span)" -v b="$(sink_of b 198.18.4.2 in_span)" \
+	'BEGIN { printf "%.1f", (a + b) / 5 }')
+r5=$(awk -v a="$(sink_of b 198.18.5.1 in_span)" 'BEGIN { printf "%.1f", a / 5 }')
 echo "     (b) limit 5k per /24: 198.18.4.0/24 (2 sources, 20k offered) admitted $r4 pps," \
 	"198.18.5.0/24 (10k offered) $r5 pps"
-check "(b) the /24 with two sources is held to 5k within 5%" within "$r4" 5000 0.05
-check "(b) the other /24 has its own 5k within 5%" within "$r5" 5000 0.05
-tail -n 1 "$WORK/b.json" | grep -q '"key": "198.18.4.0/24"'
-check "(b) the report ranks the /24 budget as 198.18.4.0/24" test $? -eq 0
+check "(b) the /24 with two sources is held to 5k within 2%" within "$r4" 5000 0.02
+check "(b) the other /24 has its own 5k within 2%" within "$r5" 5000 0.02
+# The reports taken while it ran (the last may come after the traffic ended).
+firsts=$(python3 -c 'import json, sys
+print(sum(1 for l in open(sys.argv[1]) if l.startswith("{") and
+          [e["key"] for e in json.loads(l)["top"][:1]] == ["198.18.4.0/24"]))' "$WORK/b.json")
+check "(b) the reports rank the /24 budget first, as 198.18.4.0/24 ($firsts of them)" at_most 5 "$firsts"
 
 # (c) a rule added while the instance runs
 PROG=$("$RW" status --json --pin-dir "$PIN_DIR" |

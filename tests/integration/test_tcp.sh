@@ -56,10 +56,8 @@ iperf_run() {
 	ip netns exec "$TB_RCV" timeout $((t + 15)) iperf3 -s -1 -B $DST -i 1 -J \
 		--logfile "$WORK/$name.server" &
 	local srv=$!
-	ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" --duration $((t + 3))s \
-		--interval "${SINK_INTERVAL:-900ms}" >"$WORK/$name.sink" 2>"$WORK/$name.sink.err" &
-	local sink=$!
-	sleep 0.5
+	start_sink "$name" --duration $((t + 3))s --interval "${SINK_INTERVAL:-900ms}"
+	local sink=$SINK_PID
 	ip netns exec "$TB_SND" timeout $((t + 10)) iperf3 -c $DST -t "$t" -i 1 -J \
 		-C "$CC" "$@" >"$WORK/$name.client" 2>&1
 	wait "$srv"
@@ -92,12 +90,6 @@ against_target() {
 		p = 100 * v / c; verdict = "NOT met"
 		if (p >= t) verdict = "met"
 		printf "     %s: %.1f %% of the cap; issue 19 target %d %%: %s\n", w, p, t, verdict }'
-}
-
-# sink_of NAME ADDR FIELD: the observer's FIELD for ADDR (0 when it saw none).
-sink_of() {
-	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sources"].get(sys.argv[2], {}).get(sys.argv[3], 0))' \
-		"$WORK/$1.sink" "$2" "$3" 2>/dev/null || echo 999999999
 }
 
 # byte_cap_checks CASE WHAT: CASE's goodput against the 10 Mbit/s cap (the
@@ -154,10 +146,8 @@ start_ratewall "$WORK/d.json" --bps 10M --json || fail "(d) ratewall starts"
 ip netns exec "$TB_RCV" timeout $((RUN_S + 15)) iperf3 -s -1 -B $DST -J \
 	--logfile "$WORK/d.server" &
 srv=$!
-ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" --duration 8s --span-from 1500ms --span 4s \
-	>"$WORK/d.sink" 2>"$WORK/d.sink.err" &
-sink=$!
-sleep 0.5
+start_sink d --duration 8s --span-from 1500ms --span 4s
+sink=$SINK_PID
 ip netns exec "$TB_SND" timeout 20 iperf3 -c $DST -B $SRC -u -b 100M -l 1472 -t 6 -J \
 	>"$WORK/d.client" 2>&1
 wait "$srv" "$sink"

@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 8
+#define RW_LAYOUT_VERSION 9
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -463,6 +463,9 @@ struct rw_stats {
 	__u64 evicted;       /* idle entries (no count in the window) taken over by a promotion */
 	__u64 flush_retries; /* flushes deferred to the next packet (history word contended) */
 	__u64 paced_drops;   /* of dropped: ahead of the key's schedule (limit.h), window not full */
+	__u64 met_drops;     /* of dropped: a refill that met others' without room for them (limit.h) */
+	__u64 stalled_drops; /* untracked packets under their cap dropped: an insert into their
+			      * bucket on another CPU outlasted the wait (ratewall.bpf.c) */
 };
 
 /*
@@ -610,7 +613,7 @@ static inline __u32 rw_hint_index(__u8 family, const __u8 *addr)
 _Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
-_Static_assert(sizeof(struct rw_stats) == 120, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 136, "rw_stats layout");
 /* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 _Static_assert(sizeof(struct rw_wslot) == 128, "rw_wslot layout: one cache line");

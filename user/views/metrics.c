@@ -103,6 +103,14 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		  "Of the dropped packets: a key ahead of its limit's schedule (--burst), its window "
 		  "not full.",
 		  offsetof(struct rw_stats, paced_drops), false);
+	per_iface(out, r, "ratewall_met_drops_total",
+		  "Of the dropped packets: refills of one key on several CPUs at once, its window "
+		  "without room for what they may not have seen of each other.",
+		  offsetof(struct rw_stats, met_drops), false);
+	per_iface(out, r, "ratewall_stalled_drops_total",
+		  "Of the dropped packets: untracked, under their cap, and an insert into their bucket "
+		  "on another CPU outlasted the wait.",
+		  offsetof(struct rw_stats, stalled_drops), false);
 	per_iface(out, r, "ratewall_malformed_packets_total",
 		  "Frames whose IPv4/IPv6 headers do not hold together (never keyed).",
 		  offsetof(struct rw_stats, malformed), false);

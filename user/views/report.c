@@ -166,7 +166,8 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"tracked_flows\": %" PRIu64 ", \"window_sketch_packets\": %" PRIu64
 		", \"window_sketch_bytes\": %" PRIu64 ", \"capped_drops\": %" PRIu64
 		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64
-		", \"paced_drops\": %" PRIu64 ", \"sketch_noise\": %" PRIu64 "}"
+		", \"paced_drops\": %" PRIu64 ", \"met_drops\": %" PRIu64 ", \"stalled_drops\": %" PRIu64
+		", \"sketch_noise\": %" PRIu64 "}"
 		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
 		r->cfg->dry_run ? "true" : "false", r->cfg->malformed_drop ? "drop" : "pass",
@@ -178,6 +179,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		(uint64_t)r->tick.total.bytes, (uint64_t)r->tick.total.drop_packets, r->tick.deleted,
 		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks, (uint64_t)s->paced_drops,
+		(uint64_t)s->met_drops, (uint64_t)s->stalled_drops,
 		(uint64_t)rw_sketch_noise(r->tick.sketch_peak_cpu), (uint64_t)r->tick.next.promote_packets,
 		(uint64_t)r->tick.next.promote_bytes,
 		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);

@@ -7,7 +7,9 @@
  * any interval of that length; and, with
  * --span, how many (and how many frame bytes) arrived in
  * [first + span-from, first + span-from + span),
- * an exact rate free of any sampling jitter.
+ * an exact rate free of any sampling jitter. With --only ADDR (up to
+ * MAX_ONLY times), frames from any other source are left out: beside a
+ * spoofed flood, whose sources would fill the table.
  * Bounded by --duration and --max-packets.
  */
 #define _GNU_SOURCE
@@ -32,6 +34,7 @@
 #include "cli/units.h"
 
 #define MAX_SOURCES 4096
+#define MAX_ONLY 8
 
 struct source {
 	unsigned char addr[16];
@@ -44,12 +47,24 @@ struct source {
 
 static struct source sources[MAX_SOURCES];
 static int nsources;
+static struct source only[MAX_ONLY]; /* --only: address and family, nothing counted */
+static int nonly;
 static volatile sig_atomic_t stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
+}
+
+static bool wanted(const unsigned char *addr, int family)
+{
+	size_t n = family == 4 ? 4 : 16;
+
+	for (int i = 0; i < nonly; i++)
+		if (only[i].family == family && memcmp(only[i].addr, addr, n) == 0)
+			return true;
+	return nonly == 0;
 }
 
 static struct source *find(const unsigned char *addr, int family)
@@ -115,6 +130,7 @@ int main(int argc, char **argv)
 		{ "max-packets", required_argument, NULL, 'm' },
 		{ "span-from", required_argument, NULL, 'f' },
 		{ "span", required_argument, NULL, 's' },
+		{ "only", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t duration = 10000000000ULL, interval = 0, max_packets = 50000000, total = 0, end;
@@ -147,9 +163,19 @@ int main(int argc, char **argv)
 			if (rw_parse_duration(optarg, &span))
 				return fprintf(stderr, "rwsink: bad --span\n"), 2;
 			break;
+		case 'o':
+			if (nonly == MAX_ONLY)
+				return fprintf(stderr, "rwsink: at most %d --only\n", MAX_ONLY), 2;
+			if (inet_pton(AF_INET, optarg, only[nonly].addr) == 1)
+				only[nonly++].family = 4;
+			else if (inet_pton(AF_INET6, optarg, only[nonly].addr) == 1)
+				only[nonly++].family = 6;
+			else
+				return fprintf(stderr, "rwsink: --only '%s' is not an address\n", optarg), 2;
+			break;
 		default:
 			fprintf(stderr, "usage: rwsink --dev IFACE [--duration D] [--interval D] "
-					"[--max-packets N] [--span-from D --span D]\n");
+					"[--max-packets N] [--span-from D --span D] [--only ADDR]...\n");
 			return 2;
 		}
 	}
@@ -197,9 +223,9 @@ int main(int argc, char **argv)
 				ts = rw_timespec_ns(&t);
 			}
 		type = (uint16_t)(buf[12] << 8 | buf[13]);
-		if (type == ETH_P_IP)
+		if (type == ETH_P_IP && wanted(l3 + 12, 4))
 			s = find(l3 + 12, 4);
-		else if (type == ETH_P_IPV6 && n >= 14 + 40)
+		else if (type == ETH_P_IPV6 && n >= 14 + 40 && wanted(l3 + 8, 6))
 			s = find(l3 + 8, 6);
 		else
 			continue;

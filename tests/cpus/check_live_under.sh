@@ -4,7 +4,10 @@
 # thread on CPU k sending into queue k), at once under one --pps limit, the
 # default admission:
 #   198.18.0.2 under its limit loses nothing (nft after XDP counts every
-#     packet the generator sent, and ratewall's own drop count agrees);
+#     packet the generator sent, and ratewall's own drop count agrees) but
+#     what met an insert of its key stalled past the wait (stalled_drops: a
+#     guest's CPU descheduled in the middle of an insert, at its first
+#     packets; see bpf/ratewall.bpf.c);
 #   198.18.0.1 at 2x beside it: no 900 ms (the window less a slot) holds more
 #     than the limit, by rwsink's receive timestamps.
 # The light source runs at LIVE_LIGHT % of the limit (default 50): in an
@@ -26,45 +29,38 @@ nft_observe heavy ip saddr 198.18.0.1
 nft_observe light ip saddr 198.18.0.2
 
 start_ratewall "$WORK/rw.json" --pps "$LIMIT" --json || { fail "ratewall attaches"; finish; exit 1; }
-start_sink --duration "$((DUR + 30))s" --interval 900ms
-# Each bounded twice: --count is its whole run at its rate.
-gen --src 198.18.0.1 --rate "$HEAVY" --cpus "$NCPU" --duration "${DUR}s" \
-	--count $((HEAVY * DUR)) >"$WORK/heavy.json" 2>"$WORK/heavy.err" &
+start_sink sink --duration "$((DUR + 30))s" --interval 900ms
+gen_spread heavy "$HEAVY" "$DUR" --src 198.18.0.1 &
 heavy_pid=$!
-gen --src 198.18.0.2 --rate "$LIGHT" --cpus "$NCPU" --duration "${DUR}s" \
-	--count $((LIGHT * DUR)) >"$WORK/light.json" 2>"$WORK/light.err"
+gen_spread light "$LIGHT" "$DUR" --src 198.18.0.2
 wait "$heavy_pid"
-sleep 1
-kill -INT "$SINK_PID" 2>/dev/null
-wait "$SINK_PID"
+stop_sink
 heavy_nft=$(nft_count heavy)
 light_nft=$(nft_count light)
 stop_ratewall INT
 
 heavy_sent=$(sent_of "$WORK/heavy.json" 2>/dev/null || echo 0)
 light_sent=$(sent_of "$WORK/light.json" 2>/dev/null || echo 0)
-# From ratewall's reports: the light source's CPUs, and all it dropped.
-read -r light_cpus rw_dropped < <(python3 - "$WORK/rw.json" <<'PY'
+# From ratewall's reports: the light source's CPUs, all it dropped, and its
+# window's drops report by report.
+read -r light_cpus rw_dropped stalled light_drops < <(python3 - "$WORK/rw.json" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 light = [e for r in rows for e in r["top"] if e["key"] == "198.18.0.2"]
-print(max([e["cpus"] for e in light] or [0]), rows[-1]["totals"]["dropped"] if rows else -1)
+last = rows[-1]["totals"] if rows else {"dropped": -1, "stalled_drops": 0}
+print(max([e["cpus"] for e in light] or [0]), last["dropped"], last["stalled_drops"],
+      ",".join(str(e["dropped"]) for e in light) or "-")
 PY
 )
-heavy_max=$(python3 -c 'import json, sys
-print(json.load(open(sys.argv[1]))["sources"].get("198.18.0.1", {}).get("max_in_interval", 0))' \
-	"$WORK/sink.json" 2>/dev/null || echo 999999)
+heavy_max=$(sink_of sink 198.18.0.1 max_in_interval)
 light_lost=$((light_sent - light_nft))
 # On a loss, ratewall's drop counters by kind: which part of it dropped.
-[ "$light_lost" -ne 0 ] && python3 -c 'import json, sys
-t = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]["totals"]
-print("     ratewall totals: dropped %d, paced %d, capped %d, cross-CPU sums %d, failed inserts %d"
-      % (t["dropped"], t["paced_drops"], t["capped_drops"], t["cross_cpu_checks"], t["failed_inserts"]))' \
-	"$WORK/rw.json"
+[ "$light_lost" -ne 0 ] && drop_kinds "$WORK/rw.json"
 rw_light_dropped=$((rw_dropped - (heavy_sent - heavy_nft)))
 echo "     198.18.0.1 offered $HEAVY pps, 198.18.0.2 $LIGHT pps, both from $NCPU CPUs for ${DUR} s"
 echo "     light: sent $light_sent, nft counted $light_nft (lost $light_lost; ratewall's drops" \
-	"less the heavy one's: $rw_light_dropped); seen on $light_cpus CPUs"
+	"less the heavy one's: $rw_light_dropped); seen on $light_cpus CPUs; its window's drops" \
+	"report by report: $light_drops"
 echo "     heavy: sent $heavy_sent, nft $heavy_nft; most admitted in any 900 ms: $heavy_max"
 # An emulated guest of 64 CPUs starves some generator threads now and then
 # (93 % of the heavy source sent, the light one seen on 61 of 64 in a window):
@@ -73,8 +69,8 @@ check "the generators sent what they were asked (-10%)" \
 	eval "[ $((heavy_sent * 100)) -ge $((HEAVY * DUR * 90)) ] && [ $((light_sent * 100)) -ge $((LIGHT * DUR * 90)) ]"
 check "the light source's packets arrived on most CPUs ($light_cpus of $NCPU)" \
 	at_most $((NCPU * 3 / 4)) "$light_cpus"
-check "a source at ${LIVE_LIGHT:-50} % of its limit over $NCPU CPUs loses nothing ($light_lost lost)" \
-	test "$light_lost" -eq 0
+check "a source at ${LIVE_LIGHT:-50} % of its limit over $NCPU CPUs loses nothing but what met a stalled insert ($light_lost lost, $stalled stalled drops in all)" \
+	at_most "$light_lost" "$stalled"
 check "  ... and ratewall's count agrees ($rw_light_dropped)" test "$rw_light_dropped" -eq 0
 check "beside it, the source at 2x: no 900 ms over the limit ($heavy_max of $LIMIT)" \
 	at_most "$heavy_max" "$LIMIT"

@@ -11,13 +11,29 @@ NCPU=$(nproc)
 ok() { PASSED=$((PASSED + 1)); echo "ok   [$NCPU CPUs] $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL [$NCPU CPUs] $*"; }
 
-# start_sink ARGS...: rwsink on the receiver (its JSON in $WORK/sink.json),
-# once it listens; SINK_PID is its pid.
-start_sink() {
-	ip netns exec "$TB_RCV" "$SINK" --dev "$TB_RX" "$@" >"$WORK/sink.json" 2>"$WORK/sink.err" &
-	SINK_PID=$!
-	for _ in $(seq 200); do
-		grep -q listening "$WORK/sink.err" 2>/dev/null && break
-		sleep 0.05
-	done
+# drop_kinds FILE: the last report's drop counters by kind, on one line (what
+# part of ratewall dropped, when a check finds fewer admitted than it should).
+drop_kinds() {
+	python3 -c 'import json, sys
+t = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")][-1]["totals"]
+print("     ratewall totals: dropped %d, paced %d, met %d, capped %d, stalled %d, cross-CPU sums %d,"
+      " failed inserts %d" % (t["dropped"], t["paced_drops"], t["met_drops"], t["capped_drops"],
+                              t["stalled_drops"], t["cross_cpu_checks"], t["failed_inserts"]))' "$1" 2>/dev/null
+}
+
+# gen_spread NAME PPS SECONDS ARGS...: the generator with a thread on every
+# CPU, bounded twice (--count is its whole run at its rate); its JSON in
+# $WORK/NAME.json, its errors in $WORK/NAME.err.
+gen_spread() {
+	local name=$1 pps=$2 secs=$3
+	shift 3
+	gen --cpus "$NCPU" --rate "$pps" --duration "${secs}s" --count $((pps * secs)) "$@" \
+		>"$WORK/$name.json" 2>"$WORK/$name.err"
+}
+
+# stop_sink: ends start_sink's rwsink a second after the last frames were sent.
+stop_sink() {
+	sleep 1
+	kill -INT "$SINK_PID" 2>/dev/null
+	wait "$SINK_PID"
 }

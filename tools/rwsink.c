@@ -8,14 +8,18 @@
  * --span, how many (and how many frame bytes) arrived in
  * [first + span-from, first + span-from + span),
  * an exact rate free of any sampling jitter. With --only ADDR (up to
- * MAX_ONLY times), frames from any other source are left out: beside a
- * spoofed flood, whose sources would fill the table.
+ * MAX_ONLY times), a socket filter leaves frames from any other source in
+ * the kernel: beside a flood, whose sources would fill the table and whose
+ * rate the socket cannot keep up with (at 400 000 pps over 2 CPUs it lost a
+ * fifth of a 2 000 pps source's frames without one). "socket_drops" says
+ * what the socket dropped all the same: a count is whole only at 0.
  * Bounded by --duration and --max-packets.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <linux/filter.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -65,6 +69,42 @@ static bool wanted(const unsigned char *addr, int family)
 		if (only[i].family == family && memcmp(only[i].addr, addr, n) == 0)
 			return true;
 	return nonly == 0;
+}
+
+/*
+ * A classic BPF socket filter that accepts only --only's sources. A block an
+ * address: the EtherType, then the source address a 32-bit word at a time
+ * (IPv4 at 14 + 12, IPv6 at 14 + 8), each mismatch jumping to the next
+ * block, then accept; after the last block, refuse.
+ */
+static int attach_only_filter(int fd)
+{
+	struct sock_filter code[MAX_ONLY * 11 + 1];
+	struct sock_fprog prog = { .filter = code };
+	unsigned short n = 0;
+
+	for (int i = 0; i < nonly; i++) {
+		int words = only[i].family == 4 ? 1 : 4, off = only[i].family == 4 ? 26 : 22;
+		int len = 2 + 2 * words + 1, start = n;
+
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12);
+		code[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+			only[i].family == 4 ? ETH_P_IP : ETH_P_IPV6, 0, (unsigned char)(start + len - n - 1));
+		n++;
+		for (int w = 0; w < words; w++) {
+			uint32_t v;
+
+			memcpy(&v, only[i].addr + 4 * w, 4);
+			code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, (uint32_t)(off + 4 * w));
+			code[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ntohl(v), 0,
+							     (unsigned char)(start + len - n - 1));
+			n++;
+		}
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffff);
+	}
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	prog.len = n;
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog));
 }
 
 static struct source *find(const unsigned char *addr, int family)
@@ -183,7 +223,8 @@ int main(int argc, char **argv)
 		return fprintf(stderr, "rwsink: --dev must name an interface here\n"), 2;
 	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sll, sizeof(sll)) ||
-	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on))) {
+	    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof(on)) ||
+	    (nonly && attach_only_filter(fd))) {
 		fprintf(stderr, "rwsink: cannot listen on %s: %s\n", dev, strerror(errno));
 		return 1;
 	}
@@ -233,8 +274,16 @@ int main(int argc, char **argv)
 			break;
 		total++;
 	}
-	printf("{\"packets\": %llu, \"interval_ns\": %llu, \"sources\": {", (unsigned long long)total,
-	       (unsigned long long)interval);
+	{
+		struct tpacket_stats ps = { 0 };
+		socklen_t pslen = sizeof(ps);
+
+		/* Read once: the kernel resets these counters at each read. */
+		if (getsockopt(fd, SOL_PACKET, PACKET_STATISTICS, &ps, &pslen))
+			ps.tp_drops = UINT32_MAX;
+		printf("{\"packets\": %llu, \"socket_drops\": %u, \"interval_ns\": %llu, \"sources\": {",
+		       (unsigned long long)total, ps.tp_drops, (unsigned long long)interval);
+	}
 	for (int i = 0; i < nsources; i++) {
 		char a[INET6_ADDRSTRLEN];
 

@@ -140,6 +140,12 @@ start_sink() {
 	done
 }
 
+# sink_drops NAME: frames that observer's socket dropped (its counts are whole at 0).
+sink_drops() {
+	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["socket_drops"])' \
+		"$WORK/$1.sink" 2>/dev/null || echo 999999999
+}
+
 # sink_of NAME ADDR FIELD: that observer's FIELD for ADDR (0 when it saw none).
 sink_of() {
 	python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sources"].get(sys.argv[2], {}).get(sys.argv[3], 0))' \

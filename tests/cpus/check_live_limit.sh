@@ -10,8 +10,9 @@
 # an exact span. The rate is rwsink's: sampling the nft counter from a shell
 # is off by its scheduling delays (3% over 10 s on a 16-CPU guest, where
 # ratewall's own reports said 99.4%); the two totals must agree.
-# LIVE_PPS (1000), LIVE_SPAN seconds measured (10) tune it. One run of five at
-# 16 CPUs read 857.5 pps (ratewall's own reports 873.8), the others 985.9-997.7.
+# LIVE_PPS (1000), LIVE_SPAN seconds measured (10) tune it. One run of seven
+# at 16 CPUs read 857.5 pps (ratewall's own reports 873.8), the others
+# 988.7-999.9.
 set -u
 . "$(dirname "$0")/lib.sh"
 

@@ -14,8 +14,11 @@
 # (b) A spoofed flood, a new IPv6 source every packet, at --pps 1000: nothing
 #     dropped; at --pps 100: no more than the README's bound; and a source at
 #     10 times its limit inside it held to its limit within 5 %.
+# "Nothing dropped" allows what met an insert stalled on another CPU past the
+# wait (stalled_drops, README "Limits"): none on one CPU.
 # WIDE_CPUS=N (default 1): a queue a CPU and every generator spread over N
-# CPUs (tests/cpus runs it so in many-CPU guests).
+# CPUs (on 2 here one run lost 1 of 8.4 million flood packets and 1 of 14.7
+# million spoofed ones, before stalled drops were counted; the next, none).
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -111,10 +114,14 @@ check("(a) every known source shown within 5 % of what it sent, in every report 
 check("(a) heavy prefixes sum to at most 100 % (+1 % noise) in every report", worst_sum <= 101.0, worst_sum)
 check("(a) none of the flood's /24s is reported heavy", not bad_prefix, bad_prefix[:5])
 check("(a) the flood is reported as 198.18.0.0/16 from its first report on", missing16 == 0, missing16)
-check("(a) nothing of the flood dropped (observer after XDP)", seen_flood == flood["sent"],
-      f"{seen_flood} of {flood['sent']}")
-check("(a) nothing of the light source dropped", seen_light == light["sent"],
-      f"{seen_light} of {light['sent']}")
+# Spread over CPUs (WIDE_CPUS), an insert on one may outlast another's wait
+# (stalled_drops, README "Limits"); on one CPU there is none.
+stalled = lines[-1]["totals"]["stalled_drops"]
+lost = {"flood": flood["sent"] - seen_flood, "light": light["sent"] - seen_light}
+check("(a) nothing of the flood dropped but what met a stalled insert (observer after XDP)",
+      lost["flood"] + lost["light"] <= stalled, f"{lost}, {stalled} stalled drops")
+check("(a) nothing of the light source dropped but what met a stalled insert",
+      lost["light"] <= stalled, f"{lost}, {stalled} stalled drops")
 check("(a) no capped drops", lines[-1]["totals"]["capped_drops"] == 0, lines[-1]["totals"]["capped_drops"])
 print(f"{sum(results)} passed, {len(results) - sum(results)} failed", file=open(os.path.join(w, "a.res"), "w"))
 PY
@@ -141,16 +148,19 @@ spoofed() {
 	rate=$(steady_rate heavy 1.6)
 	wait $flood_pid $heavy_pid
 	stop_ratewall INT
-	echo "$(sent_of "$WORK/b$limit.gen") $(nft_count flood) $rate"
+	echo "$(sent_of "$WORK/b$limit.gen") $(nft_count flood) $rate $(python3 -c 'import json, sys
+print([json.loads(l) for l in open(sys.argv[1])][-1]["totals"]["stalled_drops"])' "$WORK/b$limit.json")"
 }
-read -r sent seen rate < <(spoofed 1000)
-echo "     --pps 1000: $sent spoofed packets, $((sent - seen)) dropped; the source at 10x its limit admitted at $rate pps"
-check "(b) a spoofed flood at --pps 1000 loses nothing" test "$seen" -eq "$sent"
+read -r sent seen rate stalled < <(spoofed 1000)
+echo "     --pps 1000: $sent spoofed packets, $((sent - seen)) dropped ($stalled stalled drops); the source" \
+	"at 10x its limit admitted at $rate pps"
+check "(b) a spoofed flood at --pps 1000 loses nothing but what met a stalled insert" \
+	at_most $((sent - seen)) "$stalled"
 check "(b) inside it, a source at 10x its limit is held to it within 5 % ($rate pps)" within "$rate" 1000 0.05
 # README "Limits": at --pps 100 (a threshold of 50 a CPU on two CPUs) under
 # about 1 000 packets of noise a bucket, a spoofed packet meets its cap when
 # both its buckets stand 50 above the noise: about 0.3 %; at most 1 % here.
-read -r sent seen rate < <(spoofed 100)
+read -r sent seen rate _ < <(spoofed 100)
 echo "     --pps 100: $sent spoofed packets, $((sent - seen)) dropped; the source at 10x its limit admitted at $rate pps"
 check "(b) a spoofed flood at --pps 100 loses at most 1 %" at_most $((100 * (sent - seen))) "$sent"
 

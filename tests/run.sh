@@ -13,16 +13,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 export BUILD
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "tests need root (BPF programs, network namespaces); run: sudo make test" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-
-PASSED=0
-FAILED=0
-LOG=$(mktemp /tmp/rwrun.XXXXXX)
-trap 'rm -f "$LOG"' EXIT
+tally_start "tests need root (BPF programs, network namespaces); run: sudo make test" rwrun
 
 suite() {
 	local name=$1 rc line p f t0=$SECONDS

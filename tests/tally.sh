@@ -2,6 +2,21 @@
 # shellcheck shell=bash
 # Sourced by the runners (tests/run.sh, tests/cpus/suite.sh, tests/cpus/run.sh).
 
+# tally_start WHY NAME: a runner's start. Without root it says WHY on stderr
+# and ends with one failure; else PASSED and FAILED start at 0 and LOG is a
+# temporary file (/tmp/NAME.*) removed on exit.
+tally_start() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "$1" >&2
+		echo "0 passed, 1 failed"
+		exit 1
+	fi
+	PASSED=0
+	FAILED=0
+	LOG=$(mktemp "/tmp/$2.XXXXXX")
+	trap 'rm -f "$LOG"' EXIT
+}
+
 # tally LABEL RC FILE: adds the last "N passed, N failed" line of FILE to
 # PASSED and FAILED. A run with no such line, or one that exited non-zero
 # with no failure, counts one failure more, said under LABEL.

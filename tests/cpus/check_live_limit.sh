@@ -36,7 +36,7 @@ nft_total=$(nft_count v4)
 stop_ratewall INT
 rw_rc=$?
 
-sent=$(sent_of "$WORK/gen.json" 2>/dev/null || echo 0)
+sent=$(sent_of "$WORK/gen.json")
 in_span=$(sink_of sink 198.18.0.1 in_span)
 sink_total=$(sink_of sink 198.18.0.1 packets)
 rate=$(awk -v n="$in_span" -v s="$SPAN" 'BEGIN { printf "%.1f", n / s }')

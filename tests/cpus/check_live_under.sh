@@ -39,8 +39,8 @@ heavy_nft=$(nft_count heavy)
 light_nft=$(nft_count light)
 stop_ratewall INT
 
-heavy_sent=$(sent_of "$WORK/heavy.json" 2>/dev/null || echo 0)
-light_sent=$(sent_of "$WORK/light.json" 2>/dev/null || echo 0)
+heavy_sent=$(sent_of "$WORK/heavy.json")
+light_sent=$(sent_of "$WORK/light.json")
 # From ratewall's reports: the light source's CPUs, all it dropped, and its
 # window's drops report by report.
 read -r light_cpus rw_dropped stalled light_drops < <(python3 - "$WORK/rw.json" <<'PY'

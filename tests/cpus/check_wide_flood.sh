@@ -46,9 +46,9 @@ flood_nft=$(nft_count flood)
 light_nft=$(nft_count light)
 stop_ratewall INT
 
-flood_sent=$(sent_of "$WORK/flood.json" 2>/dev/null || echo 0)
-light_sent=$(sent_of "$WORK/light.json" 2>/dev/null || echo 0)
-heavy_sent=$(sent_of "$WORK/heavy.json" 2>/dev/null || echo 0)
+flood_sent=$(sent_of "$WORK/flood.json")
+light_sent=$(sent_of "$WORK/light.json")
+heavy_sent=$(sent_of "$WORK/heavy.json")
 heavy_rate=$(awk -v n="$(sink_of sink 198.19.2.1 in_span)" -v s="$SPAN" 'BEGIN { printf "%.1f", n / s }')
 heavy_max=$(sink_of sink 198.19.2.1 max_in_interval)
 # From the reports: how many ranked the heavy source first, the flood source

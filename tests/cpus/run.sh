@@ -16,18 +16,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tests/tally.sh"
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "test-cpus needs root (packages, QEMU's 9p share of /)" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
+tally_start "test-cpus needs root (packages, QEMU's 9p share of /)" rwcpusrun
 "$ROOT/tools/guest/install.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
 "$ROOT/tools/guest/mkinitramfs.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
-
-PASSED=0
-FAILED=0
-LOG=$(mktemp /tmp/rwcpusrun.XXXXXX)
-trap 'rm -f "$LOG"' EXIT
 
 # 25 minutes of waiting for the whole run, not for each guest.
 QUIET_LEFT=1500

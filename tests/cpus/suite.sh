@@ -15,16 +15,7 @@ BUILD=$(cd "${1:-${BUILD:-$ROOT/build}}" && pwd)
 export BUILD
 NCPU=$(nproc)
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "the cross-CPU checks need root (BPF programs, network namespaces)" >&2
-	echo "0 passed, 1 failed"
-	exit 1
-fi
-
-PASSED=0
-FAILED=0
-LOG=$(mktemp /tmp/rwcpus.XXXXXX)
-trap 'rm -f "$LOG"' EXIT
+tally_start "the cross-CPU checks need root (BPF programs, network namespaces)" rwcpus
 
 echo "== cross-CPU checks on $NCPU CPUs ($(uname -r))"
 for t in "$HERE"/check_*.sh; do

@@ -100,8 +100,11 @@ stop_ratewall() {
 	wait "$RW_PID"
 }
 
-# sent_of FILE: frames the generator says it sent (its JSON in FILE).
-sent_of() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$1"; }
+# sent_of FILE: frames the generator says it sent (its JSON in FILE); 0 when
+# it wrote none (it failed), so the checks on it fail.
+sent_of() {
+	python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$1" 2>/dev/null || echo 0
+}
 
 # gen ARGS...: the generator in the sender namespace, aimed at the receiver.
 gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@"; }

@@ -43,6 +43,7 @@ struct gen_thread {
 	uint64_t start_ns, deadline_ns;
 	uint64_t start_pos;
 	uint64_t sent;
+	uint64_t behind_ns; /* the most this thread was ever behind its pace */
 	int err;
 };
 
@@ -202,6 +203,11 @@ static void *sender(void *arg)
 				nanosleep(&ts, NULL);
 				continue;
 			}
+			/* One packet due is on time; each one more is 1/rate late. */
+			double late_ns = (double)(due - t->sent - 1) * 1e9 / (double)t->rate;
+
+			if (late_ns > (double)t->behind_ns)
+				t->behind_ns = (uint64_t)late_ns;
 			if (due - t->sent < n)
 				n = due - t->sent;
 		}
@@ -242,7 +248,7 @@ int main(int argc, char **argv)
 	struct gen_thread *th;
 	struct gen_addrs addrs;
 	unsigned char *frame;
-	uint64_t total = 0, sched_len = 0, sent = 0, *counts, *seeds, start, elapsed;
+	uint64_t total = 0, sched_len = 0, sent = 0, *counts, *seeds, start, elapsed, behind_ns = 0;
 	uint32_t *sched = NULL, ifindex, ncpus;
 	int err;
 
@@ -329,6 +335,7 @@ int main(int argc, char **argv)
 	elapsed = rw_clock_ns(CLOCK_MONOTONIC) - start;
 
 	for (uint32_t i = 0; i < o.cpus; i++) {
+		behind_ns = th[i].behind_ns > behind_ns ? th[i].behind_ns : behind_ns;
 		if (th[i].err) {
 			fprintf(stderr, "rwgen: sending on CPU %d failed: %s\n", th[i].cpu,
 				strerror(-th[i].err));
@@ -336,9 +343,9 @@ int main(int argc, char **argv)
 		}
 		sent += th[i].sent;
 	}
-	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"family\": %d, \"size\": %u, "
-	       "\"sources\": %u, \"vary\": \"%s\", \"per_cpu\": [",
-	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed,
+	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, "
+	       "\"family\": %d, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", \"per_cpu\": [",
+	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed, behind_ns / 1e6,
 	       o.ipv6 ? 6 : 4, o.size, o.sources,
 	       (const char *[]){ "src", "dst", "sport", "dport" }[o.vary]);
 	for (uint32_t i = 0; i < o.cpus; i++)

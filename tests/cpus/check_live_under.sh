@@ -9,7 +9,8 @@
 #     guest's CPU descheduled in the middle of an insert, at its first
 #     packets; see bpf/ratewall.bpf.c);
 #   198.18.0.1 at 2x beside it: no 900 ms (the window less a slot) holds more
-#     than the limit, by rwsink's receive timestamps.
+#     than the limit, by rwsink's receive timestamps (and the race the
+#     README accepts at a promotion: a packet a CPU, once).
 # The light source runs at LIVE_LIGHT % of the limit (default 50): in an
 # emulated guest the generator does not hold its rate (a source asked for
 # 950 pps sent 786 to 1 148 a second on 16 CPUs), so at 95 % some of its
@@ -78,6 +79,9 @@ check "the light source's packets arrived on most CPUs ($light_cpus of $NCPU)" \
 check "a source at ${LIVE_LIGHT:-50} % of its limit over $NCPU CPUs loses nothing but what met a stalled insert ($light_lost lost, $stalled stalled drops in all)" \
 	at_most "$light_lost" "$stalled"
 check "  ... and ratewall's drops say the same ($rw_light_dropped)" test "$rw_light_dropped" -eq "$light_lost"
-check "beside it, the source at 2x: no 900 ms over the limit ($heavy_max of $LIMIT)" \
-	at_most "$heavy_max" "$LIMIT"
+# One packet a CPU over, once, is the race README Limits accepts at a
+# promotion (a packet in flight on another CPU, untracked, as the insert
+# reads that CPU's sketch): 1 005 in one 64-CPU run, 1 000 in every other.
+check "beside it, the source at 2x: no 900 ms over the limit, and the promotion's race of a packet a CPU ($heavy_max of $LIMIT + $((NCPU - 1)))" \
+	at_most "$heavy_max" $((LIMIT + NCPU - 1))
 finish

@@ -8,7 +8,8 @@
 #     insert stalled past the wait (stalled_drops; nft after XDP counts every
 #     packet; see check_live_under.sh);
 #   198.19.2.1 at 2x: the most rwsink saw in any 9 s (the 10 s window less a
-#     slot) is the window's limit, within 2 % under and nothing over;
+#     slot) is the window's limit, within 2 % under and nothing over but the
+#     race README Limits accepts at a promotion (a packet a CPU, once);
 #   the reports rank 198.19.2.1 first while it sends, and show no flood
 #     source above 3 times what it sent (the generator's exact counts; the
 #     10 s window holds most of the run) or, where that is more, what it sent
@@ -90,8 +91,8 @@ check "the load was there: 80 % of the flood and the light source, the heavy one
 check "a wide flood over $NCPU CPUs and a source at 50 % of its limit inside it lose nothing but what met a stalled insert ($((flood_sent - flood_nft)) and $light_lost lost, $stalled stalled drops)" \
 	at_most $((flood_sent - flood_nft + light_lost)) "$stalled"
 check "the socket observer lost nothing ($(sink_drops sink) socket drops)" test "$(sink_drops sink)" -eq 0
-check "inside it, a source at 2x is held to its limit: the most in any 9 s within 2 % under it, none over ($heavy_max of $((10 * LIMIT)))" \
-	eval "[ $heavy_max -le $((10 * LIMIT)) ] && [ $((heavy_max * 100)) -ge $((10 * LIMIT * 98)) ]"
+check "inside it, a source at 2x is held to its limit: the most in any 9 s within 2 % under it, none over but the promotion's race of a packet a CPU ($heavy_max of $((10 * LIMIT)))" \
+	eval "[ $heavy_max -le $((10 * LIMIT + NCPU - 1)) ] && [ $((heavy_max * 100)) -ge $((10 * LIMIT * 98)) ]"
 check "the reports rank it first while it sends ($firsts of them)" at_most $((DUR / 2)) "$firsts"
 check "no flood source is shown above 3 times what it sent, or it + $((4 + NCPU / 8)) packets (${flood_worst%%(*}x; +${flood_most%%(*})" \
 	test "$flood_beyond" -eq 0

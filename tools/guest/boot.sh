@@ -54,6 +54,17 @@ echo "boot: $ncpu CPUs, $mem MiB, run directory $run"
 	echo
 } >"$run/cmd"
 
+# The guest's /tmp, /run and /var/tmp are its own tmpfs: a clone under one of
+# them (a CI's checkout in /tmp) is shared on its own, at the same path.
+work_share=()
+work_arg=""
+case "$ROOT/" in
+/tmp/* | /run/* | /var/tmp/*)
+	work_share=(-virtfs "local,path=$ROOT,mount_tag=hostwork,security_model=passthrough,readonly=on,multidevs=remap")
+	work_arg=" rw.work=$ROOT"
+	;;
+esac
+
 start=$(date +%s)
 # -no-reboot: a kernel panic (panic=-1 reboots) ends QEMU instead of looping.
 # One host thread runs every vCPU in turn (thread=single), not one thread
@@ -70,8 +81,9 @@ nice -n "${GUEST_NICE:-0}" timeout --kill-after=10 "$timeout_s" \
 	-accel "${GUEST_ACCEL:-tcg,thread=single}" -cpu "${GUEST_CPU:-max}" -smp "$ncpu" -m "$mem" \
 	-nic none -nographic -monitor none -serial "file:$run/serial.log" -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 loglevel=4 rw.out=$run" \
+	-append "console=ttyS0 panic=-1 loglevel=4 rw.out=$run$work_arg" \
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=passthrough,readonly=on,multidevs=remap" \
+	"${work_share[@]}" \
 	-virtfs "local,path=$run,mount_tag=rwout,security_model=passthrough" \
 	</dev/null >"$run/qemu.log" 2>&1
 qrc=$?

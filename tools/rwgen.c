@@ -40,6 +40,8 @@ struct gen_thread {
 	uint64_t quota;   /* packets this thread sends; UINT64_MAX = until the deadline */
 	uint64_t rate;    /* this thread's share, 0 = unpaced */
 	uint64_t batch;
+	uint64_t catch_up; /* --catch-up in packets of its pace, this one included; 0 = all it owes */
+	uint64_t skipped;  /* packets of its pace given up to --catch-up */
 	uint64_t start_ns, deadline_ns;
 	uint64_t start_pos;
 	uint64_t sent;
@@ -73,6 +75,8 @@ static void usage(void)
 	       "  --duration D         time bound (default 10s, at most 1h)\n"
 	       "  --cpus N             sending threads, pinned to CPUs 0..N-1 (default 1)\n"
 	       "  --batch N            frames per BPF_PROG_RUN call\n"
+	       "  --catch-up D         a thread that fell behind its --rate sends at most D of it\n"
+	       "                       at once and gives up the rest (default: all it owes)\n"
 	       "  --per-source         report packets sent per source\n"
 	       "Prints one JSON object with what it sent: frames handed to the redirect. The\n"
 	       "peer must run an XDP program, or the veth refuses them without a counter.\n");
@@ -123,6 +127,7 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "duration", required_argument, NULL, 't' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "batch", required_argument, NULL, 'b' },
+		{ "catch-up", required_argument, NULL, 'u' },
 		{ "per-source", no_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
@@ -159,6 +164,11 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 			break;
 		case 'C': o->cpus = (uint32_t)rwgen_parse_u64_or_die("--cpus", optarg, 1, MAX_THREADS); break;
 		case 'b': o->batch = rwgen_parse_u64_or_die("--batch", optarg, 1, 1u << 30); break;
+		case 'u':
+			if (rw_parse_duration(optarg, &o->catch_up_ns) || !o->catch_up_ns ||
+			    o->catch_up_ns > MAX_DURATION_NS)
+				rwgen_die("--catch-up: '%s' must be a duration above 0 of at most 1h", optarg);
+			break;
 		case 'p': o->per_source = true; break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
@@ -172,6 +182,8 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		rwgen_die("--per-source: random sources are not counted one by one");
 	if (optind < argc)
 		rwgen_die("unexpected argument '%s'", argv[optind]);
+	if (o->catch_up_ns && !o->rate)
+		rwgen_die("--catch-up is for a paced thread: it needs --rate");
 	if (o->ipv6_net && !o->ipv6)
 		rwgen_die("--ipv6-net is for IPv6 addresses: it needs --ipv6");
 }
@@ -195,7 +207,8 @@ static void *sender(void *arg)
 		if (now >= t->deadline_ns)
 			break;
 		if (t->rate) {
-			uint64_t due = (uint64_t)((double)(now - t->start_ns) * (double)t->rate / 1e9);
+			uint64_t due = (uint64_t)((double)(now - t->start_ns) * (double)t->rate / 1e9) -
+				       t->skipped;
 
 			if (due <= t->sent) {
 				struct timespec ts = { 0, 200000 };
@@ -208,6 +221,10 @@ static void *sender(void *arg)
 
 			if (late_ns > (double)t->behind_ns)
 				t->behind_ns = (uint64_t)late_ns;
+			if (t->catch_up && due - t->sent > t->catch_up) {
+				t->skipped += due - t->sent - t->catch_up;
+				due = t->sent + t->catch_up;
+			}
 			if (due - t->sent < n)
 				n = due - t->sent;
 		}
@@ -308,14 +325,16 @@ int main(int argc, char **argv)
 	start = rw_clock_ns(CLOCK_MONOTONIC);
 	for (uint32_t i = 0; i < o.cpus; i++) {
 		uint64_t quota = UINT64_MAX, span = sched_len ? sched_len : o.sources;
+		uint64_t rate = o.rate ? (o.rate / o.cpus + (i < o.rate % o.cpus)) : 0;
 
 		if (o.count)
 			quota = o.count / o.cpus + (i < o.count % o.cpus);
 		th[i] = (struct gen_thread){
 			.cpu = (int)i, .prog_fd = bpf_program__fd(skel->progs.rwgen_xdp),
 			.frame = frame, .frame_len = o.size, .quota = quota,
-			.rate = o.rate ? (o.rate / o.cpus + (i < o.rate % o.cpus)) : 0,
-			.batch = o.batch, .start_ns = start, .deadline_ns = start + o.duration_ns,
+			.rate = rate, .batch = o.batch,
+			.catch_up = o.catch_up_ns ? (uint64_t)((double)o.catch_up_ns * (double)rate / 1e9) + 1 : 0,
+			.start_ns = start, .deadline_ns = start + o.duration_ns,
 			.start_pos = o.count ? (o.count / o.cpus) * i + (i < o.count % o.cpus ? i : o.count % o.cpus)
 					     : span / o.cpus * i,
 		};

@@ -37,6 +37,7 @@ struct gen_opts {
 	uint64_t duration_ns;
 	uint32_t cpus;
 	uint64_t batch;
+	uint64_t catch_up_ns; /* the most of its pace a late thread sends at once; 0 = all it owes */
 	bool per_source;
 };
 

@@ -16,11 +16,11 @@
 # 950 pps sent 786 to 1 148 a second on 16 CPUs), so at 95 % some of its
 # windows are over the limit and its drops are due. On a real machine, run
 # it with LIVE_LIGHT=95 (2 CPUs: nothing lost in 3 of 3 runs).
-# The schedule's slack is --burst 500ms (LIVE_BURST), not the default 100 ms:
-# a guest's generator falls behind when its vCPUs are not run and catches up
-# at once (rwgen's behind_ms says by how much), and the default slack held
-# such a catch-up of the light source to 100 ms of its rate (20 of 8 426
-# lost in one 64-CPU run of three, every other check of it passing).
+# Its generator gives up what it owes beyond 20 ms of its pace (--catch-up):
+# a guest's generator falls behind when its vCPUs are not run (rwgen's
+# behind_ms: up to 6 s at 64 CPUs), and all it owed sent at once put 132
+# packets over the limit in one window (ratewall dropped exactly those; 20
+# in another run). So a quarter of what it was asked may go unsent.
 # LIVE_PPS (1000) and LIVE_SECONDS (18) tune it too.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -34,11 +34,11 @@ tb_up "$(tb_name)" "$NCPU" || { fail "testbed with $NCPU queues"; finish; exit 1
 nft_observe heavy ip saddr 198.18.0.1
 nft_observe light ip saddr 198.18.0.2
 
-start_ratewall "$WORK/rw.json" --pps "$LIMIT" --burst "${LIVE_BURST:-500ms}" --json || { fail "ratewall attaches"; finish; exit 1; }
+start_ratewall "$WORK/rw.json" --pps "$LIMIT" --json || { fail "ratewall attaches"; finish; exit 1; }
 start_sink sink --duration "$((DUR + 30))s" --interval 900ms
 gen_spread heavy "$HEAVY" "$DUR" --src 198.18.0.1 &
 heavy_pid=$!
-gen_spread light "$LIGHT" "$DUR" --src 198.18.0.2
+gen_spread light "$LIGHT" "$DUR" --src 198.18.0.2 --catch-up 20ms
 wait "$heavy_pid"
 stop_sink
 heavy_nft=$(nft_count heavy)
@@ -72,8 +72,8 @@ echo "     heavy: sent $heavy_sent, nft $heavy_nft; most admitted in any 900 ms:
 # An emulated guest of 64 CPUs starves some generator threads now and then
 # (93 % of the heavy source sent, the light one seen on 61 of 64 in a window):
 # these two only make sure the load was there and spread.
-check "the generators sent what they were asked (-10%)" \
-	eval "[ $((heavy_sent * 100)) -ge $((HEAVY * DUR * 90)) ] && [ $((light_sent * 100)) -ge $((LIGHT * DUR * 90)) ]"
+check "the generators sent what they were asked (-10%; the light one -25%)" \
+	eval "[ $((heavy_sent * 100)) -ge $((HEAVY * DUR * 90)) ] && [ $((light_sent * 100)) -ge $((LIGHT * DUR * 75)) ]"
 check "the light source's packets arrived on most CPUs ($light_cpus of $NCPU)" \
 	at_most $((NCPU * 3 / 4)) "$light_cpus"
 check "a source at ${LIVE_LIGHT:-50} % of its limit over $NCPU CPUs loses nothing but what met a stalled insert ($light_lost lost, $stalled stalled drops in all)" \

@@ -41,6 +41,7 @@ check "refuses ports past 65535" refused "past 65535" --dev "$TB_TX" --vary spor
 check "refuses an unknown --vary" refused "not one of src, dst, sport, dport" --dev "$TB_TX" \
 	--vary proto --count 1
 check "refuses --ipv6-net without --ipv6" refused "needs --ipv6" --dev "$TB_TX" --ipv6-net --count 1
+check "refuses --catch-up without --rate" refused "needs --rate" --dev "$TB_TX" --catch-up 20ms --count 1
 
 before=$(nft_count all)
 gen --dist zipf:1 --sources 10 --count 10000 --cpus 2 --per-source >"$WORK/zipf.json"
@@ -86,5 +87,29 @@ print(f"     paced: sent {g['sent']} in {g['seconds']:.3f} s")
 sys.exit(0 if 18000 <= g["sent"] <= 20500 and g["seconds"] < 1.3 else 1)
 PY
 	fail "paced 20 kpps for 1 s: sends about 20000 and stops on time"
+
+# A thread held still for a second (as an emulated guest's vCPU is): it says
+# how far behind it fell, and sends all it owes after, or with --catch-up
+# gives it up. Started directly, so $! is rwgen itself (ip netns exec execs it).
+ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --rate 2000 --duration 3s \
+	>"$WORK/owes.json" &
+owes=$!
+ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --rate 2000 --duration 3s \
+	--catch-up 20ms >"$WORK/gives.json" &
+gives=$!
+sleep 1
+kill -STOP "$owes" "$gives"
+sleep 1
+kill -CONT "$owes" "$gives"
+wait "$owes" "$gives"
+python3 - "$WORK/owes.json" "$WORK/gives.json" <<'PY' && ok "held still for 1 s of 3 at 2000 pps: behind by about 1 s; sends all it owes (about 6000), or with --catch-up 20ms about 4000" ||
+import json, sys
+o, g = (json.load(open(f)) for f in sys.argv[1:3])
+print(f"     all it owes: sent {o['sent']}, {o['behind_ms']} ms behind; --catch-up 20ms: sent {g['sent']},"
+      f" {g['behind_ms']} ms behind")
+sys.exit(0 if 5700 <= o["sent"] <= 6000 and 3400 <= g["sent"] <= 4600 and
+         o["behind_ms"] >= 800 and g["behind_ms"] >= 800 else 1)
+PY
+	fail "held still for 1 s of 3 at 2000 pps: behind by about 1 s; sends all it owes (about 6000), or with --catch-up 20ms about 4000"
 
 finish

@@ -32,7 +32,7 @@ gen_spread() {
 }
 
 # behind_of NAME: the most (ms) any thread of gen_spread NAME fell behind its
-# pace, then caught up at once: an emulated guest's vCPUs are not always run.
+# pace (an emulated guest's vCPUs are not always run).
 behind_of() {
 	python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['behind_ms'])" \
 		"$WORK/$1.json" 2>/dev/null || echo "?"

@@ -26,8 +26,8 @@
 # at 16/C of the rate (5 000 pps at 64: a 64-CPU guest sent 81 % of 20 000
 # and 56 % of the light source beside it). Emulated CPUs still fall behind
 # now and then, so what is checked of the load is that it was there: 80 %
-# of the flood, half of the light source (whose generator gives up what it
-# owes beyond 100 ms, as check_live_under.sh says why), the heavy one at
+# of the flood, a tenth of the light source (whose generator gives up what
+# it owes beyond 500 ms, as check_live_under.sh says why), the heavy one at
 # 1.5x its limit or more.
 # WIDE_RATE (flood packets/s; default 20000 up to 16 CPUs) and WIDE_SECONDS (14) tune it;
 # WIDE_RW_ARGS are added to ratewall's (e.g. "--clock precise").
@@ -50,7 +50,7 @@ start_ratewall "$WORK/rw.json" --pps "$LIMIT" --window 10s --burst window --json
 start_sink sink --duration "$((DUR + 30))s" --interval 9s --only 198.19.2.1
 gen_spread flood "$FLOOD" "$DUR" --src 198.18.0.0 --sources 65536 --dist shuffled --per-source &
 flood_pid=$!
-gen_spread light $((LIMIT / 2)) "$DUR" --src 198.19.1.1 --catch-up 100ms &
+gen_spread light $((LIMIT / 2)) "$DUR" --src 198.19.1.1 --catch-up 500ms &
 light_pid=$!
 gen_spread heavy $((2 * LIMIT)) "$DUR" --src 198.19.2.1
 wait "$flood_pid" "$light_pid"
@@ -92,8 +92,8 @@ echo "     light: sent $light_sent, nft $light_nft (lost $light_lost; $stalled s
 echo "     heavy: sent $heavy_sent; admitted $(nft_count heavy) in all, most in any 9 s $heavy_max" \
 	"(the window's limit $((10 * LIMIT))); ranked first in $firsts reports"
 drop_kinds "$WORK/rw.json"
-check "the load was there: 80 % of the flood, half of the light source, the heavy one at 1.5x or more" \
-	eval "[ $((flood_sent * 100)) -ge $((FLOOD * DUR * 80)) ] && [ $((light_sent * 100)) -ge $((LIMIT / 2 * DUR * 50)) ] && [ $((heavy_sent * 100)) -ge $((2 * LIMIT * DUR * 75)) ]"
+check "the load was there: 80 % of the flood, a tenth of the light source, the heavy one at 1.5x or more" \
+	eval "[ $((flood_sent * 100)) -ge $((FLOOD * DUR * 80)) ] && [ $((light_sent * 100)) -ge $((LIMIT / 2 * DUR * 10)) ] && [ $((heavy_sent * 100)) -ge $((2 * LIMIT * DUR * 75)) ]"
 check "a wide flood over $NCPU CPUs and a source at 50 % of its limit inside it lose nothing but what met a stalled insert ($((flood_sent - flood_nft)) and $light_lost lost, $stalled stalled drops)" \
 	at_most $((flood_sent - flood_nft + light_lost)) "$stalled"
 check "the socket observer lost nothing ($(sink_drops sink) socket drops)" test "$(sink_drops sink)" -eq 0

@@ -24,9 +24,10 @@
 # pace and a packet a thread: 814 at 64 CPUs, under the limit. What it
 # gives up goes unsent: at 64 CPUs, where a thread's turn can be seconds
 # apart, 100 ms left 68 % unsent (77 % in check_wide_flood); so a tenth of
-# what it was asked, on most CPUs, is the least the check takes as a load. The schedule's slack is 1 s (LIVE_BURST),
-# as in check_live_limit.sh: a catch-up of 500 ms of its pace at once, on
-# every thread together, is more than the default 100 ms takes at once.
+# what it was asked, on most CPUs, is the least the check takes as a load.
+# The schedule's slack is 1 s (LIVE_BURST), as in check_live_limit.sh: a
+# catch-up of 500 ms of its pace on every thread together is more than the
+# default 100 ms takes at once.
 # LIVE_PPS (1000) and LIVE_SECONDS (18) tune it too.
 set -u
 . "$(dirname "$0")/lib.sh"

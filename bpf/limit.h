@@ -58,6 +58,7 @@ struct rw_limit {
 	__u64 packets, bytes;         /* per window, 0 = none */
 	__u64 cap_packets, cap_bytes; /* promotion thresholds they need */
 	bool deny;                    /* a deny rule: never admitted */
+	__u32 rule;                   /* the id + 1 of the rule that decided them, 0 = none */
 };
 
 /* Whether `epoch` comes before the epoch whose low 16 bits are until (at most a window apart). */

@@ -145,6 +145,39 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } rules SEC(".maps");
 
+/* The qualified matches in force (struct rw_match_index); any == 0: none. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_match_index);
+	__uint(max_entries, 1);
+} match_index SEC(".maps");
+
+/* Each port's masks of matches, RW_PORT_ENTRIES (enum rw_port_table x 65 536). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, RW_PORT_ENTRIES);
+} rule_ports SEC(".maps");
+
+/* Where the data path searches for a packet's rule (struct rw_rule_search). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_rule_search);
+	__uint(max_entries, 1);
+} rule_search SEC(".maps");
+
+/* Each rule's counts by id, per CPU: what `rule list`, the report and /metrics show. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_rule_stats);
+	__uint(max_entries, RW_MAX_RULES);
+} rule_stats SEC(".maps");
+
 /* Which /16s any rule covers: traffic from elsewhere never walks the trie. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

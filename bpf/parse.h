@@ -151,14 +151,20 @@ static __always_inline void rw_addr_cut(__u8 *addr, __u32 len)
 	}
 }
 
+/* What rw_ipv6_l4 found of fragmentation. */
+enum rw_frag { RW_FRAG_NONE, RW_FRAG_FIRST, RW_FRAG_LATER };
+
 /*
- * A flow's protocol and ports past up to RW_MAX_EXT_HDRS extension headers;
- * a fragment other than the first, or a chain longer than that, keeps ports 0.
+ * The upper-layer header past up to RW_MAX_EXT_HDRS extension headers: its
+ * protocol in *proto, whether it comes in a fragment in *frag. NULL when the
+ * chain is longer than that or truncated (*proto: the last next header), or
+ * in a fragment other than the first. The header itself is not bounds-checked.
  */
-static __always_inline void rw_parse_ipv6_l4(struct ipv6hdr *ip6, void *end, struct rw_key *key)
+static __always_inline void *rw_ipv6_l4(struct ipv6hdr *ip6, void *end, __u8 *proto, __u8 *frag)
 {
 	__u8 next = ip6->nexthdr, *p = (__u8 *)(ip6 + 1);
 
+	*frag = RW_FRAG_NONE;
 #pragma unroll
 	for (int i = 0; i < RW_MAX_EXT_HDRS; i++) {
 		__u32 len;
@@ -175,19 +181,35 @@ static __always_inline void rw_parse_ipv6_l4(struct ipv6hdr *ip6, void *end, str
 			if ((void *)(p + 8) > end)
 				break;
 			/* Offset bits of the fragment header: not the first fragment. */
-			if ((p[2] << 8 | p[3]) & 0xfff8) {
-				key->proto = p[0];
-				return;
+			*frag = (p[2] << 8 | p[3]) & 0xfff8 ? RW_FRAG_LATER : RW_FRAG_FIRST;
+			if (*frag == RW_FRAG_LATER) {
+				*proto = p[0];
+				return NULL;
 			}
 			len = 8;
 		} else {
-			rw_parse_ports(p, end, next, key);
-			return;
+			*proto = next;
+			return p;
 		}
 		next = p[0];
 		p += len;
 	}
-	key->proto = next;
+	*proto = next;
+	return NULL;
+}
+
+/*
+ * A flow's protocol and ports past the extension headers; a fragment other
+ * than the first, or a chain longer than RW_MAX_EXT_HDRS, keeps ports 0.
+ */
+static __always_inline void rw_parse_ipv6_l4(struct ipv6hdr *ip6, void *end, struct rw_key *key)
+{
+	__u8 proto, frag;
+	void *l4 = rw_ipv6_l4(ip6, end, &proto, &frag);
+
+	key->proto = proto;
+	if (l4)
+		rw_parse_ports(l4, end, proto, key);
 }
 
 static __always_inline int rw_parse_ipv6(struct rw_cursor *c, struct rw_key *key)
@@ -234,6 +256,17 @@ static __always_inline void rw_key_derive(const struct rw_key *flow, __u8 kind, 
 		k->sport = flow->sport;
 		k->dport = flow->dport;
 	}
+}
+
+/* The IP header of a frame rw_parse_key took, found again (the rules read more of it). */
+static __always_inline void *rw_ip_header(struct xdp_md *ctx)
+{
+	struct rw_cursor c = { .pos = (void *)(long)ctx->data, .end = (void *)(long)ctx->data_end };
+	__u16 proto;
+
+	if (rw_parse_eth(&c, &proto) != RW_PARSE_OK)
+		return NULL;
+	return c.pos;
 }
 
 /* Fills *key with the frame's key of kind cfg_parse_kind. */

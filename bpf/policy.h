@@ -39,10 +39,151 @@ static __always_inline void rw_key_v6_cut(struct rw_key *key, __u8 kind)
 	key->prefix_len = cfg_v6_prefix;
 }
 
-/* The rule the key's address falls under, or NULL: the trie is walked only where the hint says. */
-static __always_inline struct rw_rule *rw_rule_of(const struct rw_key *key)
+/*
+ * The qualified matches (struct rw_match_index) the packet meets, its IP
+ * header at ip. Ports, flags and type are read only from a whole header in
+ * the linear part, never from a fragment: a packet without them meets only
+ * the matches that name its protocol alone (counted in l4_unread when others
+ * would have been in play).
+ */
+static __always_inline __u64 rw_l4_matches(void *ip, void *end, __u8 family,
+					   const struct rw_match_index *mi, struct rw_stats *st)
 {
-	struct rw_rule_key rk = { .prefixlen = 8 + 128 };
+	__u8 proto, frag = RW_FRAG_NONE, flags = 0, *l4;
+	__u32 ports;
+	__u64 m, *sp, *dp;
+
+	if (family == RW_FAMILY_IPV4) {
+		struct iphdr *ip4 = ip;
+
+		if ((void *)(ip4 + 1) > end)
+			return 0;
+		proto = ip4->protocol;
+		l4 = ip + ip4->ihl * 4;
+		if (ip4->frag_off & bpf_htons(0x3fff)) /* MF or an offset: any fragment */
+			frag = RW_FRAG_FIRST;
+	} else {
+		struct ipv6hdr *ip6 = ip;
+
+		if ((void *)(ip6 + 1) > end)
+			return 0;
+		l4 = rw_ipv6_l4(ip6, end, &proto, &frag);
+	}
+	m = mi->proto[proto];
+	if (!m || !(m & ~mi->proto_only))
+		return m;
+	if (frag != RW_FRAG_NONE || !l4)
+		goto unread;
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
+		if (proto == IPPROTO_TCP) {
+			if ((void *)(l4 + 20) > end)
+				goto unread;
+			flags = l4[13];
+		} else if ((void *)(l4 + 8) > end) {
+			goto unread;
+		}
+		ports = proto == IPPROTO_TCP ? RW_PORTS_TCP_SRC : RW_PORTS_UDP_SRC;
+		ports = ports * 65536 + ((__u32)l4[0] << 8 | l4[1]);
+		sp = bpf_map_lookup_elem(&rule_ports, &ports);
+		ports = (ports & ~0xffffu) + 65536 + ((__u32)l4[2] << 8 | l4[3]);
+		dp = bpf_map_lookup_elem(&rule_ports, &ports);
+		if (!sp || !dp)
+			return 0;
+		m &= *sp & *dp;
+		if (proto == IPPROTO_TCP)
+			m &= mi->tcp_flags[flags];
+		return m;
+	}
+	if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) {
+		if ((void *)(l4 + 4) > end)
+			goto unread;
+		return m & mi->icmp_type[proto == IPPROTO_ICMPV6][l4[0]];
+	}
+	return m;
+unread:
+	st->l4_unread++;
+	return m & mi->proto_only;
+}
+
+/*
+ * Which rule decides: the longest prefix; at equal length a qualified rule
+ * before a prefix-only one, then the lower order (the earlier line). One
+ * number, larger wins; 0 = none.
+ */
+static __always_inline __u64 rw_rule_score(const struct rw_rule *r)
+{
+	return ((__u64)r->plen + 1) << 33 | (__u64)(r->match != 0) << 32 |
+	       (r->match ? 0xffffffffu - r->order : 0);
+}
+
+/* bpf_loop step: match i + 1's longest prefix, when the packet meets it. */
+static long rw_rule_candidate(__u64 i, void *ctx)
+{
+	struct rw_rule_search *s = *(struct rw_rule_search **)ctx;
+	__u32 m = (__u32)i + 1;
+	struct rw_rule *r;
+	__u64 score;
+
+	if (!s->mask || m >= RW_MATCHES)
+		return 1;
+	if (!((s->mask >> m) & 1))
+		return 0;
+	s->mask &= ~(1ULL << m);
+	s->rk.match = (__u8)m;
+	r = bpf_map_lookup_elem(&rules, &s->rk);
+	if (!r)
+		return 0;
+	score = rw_rule_score(r);
+	if (score > s->best) {
+		s->best = score;
+		s->best_match = (__u8)m;
+	}
+	return 0;
+}
+
+/*
+ * The rule that decides a packet whose address the hint covers, or NULL: the
+ * prefix-only rule, then, when qualified matches are in force, each match the
+ * packet meets. A call of its own, off the stack of the insert's call chain.
+ */
+static __noinline struct rw_rule *rw_rule_search(struct xdp_md *ctx, const struct rw_key *key,
+						 struct rw_stats *st)
+{
+	struct rw_rule_search *s;
+	struct rw_match_index *mi;
+	struct rw_rule *r;
+	__u32 zero = 0;
+	void *ip;
+
+	s = bpf_map_lookup_elem(&rule_search, &zero);
+	if (!s)
+		return NULL;
+	s->rk = (struct rw_rule_key){ .prefixlen = 16 + 128, .family = key->family };
+	__builtin_memcpy(s->rk.addr, key->addr, sizeof(s->rk.addr));
+	r = bpf_map_lookup_elem(&rules, &s->rk);
+	mi = bpf_map_lookup_elem(&match_index, &zero);
+	if (!mi || !mi->any)
+		return r;
+	ip = rw_ip_header(ctx);
+	if (!ip)
+		return r;
+	s->mask = rw_l4_matches(ip, (void *)(long)ctx->data_end, key->family, mi, st);
+	if (!s->mask)
+		return r;
+	s->best = r ? rw_rule_score(r) : 0;
+	s->best_match = 0;
+	/* The loop's context is on the stack, as bpf_loop wants: a pointer to this CPU's search. */
+	bpf_loop(RW_MATCHES - 1, rw_rule_candidate, &s, 0);
+	if (!s->best_match)
+		return r;
+	s->rk.match = s->best_match;
+	return bpf_map_lookup_elem(&rules, &s->rk);
+}
+
+/* The rule that decides the packet, or NULL: searched only where the hint says a rule may be. */
+static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const struct rw_key *key,
+						  struct rw_stats *st)
+{
 	struct rw_rule_hint *hint;
 	__u32 zero = 0, idx;
 	__u64 word;
@@ -54,21 +195,72 @@ static __always_inline struct rw_rule *rw_rule_of(const struct rw_key *key)
 	word = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
 	if (!((word >> (idx & 63)) & 1))
 		return NULL;
-	rk.family = key->family;
-	__builtin_memcpy(rk.addr, key->addr, sizeof(rk.addr));
-	return bpf_map_lookup_elem(&rules, &rk);
+	return rw_rule_search(ctx, key, st);
 }
 
 /*
- * The limits this key is held to: the longest-matching rule's for its
- * address, else the command line's. Then the key takes its final shape: a
- * `per /LEN` rule turns it into its /LEN (that prefix shares one budget); an
- * IPv6 address of a src, dst or pair key is cut to --v6-prefix (after the
- * rule lookup, so a rule may name a longer IPv6 prefix inside it).
+ * A qualified rule's budget, or a `per src|dst|pair` rule's: the key of the kind its `per` names (per /LEN:
+ * the key's own address, cut), carrying the rule's id, its addresses read
+ * from the header again (a src key has no destination). IPv6 addresses are
+ * cut to --v6-prefix as any src, dst or pair key's.
  */
-static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *lim)
+static __always_inline void rw_rule_key_of(struct xdp_md *ctx, struct rw_key *key,
+					   const struct rw_rule *r)
 {
-	struct rw_rule *r = rw_rule_of(key);
+	void *ip = rw_ip_header(ctx), *end = (void *)(long)ctx->data_end;
+	__u8 fam = key->family, per = r->per;
+	__u32 len = r->per_len, cut = fam == RW_FAMILY_IPV6 ? cfg_v6_prefix : 128;
+	__u8 side = cfg_key_kind == RW_KIND_DST ? RW_KIND_DST : RW_KIND_SRC;
+	__u8 kind = per == RW_PER_SRC ? RW_KIND_SRC : per == RW_PER_DST ? RW_KIND_DST :
+		    per == RW_PER_PAIR ? RW_KIND_PAIR :
+		    cfg_key_kind == RW_KIND_FLOW ? RW_KIND_SRC : cfg_key_kind;
+
+	if (len)
+		kind = side;
+	*key = (struct rw_key){ .family = fam, .kind = kind | RW_KIND_RULE, .rule = r->id };
+	if (!ip)
+		return;
+	if (fam == RW_FAMILY_IPV4) {
+		struct iphdr *ip4 = ip;
+
+		if ((void *)(ip4 + 1) > end)
+			return;
+		__builtin_memcpy(key->addr, kind == RW_KIND_DST ? &ip4->daddr : &ip4->saddr, 4);
+		if (kind == RW_KIND_PAIR)
+			__builtin_memcpy(key->addr2, &ip4->daddr, 4);
+	} else {
+		struct ipv6hdr *ip6 = ip;
+
+		if ((void *)(ip6 + 1) > end)
+			return;
+		__builtin_memcpy(key->addr, kind == RW_KIND_DST ? &ip6->daddr : &ip6->saddr, 16);
+		if (kind == RW_KIND_PAIR)
+			__builtin_memcpy(key->addr2, &ip6->daddr, 16);
+	}
+	if (len) {
+		len = len < cut ? len : cut;
+		rw_addr_cut(key->addr, len);
+		key->prefix_len = (__u8)len;
+	} else if (cut < 128) {
+		rw_addr_cut(key->addr, cut);
+		if (kind == RW_KIND_PAIR)
+			rw_addr_cut(key->addr2, cut);
+		key->prefix_len = (__u8)cut;
+	}
+}
+
+/*
+ * The limits this key is held to: its rule's (rw_rule_of), else the command
+ * line's. Then the key takes its final shape: a qualified rule's budget
+ * (rw_rule_key_of); a `per /LEN` rule turns it into its /LEN (that prefix
+ * shares one budget); an IPv6 address of a src, dst or pair key is cut to
+ * --v6-prefix (after the rule lookup, so a rule may name a longer IPv6
+ * prefix inside it).
+ */
+static __always_inline void rw_rule_limits(struct xdp_md *ctx, struct rw_key *key,
+					   struct rw_limit *lim, struct rw_stats *st)
+{
+	struct rw_rule *r = rw_rule_of(ctx, key, st);
 	__u32 per = 0, v6 = 128;
 
 	*lim = (struct rw_limit){ .packets = cfg_limit_packets, .bytes = cfg_limit_bytes,
@@ -81,6 +273,11 @@ static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *
 		else
 			*lim = (struct rw_limit){ .packets = r->limit_packets, .bytes = r->limit_bytes,
 						  .cap_packets = r->cap_packets, .cap_bytes = r->cap_bytes };
+		lim->rule = r->id + 1;
+		if (r->match || r->per) {
+			rw_rule_key_of(ctx, key, r);
+			return;
+		}
 		if (r->action == RW_RULE_LIMIT && r->per_len)
 			per = r->per_len > 128 ? 128 : r->per_len;
 	}
@@ -90,6 +287,21 @@ static __always_inline void rw_rule_limits(struct rw_key *key, struct rw_limit *
 		rw_key_to_prefix(key, per < v6 ? per : v6);
 	else
 		rw_key_v6_cut(key, cfg_key_kind);
+}
+
+/* A rule's counts: the packets it decided, and of them the dropped. */
+static __always_inline void rw_rule_count(const struct rw_limit *lim, bool dropped)
+{
+	__u32 id = lim->rule - 1;
+	struct rw_rule_stats *rs;
+
+	if (!lim->rule)
+		return;
+	rs = bpf_map_lookup_elem(&rule_stats, &id);
+	if (!rs)
+		return;
+	rs->packets++;
+	rs->drops += dropped;
 }
 
 /* --- Events and bans ------------------------------------------------------------- */

@@ -263,41 +263,41 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 
 /*
  * The packet's verdict under the main key (--key): its rule, its entry or the
- * sketch, its limit, a ban, events.
+ * sketch, its limit, a ban, events. lim: the limits its rule gave it.
  */
-static __always_inline int rw_decide(struct rw_key *key, const struct rw_time *t, __u64 len,
-				     struct rw_stats *st, struct rw_wslot *ws)
+static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
+				      const struct rw_time *t, __u64 len, struct rw_stats *st,
+				      struct rw_wslot *ws, struct rw_limit *lim)
 {
 	struct rw_tracked tr;
-	struct rw_limit lim;
 	bool admit, banned;
 	int ret;
 
-	rw_rule_limits(key, &lim);
-	ret = rw_track(key, t, len, st, ws, &lim, cfg_key_kind, true, &tr);
+	rw_rule_limits(ctx, key, lim, st);
+	ret = rw_track(key, t, len, st, ws, lim, cfg_key_kind, true, &tr);
 	if (ret == RW_PASS)
-		return XDP_PASS;
+		return false;
 	if (ret == RW_DROP)
 		goto drop;
 	banned = cfg_ban_ns && rw_banned(tr.ent, t->now, ws);
 	/* Offered first: a refill's sum holds this packet, a concurrent one sees it once at least. */
 	tr.f->packets++;
 	tr.f->bytes += (__u32)len;
-	admit = !lim.deny && !banned &&
-		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->now, t->epoch, len, &lim, st);
+	admit = !lim->deny && !banned &&
+		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->now, t->epoch, len, lim, st);
 	if (admit)
-		return XDP_PASS;
+		return false;
 	tr.f->drop_packets++;
 	tr.f->drop_bytes += (__u32)len;
 	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
-	if ((cfg_events || cfg_ban_ns) && !lim.deny && !banned)
+	if ((cfg_events || cfg_ban_ns) && !lim->deny && !banned)
 		rw_limited(tr.ent, t->epoch, t->now, ws);
 drop:
 	ws->drop_packets++;
 	ws->drop_bytes += len;
 	st->dropped++;
 	st->dropped_bytes += len;
-	return cfg_dry_run ? XDP_PASS : XDP_DROP;
+	return true;
 }
 
 static const struct rw_limit rw_no_limit; /* a ranked kind's limits: none */
@@ -335,8 +335,10 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_scratch *sc;
 	struct rw_wslot *ws;
 	struct rw_stats *st;
+	struct rw_limit lim;
 	struct rw_time t;
-	int ret, verdict;
+	bool dropped;
+	int ret;
 
 	st = bpf_map_lookup_elem(&stats, &ifi);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
@@ -385,8 +387,9 @@ int ratewall_xdp(struct xdp_md *ctx)
 		sc->flow = *key;
 		rw_key_derive(&sc->flow, cfg_key_kind, key);
 	}
-	verdict = rw_decide(key, &t, len, st, ws);
+	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim);
+	rw_rule_count(&lim, dropped);
 	if (cfg_rank_mask)
 		rw_rank_kinds(sc, &t, len, st, ws);
-	return verdict;
+	return dropped && !cfg_dry_run ? XDP_DROP : XDP_PASS;
 }

@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 9
+#define RW_LAYOUT_VERSION 10
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -53,7 +53,13 @@ enum rw_key_kind {
  * ranked like the main kind's, never limited. rw_kind_of() is the kind.
  */
 #define RW_KIND_RANKED 0x80
-#define rw_kind_of(k) ((k)->kind & (RW_KIND_RANKED - 1))
+/*
+ * A qualified rule's budget (a rule with a protocol, port, flag or ICMP type
+ * match): the key of the kind its `per` names, carrying RW_KIND_RULE and the
+ * rule's id in `rule`. Its packets are counted and limited under it alone.
+ */
+#define RW_KIND_RULE 0x40
+#define rw_kind_of(k) ((k)->kind & (RW_KIND_RULE - 1))
 
 /* --v6-prefix: leading bits of an IPv6 address a src, dst or pair key keeps. */
 #define RW_DEFAULT_V6_PREFIX 64
@@ -72,8 +78,13 @@ struct rw_key {
 	__u8 prefix_len;
 	__u8 kind;      /* enum rw_key_kind */
 	__u8 proto;     /* flow: IP protocol (the last IPv6 next header) */
-	__be16 sport;   /* flow, TCP and UDP only; 0 in a non-first fragment */
-	__be16 dport;
+	union {
+		struct {
+			__be16 sport; /* flow, TCP and UDP only; 0 in a non-first fragment */
+			__be16 dport;
+		};
+		__u32 rule;   /* RW_KIND_RULE: the id of the rule whose budget this is */
+	};
 };
 
 /* --- Sketch ------------------------------------------------------------------ */
@@ -466,6 +477,8 @@ struct rw_stats {
 	__u64 met_drops;     /* of dropped: a refill that met others' without room for them (limit.h) */
 	__u64 stalled_drops; /* untracked packets under their cap dropped: an insert into their
 			      * bucket on another CPU outlasted the wait (ratewall.bpf.c) */
+	__u64 l4_unread;     /* of a protocol a qualified rule names, ports, flags or type not
+			      * readable (a fragment, a truncated header): only protocol matches */
 };
 
 /*
@@ -567,26 +580,113 @@ enum rw_rule_action {
 };
 
 /*
- * Longest-prefix-match key: one family byte, then the address. prefixlen
- * counts bits of both: 8 + the prefix length. Packed: the trie's key size is
- * exactly 4 + 17 bytes.
+ * A rule's match beyond its prefix: a protocol and, for TCP and UDP, source
+ * and destination ports, for TCP flags, for ICMP a type. Rules with the same
+ * match share a match number (1..RW_MATCHES-1, the loader hands them out);
+ * prefix-only rules have match 0.
+ */
+#define RW_MATCHES 64
+
+/*
+ * A match as written (`tcp dport 22,80 flags syn`): the protocol, 0 for a
+ * prefix-only rule; for TCP and UDP, up to RW_MATCH_RANGES port ranges each
+ * way (none: any port); for TCP the flags that must be set and those that
+ * must be clear; for ICMP and ICMPv6 a type. Rules with equal matches share
+ * a match number.
+ */
+#define RW_MATCH_RANGES 8
+struct rw_port_range {
+	__u16 lo, hi;
+};
+struct rw_match {
+	__u8 proto;
+	__u8 flags_set, flags_clear;
+	__u8 has_type, type;
+	__u8 nsport, ndport;
+	__u8 pad;
+	struct rw_port_range sport[RW_MATCH_RANGES], dport[RW_MATCH_RANGES];
+};
+
+/*
+ * Longest-prefix-match key: the match number, the family byte, then the
+ * address. prefixlen counts bits of all three: 16 + the prefix length.
+ * Packed: the trie's key size is exactly 4 + 18 bytes.
  */
 struct rw_rule_key {
 	__u32 prefixlen;
+	__u8 match;
 	__u8 family;
 	__u8 addr[16];
 } __attribute__((packed));
 
+/* Whose budget a limit rule's packets share (`per`); 0: the key's, as --key says. */
+enum rw_rule_per {
+	RW_PER_KEY = 0,
+	RW_PER_SRC = 1,
+	RW_PER_DST = 2,
+	RW_PER_PAIR = 3,
+};
+
 /* What a rule does; limits are per window, as the loader computes them. */
 struct rw_rule {
 	__u32 action;        /* enum rw_rule_action */
-	__u32 per_len;       /* 0: each source its own budget; else each /per_len one */
+	__u32 per_len;       /* 0: each key its own budget; else each /per_len one */
 	__u64 limit_packets; /* 0 = no packet limit */
 	__u64 limit_bytes;
 	__u64 cap_packets;   /* promotion thresholds these limits need (rw_limit_threshold) */
 	__u64 cap_bytes;
 	__u64 pps, bps;      /* as written, for listing */
+	__u32 id;            /* stable while the rule is in force: its rule_stats entry */
+	__u32 order;         /* its place in the file: of two that tie, the lower wins */
+	__u8 plen;           /* its prefix length (the trie's, for the data path to compare) */
+	__u8 per;            /* enum rw_rule_per */
+	__u8 match;          /* its match number; 0: the prefix alone */
+	__u8 pad[5];
+	struct rw_match m;   /* the match as written, for listing and for the loader's index */
 };
+
+/* The data path's search for a packet's rule, per CPU (the stack has no room for it). */
+struct rw_rule_search {
+	struct rw_rule_key rk; /* the packet's address; match set per lookup */
+	__u8 best_match;       /* the best qualified rule's match so far, 0 = none */
+	__u8 pad;
+	__u64 mask;            /* matches met, not looked up yet */
+	__u64 best;            /* score of the best rule so far */
+};
+
+/* A rule's counts, per CPU (rule_stats, by id): the packets it decided, and dropped. */
+struct rw_rule_stats {
+	__u64 packets;
+	__u64 drops;
+};
+
+/*
+ * What the qualified matches in force are, as bit masks over match numbers
+ * (bit 0 unused): a packet meets match m when bit m is set in proto[its
+ * protocol], in both of its ports' entries (rule_ports) for TCP and UDP, in
+ * tcp_flags[its flags] for TCP, in icmp_type[v6][its type] for ICMP. A
+ * packet whose ports, flags or type cannot be read (a fragment, a truncated
+ * header) meets only the matches in proto_only.
+ */
+struct rw_match_index {
+	__u64 any;           /* every match in force; 0: no packet reads its L4 header */
+	__u64 proto_only;    /* matches that name a protocol and nothing else */
+	__u64 proto[256];
+	__u64 tcp_flags[256];
+	__u64 icmp_type[2][256];
+};
+
+/* rule_ports: for each of TCP sport, TCP dport, UDP sport, UDP dport, 65 536 port masks. */
+enum rw_port_table { RW_PORTS_TCP_SRC, RW_PORTS_TCP_DST, RW_PORTS_UDP_SRC, RW_PORTS_UDP_DST };
+#define RW_PORT_ENTRIES (4 * 65536)
+
+/* TCP flags as the match reads them: the 8 bits of header byte 13. */
+#define RW_TCP_FIN 0x01
+#define RW_TCP_SYN 0x02
+#define RW_TCP_RST 0x04
+#define RW_TCP_PSH 0x08
+#define RW_TCP_ACK 0x10
+#define RW_TCP_URG 0x20
 
 /*
  * Which /16s of IPv4, and which /32s of IPv6 (folded to 16 bits), any rule
@@ -610,10 +710,12 @@ static inline __u32 rw_hint_index(__u8 family, const __u8 *addr)
 /* A source key standing for a prefix (a shared budget) carries its length here. */
 #define RW_KEY_PREFIX_LEN(k) ((k)->prefix_len)
 
-_Static_assert(sizeof(struct rw_rule_key) == 21, "rw_rule_key layout");
-_Static_assert(sizeof(struct rw_rule) == 56, "rw_rule layout");
+_Static_assert(sizeof(struct rw_rule_key) == 22, "rw_rule_key layout");
+_Static_assert(sizeof(struct rw_match) == 72, "rw_match layout");
+_Static_assert(sizeof(struct rw_rule) == 144, "rw_rule layout");
+_Static_assert(sizeof(struct rw_rule_stats) == 16, "rw_rule_stats layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
-_Static_assert(sizeof(struct rw_stats) == 136, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 144, "rw_stats layout");
 /* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 _Static_assert(sizeof(struct rw_wslot) == 128, "rw_wslot layout: one cache line");

@@ -263,6 +263,14 @@ static int tick(struct rw_session *s)
 	rep.epoch = now / slot_ns;
 	rep.events = s->events.tick;
 	rep.nevents = s->events.ntick;
+	/* The rules in force and their counts, for every view (a failed read shows none). */
+	rw_ruleset_free(&s->tick_rules);
+	if (!err) {
+		struct rw_rule_env env = rw_session_rule_env(s);
+
+		if (!rw_rules_read(&env, &s->tick_rules))
+			rep.rules = &s->tick_rules;
+	}
 	keep_history(s, &rep);
 	if (s->metrics.daemon)
 		rw_metrics_publish(&s->metrics, &rep);
@@ -735,6 +743,7 @@ out:
 	if (s.heavy_fd >= 0)
 		close(s.heavy_fd);
 	rw_ruleset_free(&s.rules);
+	rw_ruleset_free(&s.tick_rules);
 	ring_buffer__free(s.samples);
 	ring_buffer__free(s.event_rb);
 	if (s.metrics.daemon)

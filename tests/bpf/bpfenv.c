@@ -227,6 +227,9 @@ struct rw_rule_env rule_env_of(struct env *e)
 {
 	return (struct rw_rule_env){ .rules_fd = bpf_map__fd(e->skel->maps.rules),
 				     .hint_fd = bpf_map__fd(e->skel->maps.rule_hint),
+				     .index_fd = bpf_map__fd(e->skel->maps.match_index),
+				     .ports_fd = bpf_map__fd(e->skel->maps.rule_ports),
+				     .stats_fd = bpf_map__fd(e->skel->maps.rule_stats),
 				     .window_ns = e->slot_ns * e->slots, .ncpus = e->ncpus };
 }
 

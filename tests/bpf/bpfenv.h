@@ -112,5 +112,7 @@ void run_key_tests(void);
 void run_pace_tests(void);
 /* The sketch under a wide flood (test_flood.c). */
 void run_flood_tests(void);
+/* Rules with a match: protocol, ports, flags, type (test_rules.c). */
+void run_rule_match_tests(void);
 
 #endif

@@ -1157,5 +1157,6 @@ int main(void)
 	run_key_tests();
 	run_pace_tests();
 	run_flood_tests();
+	run_rule_match_tests();
 	return tl_finish();
 }

@@ -11,6 +11,7 @@
 #include "cli/levels.h"
 #include "cli/listen.h"
 #include "cli/rules.h"
+#include "cli/rule_match.h"
 #include "cli/svccli.h"
 #include "cli/units.h"
 #include "unit.h"
@@ -631,8 +632,8 @@ static void test_rules_parse(void)
 		{ "198.18.0.0/16 limit fast", "'fast' is not a rate" },
 		{ "198.18.0.0/16 limit 0", "not a rate" },
 		{ "198.18.0.0/16 limit 5k 6k", "packet rate is given twice" },
-		{ "198.18.0.0/16 limit 5k per", "per: give a prefix length" },
-		{ "198.18.0.0/16 limit 5k per 24", "per: give a prefix length" },
+		{ "198.18.0.0/16 limit 5k per", "per: give src, dst, pair or a prefix length" },
+		{ "198.18.0.0/16 limit 5k per 24", "per: give src, dst, pair or a prefix length" },
 		{ "198.18.0.0/16 limit 5k per /33", "at most /32" },
 		{ "198.18.0.0/16 limit 5k per /8", "shorter than the rule's own /16" },
 		{ "198.18.0.0/16 limit 5k per /24 per /24", "per is given twice" },
@@ -674,6 +675,134 @@ static void test_rules_parse(void)
 	}
 }
 
+/* Rules with a match: what each reads, how it is written back, what it refuses. */
+static void test_rules_match(void)
+{
+	static const struct { const char *text, *needle; } bad[] = {
+		{ "0.0.0.0/0 ftp limit 5", "'ftp' is not an action (allow, deny, limit) or a protocol" },
+		{ "0.0.0.0/0 256 deny", "'256' is not an action" },
+		{ "0.0.0.0/0 tcp dport 65536 deny", "dport: '65536' is not a port (0 to 65535)" },
+		{ "0.0.0.0/0 udp sport 53-x deny", "sport: '53-x' is not a port" },
+		{ "0.0.0.0/0 udp dport 2000-1000 deny", "dport: the range 2000-1000 runs backwards" },
+		{ "0.0.0.0/0 udp flags syn deny", "flags: only tcp has flags" },
+		{ "0.0.0.0/0 icmp dport 1 deny", "dport: only tcp and udp have ports" },
+		{ "0.0.0.0/0 tcp type 8 deny", "type: only icmp and icmpv6 have a type" },
+		{ "0.0.0.0/0 tcp flags sin deny", "flags: 'sin' is not a TCP flag" },
+		{ "0.0.0.0/0 tcp flags syn,syn deny", "flags: 'syn' is named twice" },
+		{ "0.0.0.0/0 tcp flags deny", "flags: 'deny' is not a TCP flag" },
+		{ "0.0.0.0/0 tcp flags syn flags ack deny", "flags is given twice" },
+		{ "0.0.0.0/0 tcp dport 1 dport 2 deny", "dport is given twice" },
+		{ "0.0.0.0/0 tcp dport 1,2,3,4,5,6,7,8,9 deny", "at most 8 ports or ranges" },
+		{ "0.0.0.0/0 tcp dport", "dport: give a port" },
+		{ "0.0.0.0/0 tcp", "the rule has no action" },
+		{ "0.0.0.0/0 tcp dport 22 block", "'block' is not a match word (sport, dport, flags, type) or an action" },
+		{ "::/0 icmp deny", "icmp is IPv4's: an IPv6 prefix takes icmpv6" },
+		{ "0.0.0.0/0 icmpv6 deny", "icmpv6 is IPv6's" },
+		{ "0.0.0.0/0 icmp type 256 deny", "type: '256' is not an ICMP type" },
+		{ "0.0.0.0/0 udp limit 5 per host", "per: give src, dst, pair or a prefix length" },
+		{ "0.0.0.0/0 udp limit 5 per dst per src", "per is given twice" },
+	};
+	static const struct { const char *in, *out; } round[] = {
+		{ "0.0.0.0/0 udp sport 53,123,11211 limit 20k per dst",
+		  "0.0.0.0/0 udp sport 53,123,11211 limit 20000pps per dst" },
+		{ "0.0.0.0/0 tcp flags syn limit 200", "0.0.0.0/0 tcp flags syn limit 200pps" },
+		{ "::/0 tcp flags syn limit 50k per /48", "::/0 tcp flags syn limit 50000pps per /48" },
+		{ "203.0.113.10 tcp dport 22 limit 10", "203.0.113.10/32 tcp dport 22 limit 10pps" },
+		{ "0.0.0.0/0 udp dport 11211 deny", "0.0.0.0/0 udp dport 11211 deny" },
+		{ "198.51.100.0/24 icmp allow", "198.51.100.0/24 icmp allow" },
+		{ "0.0.0.0/0 tcp dport 1024-65535 flags syn,ack deny",
+		  "0.0.0.0/0 tcp dport 1024-65535 flags syn,ack deny" },
+		{ "0.0.0.0/0 tcp flags rst,!ack limit 5", "0.0.0.0/0 tcp flags rst,!ack limit 5pps" },
+		{ "2001:db8::/32 icmpv6 type echo-request limit 100 per pair",
+		  "2001:db8::/32 icmpv6 type 128 limit 100pps per pair" },
+		{ "0.0.0.0/0 47 deny", "0.0.0.0/0 gre deny" },
+		{ "0.0.0.0/0 limit 5 per dst", "0.0.0.0/0 limit 5pps per dst" },
+	};
+	struct rw_rule_spec r, again;
+	char err[256], text[RW_RULE_STRLEN];
+
+	for (size_t i = 0; i < sizeof(round) / sizeof(round[0]); i++) {
+		rule_ok(round[i].in, &r);
+		rw_rule_format(&r, text, sizeof(text));
+		CHECK_STR(text, round[i].out);
+		rule_ok(text, &again);
+		CHECK(rw_rule_same_prefix(&r, &again) && again.per == r.per && again.pps == r.pps);
+	}
+	rule_ok("0.0.0.0/0 tcp flags syn limit 200", &r);
+	CHECK_EQ(r.match.proto, 6);
+	CHECK_EQ(r.match.flags_set, RW_TCP_SYN);
+	CHECK_EQ(r.match.flags_clear, RW_TCP_ACK);
+	/* What the data path's index says, modelled: SYN alone, not a SYN-ACK, not a bare ACK. */
+	CHECK(rw_match_meets(&r.match, 6, 40000, 80, RW_TCP_SYN, 0));
+	CHECK(!rw_match_meets(&r.match, 6, 40000, 80, RW_TCP_SYN | RW_TCP_ACK, 0));
+	CHECK(!rw_match_meets(&r.match, 6, 40000, 80, RW_TCP_ACK, 0));
+	CHECK(!rw_match_meets(&r.match, 17, 40000, 80, RW_TCP_SYN, 0));
+	rule_ok("0.0.0.0/0 udp sport 53,123,11000-11300 deny", &r);
+	CHECK(rw_match_meets(&r.match, 17, 123, 9, 0, 0));
+	CHECK(rw_match_meets(&r.match, 17, 11211, 9, 0, 0));
+	CHECK(!rw_match_meets(&r.match, 17, 54, 9, 0, 0));
+	CHECK(!rw_match_meets(&r.match, 6, 53, 9, 0, 0));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_REFUSED(rw_rule_parse(bad[i].text, &default_scope, &r, err, sizeof(err)),
+			      bad[i].text, err, bad[i].needle);
+	/* `rule del` takes the prefix and the match, nothing after. */
+	CHECK_EQ(rw_rule_parse_selector("0.0.0.0/0 tcp flags syn", &r, err, sizeof(err)), 0);
+	CHECK_EQ(r.match.flags_set, RW_TCP_SYN);
+	CHECK_REFUSED(rw_rule_parse_selector("0.0.0.0/0 tcp flags syn deny", &r, err, sizeof(err)),
+		      "selector with an action", err, "'deny': a rule is deleted by its CIDR and match alone");
+}
+
+/* Bad qualified rules in a file: the file and line, and nothing taken. */
+static int rules_from_text(const char *text, struct rw_ruleset *rs, char *err);
+static void test_rules_match_file(void)
+{
+	struct rw_ruleset rs = { 0 };
+	char err[256], many[64 * 48 + 1];
+	size_t k = 0;
+
+	CHECK_EQ(rules_from_text("0.0.0.0/0 tcp flags syn limit 200\n"
+				 "0.0.0.0/0 limit 1000\n"
+				 "0.0.0.0/0 tcp dport 22 limit 10\n"
+				 "0.0.0.0/0 udp dport 11211 deny\n", &rs, err), 0);
+	CHECK_EQ(rs.n, 4);
+	rw_ruleset_free(&rs);
+	CHECK_EQ(rules_from_text("0.0.0.0/0 tcp flags syn limit 200\n# x\n"
+				 "0.0.0.0/0 udp flags syn limit 5\n", &rs, err), -EINVAL);
+	CHECK_STR(err, "r.rules:3: flags: only tcp has flags");
+	CHECK_EQ(rs.n, 0);
+	CHECK_EQ(rules_from_text("0.0.0.0/0 tcp flags syn limit 200\n"
+				 "0.0.0.0/0 tcp flags syn deny\n", &rs, err), -EINVAL);
+	CHECK_STR(err, "r.rules:2: this prefix and match already have a rule on line 1");
+	/* 64 different matches: one more than the data path's 63. */
+	for (int i = 0; i < 64; i++)
+		k += (size_t)snprintf(many + k, sizeof(many) - k, "0.0.0.0/0 tcp dport %d deny\n", i + 1);
+	CHECK_EQ(rules_from_text(many, &rs, err), -EINVAL);
+	CHECK_STR(err, "r.rules:64: more than 63 different matches (protocol, ports, flags, type) in one rules file");
+}
+
+/* Which rule governs a key: a rule's budget by its id, any other key by its longest prefix-only rule. */
+static void test_rule_of_key(void)
+{
+	struct rw_ruleset rs = { 0 };
+	struct rw_key k = { .family = RW_FAMILY_IPV4, .addr = { 198, 18, 3, 4 } };
+	char err[256];
+
+	CHECK_EQ(rules_from_text("198.18.0.0/15 limit 100\n"
+				 "198.18.3.0/24 deny\n"
+				 "198.18.0.0/16 tcp flags syn limit 5\n", &rs, err), 0);
+	for (size_t i = 0; i < rs.n; i++)
+		rs.rule[i].id = (uint32_t)(10 + i);
+	CHECK_EQ(rw_rule_of_key(&rs, &k)->id, 11);
+	k.addr[2] = 9;
+	CHECK_EQ(rw_rule_of_key(&rs, &k)->id, 10);
+	k.addr[0] = 10;
+	CHECK(rw_rule_of_key(&rs, &k) == NULL);
+	k.kind = RW_KIND_SRC | RW_KIND_RULE;
+	k.rule = 12;
+	CHECK_EQ(rw_rule_of_key(&rs, &k)->id, 12);
+	rw_ruleset_free(&rs);
+}
+
 static int rules_from_text_scoped(const char *text, const struct rw_rule_scope *scope,
 				  struct rw_ruleset *rs, char *err)
 {
@@ -709,10 +838,10 @@ static void test_rules_file(void)
 	rw_ruleset_free(&rs);
 	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n10.0.0.0/8 allow\n198.18.0.0/16 allow\n", &rs,
 				 err), -EINVAL);
-	CHECK_STR(err, "r.rules:3: this prefix already has a rule on line 1");
+	CHECK_STR(err, "r.rules:3: this prefix and match already have a rule on line 1");
 	CHECK_EQ(rs.n, 0);
 	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/16 dny\n", &rs, err), -EINVAL);
-	CHECK_STR(err, "r.rules:2: 'dny' is not an action (allow, deny, limit)");
+	CHECK_STR(err, "r.rules:2: 'dny' is not an action (allow, deny, limit) or a protocol (tcp, udp, icmp, icmpv6, sctp, gre, esp, ah, or 1 to 255)");
 	{
 		char big[700];
 
@@ -854,6 +983,9 @@ void run_cli_tests(void)
 	RUN(test_cli_status_stop);
 	RUN(test_rules_parse);
 	RUN(test_rules_file);
+	RUN(test_rules_match);
+	RUN(test_rules_match_file);
+	RUN(test_rule_of_key);
 	RUN(test_rules_v6_prefix);
 	RUN(test_levels_parse);
 	RUN(test_parse_listen);

@@ -175,9 +175,32 @@ void rw_key_format(const struct rw_key *key, char *buf, size_t len)
 	rw_key_format_as(key, true, buf, len);
 }
 
+static void format_plain(const struct rw_key *key, const char *arrow, char *buf, size_t len);
+
 void rw_key_format_as(const struct rw_key *key, bool utf8, char *buf, size_t len)
 {
 	const char *arrow = utf8 ? "→" : "->";
+
+	/* A rule's budget: the key of its kind, and the rule ("198.19.0.10 dst [rule 3]"). */
+	if (key->kind & RW_KIND_RULE) {
+		struct rw_key plain = *key;
+		size_t n;
+
+		plain.kind &= (uint8_t)~RW_KIND_RULE;
+		plain.rule = 0;
+		rw_key_format_as(&plain, utf8, buf, len);
+		n = strlen(buf);
+		if (n < len)
+			snprintf(buf + n, len - n, "%s [rule %u]",
+				 rw_kind_of(key) == RW_KIND_DST ? " dst" : "", key->rule);
+		return;
+	}
+	format_plain(key, arrow, buf, len);
+}
+
+/* Any key but a rule's budget. */
+static void format_plain(const struct rw_key *key, const char *arrow, char *buf, size_t len)
+{
 	char a[64], b[64], p[16];
 	bool ports;
 

@@ -10,6 +10,7 @@
 #include "cli/errmsg.h"
 #include "cli/key.h"
 #include "cli/lines.h"
+#include "cli/rule_match.h"
 #include "cli/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
@@ -104,7 +105,8 @@ static int fits_key(const struct rw_rule_spec *r, const struct rw_rule_scope *sc
 	if (r->prefix.family != RW_FAMILY_IPV6 || scope->key_kind == RW_KIND_FLOW || cut >= 128)
 		return 0;
 	rw_key_format(&r->prefix, addr, sizeof(addr));
-	if (r->plen > cut)
+	/* A rule with a match or a `per` kind has budgets of its own (its id in their keys). */
+	if (r->plen > cut && !r->match.proto && !r->per)
 		return fail(err, errlen, "%s/%u: a /%u rule is longer than --v6-prefix %u: it would "
 			    "share the key (record, leases) of its /%u with its neighbours; use "
 			    "--v6-prefix %u or a rule of /%u or shorter", addr, r->plen, r->plen, cut,
@@ -116,53 +118,88 @@ static int fits_key(const struct rw_rule_spec *r, const struct rw_rule_scope *sc
 	return 0;
 }
 
-#define RW_RULE_TOKENS 16
+#define RW_RULE_TOKENS 24
 
-int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw_rule_spec *r,
-		  char *err, size_t errlen)
+/* Splits text into words; -EINVAL when it is too long or has too many. */
+static int split(const char *text, char *buf, char **tok, int *n, char *err, size_t errlen)
 {
-	char buf[RW_RULE_LINE_MAX + 1], *tok[RW_RULE_TOKENS + 1], *save = NULL;
-	int n = 0, i;
-	uint64_t len;
+	char *save = NULL;
 
-	memset(r, 0, sizeof(*r));
+	*n = 0;
 	if (strlen(text) > RW_RULE_LINE_MAX)
 		return fail(err, errlen, "rule longer than %d bytes", RW_RULE_LINE_MAX);
 	strcpy(buf, text);
 	for (char *t = strtok_r(buf, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-		if (n == RW_RULE_TOKENS)
+		if (*n == RW_RULE_TOKENS)
 			return fail(err, errlen, "too many words for a rule");
-		tok[n++] = t;
+		tok[(*n)++] = t;
 	}
-	tok[n] = NULL;
+	tok[*n] = NULL;
+	return 0;
+}
+
+/* `per src|dst|pair|/LEN`, tok[*i] being "per". */
+static int parse_per(char **tok, int n, int *i, struct rw_rule_spec *r, char *err, size_t errlen)
+{
+	static const char *const kinds[] = { [RW_PER_SRC] = "src", [RW_PER_DST] = "dst",
+					     [RW_PER_PAIR] = "pair" };
+	const char *w = *i + 1 < n ? tok[*i + 1] : "";
+	uint64_t len;
+
+	if (r->per_len || r->per)
+		return fail(err, errlen, "per is given twice");
+	(*i)++;
+	for (unsigned int k = RW_PER_SRC; k <= RW_PER_PAIR; k++) {
+		if (strcmp(w, kinds[k]) == 0) {
+			r->per = (uint8_t)k;
+			return 0;
+		}
+	}
+	if (w[0] != '/' || rw_parse_uint(w + 1, 1, max_len(&r->prefix), &len))
+		return fail(err, errlen, "per: give src, dst, pair or a prefix length, e.g. per /24 "
+			    "(at most /%u)", max_len(&r->prefix));
+	if (len < r->plen)
+		return fail(err, errlen, "per /%u is shorter than the rule's own /%u", (unsigned int)len,
+			    r->plen);
+	r->per_len = (uint8_t)len;
+	return 0;
+}
+
+int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw_rule_spec *r,
+		  char *err, size_t errlen)
+{
+	char buf[RW_RULE_LINE_MAX + 1], *tok[RW_RULE_TOKENS + 1];
+	int n, i = 1;
+
+	memset(r, 0, sizeof(*r));
+	if (split(text, buf, tok, &n, err, errlen))
+		return -EINVAL;
 	if (n < 2)
-		return fail(err, errlen, "a rule is: CIDR allow|deny|limit RATE[pps] [RATEbps] [per /LEN]");
+		return fail(err, errlen, "a rule is: CIDR [PROTO [sport P] [dport P] [flags F] [type T]] "
+			    "allow|deny|limit RATE[pps] [RATEbps] [per src|dst|pair|/LEN]");
 	if (rw_parse_cidr(tok[0], &r->prefix, &r->plen, err, errlen))
 		return -EINVAL;
-	if (strcmp(tok[1], "allow") == 0 || strcmp(tok[1], "deny") == 0) {
-		r->action = tok[1][0] == 'a' ? RW_RULE_ALLOW : RW_RULE_DENY;
-		if (n > 2)
-			return fail(err, errlen, "'%s' takes no options ('%s')", tok[1], tok[2]);
+	if (rw_match_parse(tok, n, &i, r->prefix.family, &r->match, err, errlen))
+		return -EINVAL;
+	if (i >= n)
+		return fail(err, errlen, "the rule has no action (allow, deny, limit)");
+	if (strcmp(tok[i], "allow") == 0 || strcmp(tok[i], "deny") == 0) {
+		r->action = tok[i][0] == 'a' ? RW_RULE_ALLOW : RW_RULE_DENY;
+		if (n > i + 1)
+			return fail(err, errlen, "'%s' takes no options ('%s')", tok[i], tok[i + 1]);
 		return fits_key(r, scope, err, errlen);
 	}
-	if (strcmp(tok[1], "limit") != 0)
-		return fail(err, errlen, "'%s' is not an action (allow, deny, limit)", tok[1]);
+	if (strcmp(tok[i], "limit") != 0)
+		return fail(err, errlen, "'%s' is not %s (allow, deny, limit)", tok[i],
+			    r->match.proto ? "a match word (sport, dport, flags, type) or an action"
+					   : "an action");
 	r->action = RW_RULE_LIMIT;
-	for (i = 2; i < n; i++) {
+	for (i++; i < n; i++) {
 		bool used_next;
 
 		if (strcmp(tok[i], "per") == 0) {
-			if (i + 1 >= n || tok[i + 1][0] != '/' ||
-			    rw_parse_uint(tok[i + 1] + 1, 1, max_len(&r->prefix), &len))
-				return fail(err, errlen, "per: give a prefix length, e.g. per /24 (at most /%u)",
-					    max_len(&r->prefix));
-			if (len < r->plen)
-				return fail(err, errlen, "per /%u is shorter than the rule's own /%u",
-					    (unsigned int)len, r->plen);
-			if (r->per_len)
-				return fail(err, errlen, "per is given twice");
-			r->per_len = (uint8_t)len;
-			i++;
+			if (parse_per(tok, n, &i, r, err, errlen))
+				return -EINVAL;
 			continue;
 		}
 		if (parse_rate_token(tok[i], tok[i + 1], &r->pps, &r->bps, &used_next, err, errlen))
@@ -170,14 +207,34 @@ int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw
 		i += used_next;
 	}
 	if (!r->pps && !r->bps)
-		return fail(err, errlen, "limit needs a rate: limit RATE[pps] [RATEbps] [per /LEN]");
+		return fail(err, errlen, "limit needs a rate: limit RATE[pps] [RATEbps] "
+			    "[per src|dst|pair|/LEN]");
 	return fits_key(r, scope, err, errlen);
+}
+
+int rw_rule_parse_selector(const char *text, struct rw_rule_spec *r, char *err, size_t errlen)
+{
+	char buf[RW_RULE_LINE_MAX + 1], *tok[RW_RULE_TOKENS + 1];
+	int n, i = 1;
+
+	memset(r, 0, sizeof(*r));
+	if (split(text, buf, tok, &n, err, errlen))
+		return -EINVAL;
+	if (n < 1)
+		return fail(err, errlen, "give the rule's CIDR and its match, e.g. 0.0.0.0/0 tcp flags syn");
+	if (rw_parse_cidr(tok[0], &r->prefix, &r->plen, err, errlen) ||
+	    rw_match_parse(tok, n, &i, r->prefix.family, &r->match, err, errlen))
+		return -EINVAL;
+	if (i < n)
+		return fail(err, errlen, "'%s': a rule is deleted by its CIDR and match alone", tok[i]);
+	return 0;
 }
 
 bool rw_rule_same_prefix(const struct rw_rule_spec *a, const struct rw_rule_spec *b)
 {
 	return a->plen == b->plen && a->prefix.family == b->prefix.family &&
-	       memcmp(a->prefix.addr, b->prefix.addr, sizeof(a->prefix.addr)) == 0;
+	       memcmp(a->prefix.addr, b->prefix.addr, sizeof(a->prefix.addr)) == 0 &&
+	       rw_match_equal(&a->match, &b->match);
 }
 
 static int cmp_prefix(const void *pa, const void *pb)
@@ -190,8 +247,32 @@ static int cmp_prefix(const void *pa, const void *pb)
 	if (!c)
 		c = a->plen - b->plen;
 	if (!c)
+		c = memcmp(&a->match, &b->match, sizeof(a->match));
+	if (!c)
 		c = (int)a->line - (int)b->line;
 	return c;
+}
+
+/* Different matches in rs, up to the first that is one too many: its index, or -1. */
+static long too_many_matches(const struct rw_ruleset *rs)
+{
+	struct rw_match seen[RW_MATCHES - 1];
+	size_t nseen = 0;
+
+	for (size_t i = 0; i < rs->n; i++) {
+		size_t k;
+
+		if (!rs->rule[i].match.proto)
+			continue;
+		for (k = 0; k < nseen && !rw_match_equal(&seen[k], &rs->rule[i].match); k++)
+			;
+		if (k < nseen)
+			continue;
+		if (nseen == RW_MATCHES - 1)
+			return (long)i;
+		seen[nseen++] = rs->rule[i].match;
+	}
+	return -1;
 }
 
 static int push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
@@ -235,7 +316,15 @@ int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope 
 		ret = got; /* an overlong line, said by rw_next_line */
 	if (!ret && ferror(f))
 		ret = fail(err, errlen, "%s: read error", path);
-	/* The same prefix twice: the second would silently win; say where both are. */
+	if (!ret) {
+		long over = too_many_matches(&rs);
+
+		if (over >= 0)
+			ret = fail(err, errlen, "%s:%u: more than %d different matches (protocol, ports, "
+				   "flags, type) in one rules file", path, rs.rule[over].line,
+				   RW_MATCHES - 1);
+	}
+	/* The same prefix and match twice: the second would silently win; say where both are. */
 	if (!ret && rs.n > 1) {
 		struct rw_rule_spec *sorted = malloc(rs.n * sizeof(*sorted));
 
@@ -246,7 +335,7 @@ int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope 
 			qsort(sorted, rs.n, sizeof(*sorted), cmp_prefix);
 			for (size_t i = 1; i < rs.n && !ret; i++) {
 				if (rw_rule_same_prefix(&sorted[i - 1], &sorted[i]))
-					ret = fail(err, errlen, "%s:%u: this prefix already has a rule on line %u",
+					ret = fail(err, errlen, "%s:%u: this prefix and match already have a rule on line %u",
 						   path, sorted[i].line, sorted[i - 1].line);
 			}
 			free(sorted);
@@ -279,13 +368,35 @@ void rw_ruleset_free(struct rw_ruleset *rs)
 	*rs = (struct rw_ruleset){ 0 };
 }
 
+const struct rw_rule_spec *rw_rule_of_key(const struct rw_ruleset *rs, const struct rw_key *key)
+{
+	const struct rw_rule_spec *best = NULL;
+
+	for (size_t i = 0; rs && i < rs->n; i++) {
+		const struct rw_rule_spec *r = &rs->rule[i];
+
+		if (key->kind & RW_KIND_RULE) {
+			if (r->id == key->rule)
+				return r;
+			continue;
+		}
+		if (r->match.proto || r->per || (best && best->plen >= r->plen) ||
+		    !rw_key_within(key, &r->prefix, r->plen))
+			continue;
+		best = r;
+	}
+	return best;
+}
+
 void rw_rule_format(const struct rw_rule_spec *r, char *buf, size_t len)
 {
-	char addr[RW_KEY_STRLEN], a[32], b[32];
+	static const char *const per[] = { "", " per src", " per dst", " per pair" };
+	char addr[RW_KEY_STRLEN], match[160], a[32], b[32];
 	int n;
 
 	rw_key_format(&r->prefix, addr, sizeof(addr));
-	n = snprintf(buf, len, "%s/%u %s", addr, r->plen,
+	rw_match_format(&r->match, match, sizeof(match));
+	n = snprintf(buf, len, "%s/%u%s%s %s", addr, r->plen, match[0] ? " " : "", match,
 		     r->action == RW_RULE_ALLOW ? "allow" : r->action == RW_RULE_DENY ? "deny" : "limit");
 	if (n < 0 || (size_t)n >= len || r->action != RW_RULE_LIMIT)
 		return;
@@ -295,6 +406,10 @@ void rw_rule_format(const struct rw_rule_spec *r, char *buf, size_t len)
 	if (r->bps)
 		snprintf(b, sizeof(b), " %llubps", (unsigned long long)r->bps);
 	n += snprintf(buf + n, len - (size_t)n, "%s%s", a, b);
-	if (r->per_len && n > 0 && (size_t)n < len)
+	if (n < 0 || (size_t)n >= len)
+		return;
+	if (r->per_len)
 		snprintf(buf + n, len - (size_t)n, " per /%u", r->per_len);
+	else if (r->per <= RW_PER_PAIR)
+		snprintf(buf + n, len - (size_t)n, "%s", per[r->per]);
 }

@@ -119,6 +119,9 @@ void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 	m->thresholds = bpf_map__fd(skel->maps.thresholds);
 	m->rules = bpf_map__fd(skel->maps.rules);
 	m->rule_hint = bpf_map__fd(skel->maps.rule_hint);
+	m->match_index = bpf_map__fd(skel->maps.match_index);
+	m->rule_ports = bpf_map__fd(skel->maps.rule_ports);
+	m->rule_stats = bpf_map__fd(skel->maps.rule_stats);
 	m->samples = bpf_map__fd(skel->maps.samples);
 	m->events = bpf_map__fd(skel->maps.events);
 }

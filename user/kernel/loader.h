@@ -48,7 +48,8 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);
 /* The maps the loader reads each tick, from a skeleton or from pins. */
 struct rw_maps {
 	struct rw_table_fds table;
-	int window, stats, thresholds, rules, rule_hint, samples, events;
+	int window, stats, thresholds, rules, rule_hint, match_index, rule_ports, rule_stats;
+	int samples, events;
 };
 void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m);
 

@@ -3,20 +3,68 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "cli/config.h"
+#include "cli/rule_match.h"
 
-void rw_rule_to_kernel(const struct rw_rule_env *env, const struct rw_rule_spec *r,
+const char *const rw_rule_map_names[5] = { "rules", "rule_hint", "match_index", "rule_ports",
+					   "rule_stats" };
+
+int rw_rule_env_open(const char *pin_dir, struct rw_rule_env *env)
+{
+	int *fds[] = { &env->rules_fd, &env->hint_fd, &env->index_fd, &env->ports_fd, &env->stats_fd };
+	char path[4096];
+	int missing = 0;
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", pin_dir, rw_rule_map_names[i]);
+		*fds[i] = bpf_obj_get(path);
+		missing |= *fds[i] < 0;
+	}
+	if (missing) {
+		rw_rule_env_close(env);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+bool rw_is_rule_map(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rw_rule_map_names) / sizeof(rw_rule_map_names[0]); i++) {
+		if (strcmp(name, rw_rule_map_names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+void rw_rule_env_close(struct rw_rule_env *env)
+{
+	int *fds[] = { &env->rules_fd, &env->hint_fd, &env->index_fd, &env->ports_fd, &env->stats_fd };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+void rw_rule_to_kernel(const struct rw_rule_env *env, const struct rw_rule_spec *r, uint8_t match,
 		       struct rw_rule_key *key, struct rw_rule *value)
 {
 	memset(key, 0, sizeof(*key));
-	key->prefixlen = 8u + r->plen;
+	key->prefixlen = 16u + r->plen;
+	key->match = match;
 	key->family = r->prefix.family;
 	memcpy(key->addr, r->prefix.addr, sizeof(key->addr));
 	*value = (struct rw_rule){ .action = r->action, .per_len = r->per_len, .pps = r->pps,
-				   .bps = r->bps };
+				   .bps = r->bps, .id = r->id, .order = r->line, .plen = r->plen,
+				   .per = r->per, .match = match, .m = r->match };
 	if (r->action != RW_RULE_LIMIT)
 		return;
 	value->limit_packets = rw_limit_per_window(r->pps, env->window_ns, 1);
@@ -31,11 +79,16 @@ void rw_rule_from_kernel(const struct rw_rule_key *key, const struct rw_rule *va
 	memset(r, 0, sizeof(*r));
 	r->prefix.family = key->family;
 	memcpy(r->prefix.addr, key->addr, sizeof(r->prefix.addr));
-	r->plen = (uint8_t)(key->prefixlen - 8);
+	r->plen = (uint8_t)(key->prefixlen - 16);
 	r->action = (uint8_t)value->action;
 	r->per_len = (uint8_t)value->per_len;
+	r->per = value->per;
+	r->match = value->m;
+	r->match_no = key->match;
 	r->pps = value->pps;
 	r->bps = value->bps;
+	r->id = value->id;
+	r->line = value->order;
 }
 
 static void set_bit64(__u64 *bits, uint32_t i)
@@ -72,99 +125,273 @@ void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r)
 	}
 }
 
-static int write_hint(const struct rw_rule_env *env, const struct rw_rule_hint *hint)
+/* Bit m in every port of table t the ranges take (none: every port). */
+static void ports_add(uint64_t *ports, enum rw_port_table t, uint64_t bit,
+		      const struct rw_port_range *r, unsigned int n)
 {
-	__u32 zero = 0;
+	uint64_t *tab = ports + (size_t)t * 65536;
 
-	return bpf_map_update_elem(env->hint_fd, &zero, hint, BPF_ANY) ? -errno : 0;
+	if (!n) {
+		for (unsigned int p = 0; p < 65536; p++)
+			tab[p] |= bit;
+		return;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		for (unsigned int p = r[i].lo; p <= r[i].hi; p++)
+			tab[p] |= bit;
+	}
 }
 
-static int read_hint(const struct rw_rule_env *env, struct rw_rule_hint *hint)
+void rw_match_index_add(struct rw_match_index *mi, uint64_t *ports, unsigned int m,
+			const struct rw_match *mm)
 {
-	__u32 zero = 0;
+	uint64_t bit = 1ULL << m;
 
-	return bpf_map_lookup_elem(env->hint_fd, &zero, hint) ? -errno : 0;
+	mi->any |= bit;
+	mi->proto[mm->proto] |= bit;
+	if (!rw_match_reads_l4(mm))
+		mi->proto_only |= bit;
+	if (mm->proto == IPPROTO_TCP || mm->proto == IPPROTO_UDP) {
+		bool tcp = mm->proto == IPPROTO_TCP;
+
+		ports_add(ports, tcp ? RW_PORTS_TCP_SRC : RW_PORTS_UDP_SRC, bit, mm->sport, mm->nsport);
+		ports_add(ports, tcp ? RW_PORTS_TCP_DST : RW_PORTS_UDP_DST, bit, mm->dport, mm->ndport);
+	}
+	for (unsigned int f = 0; f < 256; f++) {
+		if ((f & mm->flags_set) == mm->flags_set && !(f & mm->flags_clear))
+			mi->tcp_flags[f] |= bit;
+	}
+	for (unsigned int t = 0; t < 256; t++) {
+		if (!mm->has_type || mm->type == t) {
+			mi->icmp_type[0][t] |= bit;
+			mi->icmp_type[1][t] |= bit;
+		}
+	}
+}
+
+/* The hint and match index of the rules in a and b (b may be NULL), written to the kernel. */
+static int write_index(const struct rw_rule_env *env, const struct rw_ruleset *a,
+		       const struct rw_ruleset *b)
+{
+	const struct rw_ruleset *sets[] = { a, b };
+	struct rw_rule_hint *hint = calloc(1, sizeof(*hint));
+	struct rw_match_index *mi = calloc(1, sizeof(*mi));
+	uint64_t *ports = calloc(RW_PORT_ENTRIES, sizeof(*ports)), *mapped = MAP_FAILED;
+	bool seen[RW_MATCHES] = { false };
+	__u32 zero = 0;
+	int err = 0;
+
+	if (!hint || !mi || !ports) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t s = 0; s < 2; s++) {
+		for (size_t i = 0; sets[s] && i < sets[s]->n; i++) {
+			const struct rw_rule_spec *r = &sets[s]->rule[i];
+
+			rw_rule_hint_add(hint, r);
+			if (r->match_no && !seen[r->match_no]) {
+				seen[r->match_no] = true;
+				rw_match_index_add(mi, ports, r->match_no, &r->match);
+			}
+		}
+	}
+	/* Ports first: a packet reads them only for matches the index holds. */
+	mapped = mmap(NULL, RW_PORT_ENTRIES * sizeof(*ports), PROT_READ | PROT_WRITE, MAP_SHARED,
+		      env->ports_fd, 0);
+	if (mapped == MAP_FAILED) {
+		err = -errno;
+		goto out;
+	}
+	for (size_t i = 0; i < RW_PORT_ENTRIES; i++) {
+		if (mapped[i] != ports[i])
+			__atomic_store_n(&mapped[i], ports[i], __ATOMIC_RELAXED);
+	}
+	if (bpf_map_update_elem(env->index_fd, &zero, mi, BPF_ANY) ||
+	    bpf_map_update_elem(env->hint_fd, &zero, hint, BPF_ANY))
+		err = -errno;
+out:
+	if (mapped != MAP_FAILED)
+		munmap(mapped, RW_PORT_ENTRIES * sizeof(*ports));
+	free(ports);
+	free(mi);
+	free(hint);
+	return err;
+}
+
+static int read_counts(const struct rw_rule_env *env, struct rw_rule_spec *r,
+		       struct rw_rule_stats *buf)
+{
+	__u32 id = r->id;
+
+	r->packets = r->drops = 0;
+	if (bpf_map_lookup_elem(env->stats_fd, &id, buf))
+		return -errno;
+	for (uint32_t c = 0; c < env->ncpus; c++) {
+		r->packets += buf[c].packets;
+		r->drops += buf[c].drops;
+	}
+	return 0;
+}
+
+static int by_order(const void *pa, const void *pb)
+{
+	const struct rw_rule_spec *a = pa, *b = pb;
+
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
+{
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 64;
+		struct rw_rule_spec *p = realloc(rs->rule, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		rs->rule = p;
+		rs->cap = cap;
+	}
+	rs->rule[rs->n++] = *r;
+	return 0;
 }
 
 int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out)
 {
+	struct rw_rule_stats *counts = calloc(env->ncpus ? env->ncpus : 1, sizeof(*counts));
 	struct rw_rule_key key, next;
 	struct rw_ruleset rs = { 0 };
 	void *prev = NULL;
-	int err = 0;
+	int err = counts ? 0 : -ENOMEM;
 
-	while (bpf_map_get_next_key(env->rules_fd, prev, &next) == 0) {
+	while (!err && bpf_map_get_next_key(env->rules_fd, prev, &next) == 0) {
 		struct rw_rule value;
+		struct rw_rule_spec r;
 
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(env->rules_fd, &key, &value))
 			continue; /* deleted meanwhile */
-		if (rs.n == rs.cap) {
-			size_t cap = rs.cap ? rs.cap * 2 : 64;
-			struct rw_rule_spec *p = realloc(rs.rule, cap * sizeof(*p));
-
-			if (!p) {
-				err = -ENOMEM;
-				break;
-			}
-			rs.rule = p;
-			rs.cap = cap;
-		}
-		rw_rule_from_kernel(&key, &value, &rs.rule[rs.n++]);
+		rw_rule_from_kernel(&key, &value, &r);
+		err = read_counts(env, &r, counts);
+		if (!err)
+			err = push(&rs, &r);
 	}
 	/* The walk ends with ENOENT; anything else is a failed read. */
 	if (!err && errno != ENOENT)
 		err = -errno;
+	free(counts);
 	if (err) {
 		rw_ruleset_free(&rs);
 		return err;
 	}
+	qsort(rs.rule, rs.n, sizeof(*rs.rule), by_order);
 	*out = rs;
 	return 0;
 }
 
-/* A hint of exactly these rules. */
-static int hint_of(const struct rw_ruleset *rs, struct rw_rule_hint **out)
-{
-	struct rw_rule_hint *hint = calloc(1, sizeof(*hint));
-
-	if (!hint)
-		return -ENOMEM;
-	for (size_t i = 0; i < rs->n; i++)
-		rw_rule_hint_add(hint, &rs->rule[i]);
-	*out = hint;
-	return 0;
-}
-
-static bool contains(const struct rw_ruleset *rs, const struct rw_rule_spec *r)
+static const struct rw_rule_spec *find(const struct rw_ruleset *rs, const struct rw_rule_spec *r)
 {
 	for (size_t i = 0; i < rs->n; i++) {
 		if (rw_rule_same_prefix(&rs->rule[i], r))
-			return true;
+			return &rs->rule[i];
 	}
-	return false;
+	return NULL;
 }
 
-int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *rs)
+/*
+ * The new rules' ids, match numbers and order: a rule in force keeps its id,
+ * a match in force its number; the rest take the lowest free ones (free in
+ * old and new both: a number or an id is never reused while the old rules
+ * are still in the trie). New ids' counts start at zero.
+ */
+static int number(const struct rw_rule_env *env, const struct rw_ruleset *old,
+		  struct rw_ruleset *rs)
 {
-	struct rw_ruleset old = { 0 };
-	struct rw_rule_hint *hint = NULL;
+	struct rw_match defs[RW_MATCHES];
+	bool taken[RW_MATCHES] = { false };
+	uint8_t *ids = calloc(RW_MAX_RULES / 8, 1);
+	struct rw_rule_stats *zero = calloc(env->ncpus ? env->ncpus : 1, sizeof(*zero));
+	unsigned int last = 0, next_id = 0;
+	int err = 0;
+
+	if (!ids || !zero) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < old->n; i++) {
+		const struct rw_rule_spec *o = &old->rule[i];
+
+		taken[o->match_no] = true;
+		defs[o->match_no] = o->match;
+		ids[o->id / 8] |= (uint8_t)(1u << (o->id % 8));
+		last = o->line > last ? o->line : last;
+	}
+	for (size_t i = 0; i < rs->n; i++)
+		last = rs->rule[i].line > last ? rs->rule[i].line : last;
+	for (size_t i = 0; i < rs->n && !err; i++) {
+		struct rw_rule_spec *r = &rs->rule[i];
+		const struct rw_rule_spec *o = find(old, r);
+		unsigned int m = 0;
+
+		if (!r->line)
+			r->line = ++last;
+		if (r->match.proto) {
+			for (m = 1; m < RW_MATCHES; m++) {
+				if (taken[m] && rw_match_equal(&defs[m], &r->match))
+					break;
+			}
+			for (unsigned int f = 1; m == RW_MATCHES && f < RW_MATCHES; f++) {
+				if (!taken[f]) {
+					m = f;
+					taken[m] = true;
+					defs[m] = r->match;
+				}
+			}
+			if (m == RW_MATCHES) {
+				err = -E2BIG;
+				break;
+			}
+		}
+		r->match_no = (uint8_t)m;
+		if (o) {
+			r->id = o->id;
+			continue;
+		}
+		while (next_id < RW_MAX_RULES && (ids[next_id / 8] & (1u << (next_id % 8))))
+			next_id++;
+		if (next_id == RW_MAX_RULES) {
+			err = -ENOSPC;
+			break;
+		}
+		r->id = next_id;
+		ids[next_id / 8] |= (uint8_t)(1u << (next_id % 8));
+		if (bpf_map_update_elem(env->stats_fd, &r->id, zero, BPF_ANY))
+			err = -errno;
+	}
+out:
+	free(zero);
+	free(ids);
+	return err;
+}
+
+int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *want)
+{
+	struct rw_ruleset old = { 0 }, rs = { 0 };
 	int err = rw_rules_read(env, &old);
 
+	for (size_t i = 0; !err && i < want->n; i++)
+		err = push(&rs, &want->rule[i]);
 	if (!err)
-		err = hint_of(rs, &hint);
-	if (err)
-		goto out;
-	/* Bits for old and new while both may be in the trie ... */
-	for (size_t i = 0; i < old.n; i++)
-		rw_rule_hint_add(hint, &old.rule[i]);
-	err = write_hint(env, hint);
-	for (size_t i = 0; !err && i < rs->n; i++) {
+		err = number(env, &old, &rs);
+	/* Hint and match bits for old and new while both may be in the trie ... */
+	if (!err)
+		err = write_index(env, &old, &rs);
+	for (size_t i = 0; !err && i < rs.n; i++) {
 		struct rw_rule_key key;
 		struct rw_rule value;
 
-		rw_rule_to_kernel(env, &rs->rule[i], &key, &value);
+		rw_rule_to_kernel(env, &rs.rule[i], rs.rule[i].match_no, &key, &value);
 		if (bpf_map_update_elem(env->rules_fd, &key, &value, BPF_ANY))
 			err = -errno;
 	}
@@ -172,64 +399,63 @@ int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *rs)
 		struct rw_rule_key key;
 		struct rw_rule value;
 
-		if (contains(rs, &old.rule[i]))
+		if (find(&rs, &old.rule[i]))
 			continue;
-		rw_rule_to_kernel(env, &old.rule[i], &key, &value);
+		rw_rule_to_kernel(env, &old.rule[i], old.rule[i].match_no, &key, &value);
 		if (bpf_map_delete_elem(env->rules_fd, &key) && errno != ENOENT)
 			err = -errno;
 	}
 	/* ... then only the new ones'. */
-	if (!err) {
-		free(hint);
-		hint = NULL;
-		err = hint_of(rs, &hint);
-		if (!err)
-			err = write_hint(env, hint);
-	}
-out:
-	free(hint);
+	if (!err)
+		err = write_index(env, &rs, NULL);
+	rw_ruleset_free(&rs);
 	rw_ruleset_free(&old);
 	return err;
 }
 
 int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r)
 {
-	struct rw_rule_hint *hint = calloc(1, sizeof(*hint));
-	struct rw_rule_key key;
-	struct rw_rule value;
-	int err;
+	struct rw_ruleset rs = { 0 };
+	struct rw_rule_spec add = *r;
+	int err = rw_rules_read(env, &rs);
+	size_t i;
 
-	if (!hint)
-		return -ENOMEM;
-	err = read_hint(env, hint);
-	if (!err) {
-		rw_rule_hint_add(hint, r);
-		err = write_hint(env, hint);
+	for (i = 0; !err && i < rs.n; i++) {
+		if (rw_rule_same_prefix(&rs.rule[i], r)) {
+			add.line = rs.rule[i].line; /* replaced in place: it ties where it did */
+			rs.rule[i] = add;
+			break;
+		}
 	}
-	rw_rule_to_kernel(env, r, &key, &value);
-	if (!err && bpf_map_update_elem(env->rules_fd, &key, &value, BPF_ANY))
-		err = -errno;
-	free(hint);
+	if (!err && i == rs.n) {
+		add.line = 0; /* after every other */
+		err = push(&rs, &add);
+	}
+	if (!err && rs.n > RW_MAX_RULES)
+		err = -ENOSPC;
+	if (!err)
+		err = rw_rules_install(env, &rs);
+	rw_ruleset_free(&rs);
 	return err;
 }
 
 int rw_rules_del(const struct rw_rule_env *env, const struct rw_rule_spec *r)
 {
-	struct rw_ruleset left = { 0 };
-	struct rw_rule_hint *hint = NULL;
-	struct rw_rule_key key;
-	struct rw_rule value;
-	int err;
+	struct rw_ruleset rs = { 0 };
+	int err = rw_rules_read(env, &rs);
+	size_t i;
 
-	rw_rule_to_kernel(env, r, &key, &value);
-	if (bpf_map_delete_elem(env->rules_fd, &key))
-		return -errno;
-	err = rw_rules_read(env, &left);
-	if (!err)
-		err = hint_of(&left, &hint);
-	if (!err)
-		err = write_hint(env, hint);
-	free(hint);
-	rw_ruleset_free(&left);
+	for (i = 0; !err && i < rs.n; i++) {
+		if (rw_rule_same_prefix(&rs.rule[i], r))
+			break;
+	}
+	if (!err && i == rs.n)
+		err = -ENOENT;
+	if (!err) {
+		memmove(&rs.rule[i], &rs.rule[i + 1], (rs.n - i - 1) * sizeof(rs.rule[0]));
+		rs.n--;
+		err = rw_rules_install(env, &rs);
+	}
+	rw_ruleset_free(&rs);
 	return err;
 }

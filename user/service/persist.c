@@ -347,13 +347,17 @@ static int adopt(struct rw_session *s)
 	s->maps.thresholds = rw_pin_open_map(s->inst.dir, "thresholds");
 	s->maps.rules = rw_pin_open_map(s->inst.dir, "rules");
 	s->maps.rule_hint = rw_pin_open_map(s->inst.dir, "rule_hint");
+	s->maps.match_index = rw_pin_open_map(s->inst.dir, "match_index");
+	s->maps.rule_ports = rw_pin_open_map(s->inst.dir, "rule_ports");
+	s->maps.rule_stats = rw_pin_open_map(s->inst.dir, "rule_stats");
 	s->maps.samples = rw_pin_open_map(s->inst.dir, "samples");
 	s->maps.events = rw_pin_open_map(s->inst.dir, "events");
 	s->prog_fd = rw_pin_open(s->inst.dir, "prog");
 	if (s->maps.table.dir < 0 || s->maps.table.keys < 0 || s->maps.table.hot < 0 ||
 	    s->maps.table.hist < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
 	    s->maps.thresholds < 0 || s->maps.rules < 0 ||
-	    s->maps.rule_hint < 0 || s->maps.samples < 0 || s->maps.events < 0 || s->prog_fd < 0) {
+	    s->maps.rule_hint < 0 || s->maps.match_index < 0 || s->maps.rule_ports < 0 ||
+	    s->maps.rule_stats < 0 || s->maps.samples < 0 || s->maps.events < 0 || s->prog_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
@@ -416,8 +420,7 @@ static int reuse_pinned(struct ratewall_bpf *skel, void *arg)
 		 * recomputed after the load); stats is indexed by interface;
 		 * everything else is the flow state.
 		 */
-		if (strcmp(bpf_map__name(map), "rules") == 0 ||
-		    strcmp(bpf_map__name(map), "rule_hint") == 0)
+		if (rw_is_rule_map(bpf_map__name(map)))
 			keep = true;
 		else if (strcmp(bpf_map__name(map), "stats") == 0)
 			keep = rc->ifaces;
@@ -700,7 +703,8 @@ void rw_persist_close_maps(struct rw_session *s)
 {
 	int *fds[] = { &s->maps.table.dir, &s->maps.table.keys, &s->maps.table.hot,
 		       &s->maps.table.hist, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
-		       &s->maps.rules, &s->maps.rule_hint, &s->maps.samples, &s->maps.events,
+		       &s->maps.rules, &s->maps.rule_hint, &s->maps.match_index, &s->maps.rule_ports,
+		       &s->maps.rule_stats, &s->maps.samples, &s->maps.events,
 		       &s->prog_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

@@ -10,6 +10,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,9 +32,14 @@ static int list_rules(const struct rw_rule_env *env)
 		fprintf(stderr, "ratewall: cannot read the rules: %s\n", strerror(-e));
 		return RW_EXIT_RUNTIME;
 	}
+	/*
+	 * The rules in the order they tie in, each with what it decided and
+	 * dropped since it went in, after a `#`: the list is a rules file.
+	 */
 	for (size_t i = 0; i < rs.n; i++) {
 		rw_rule_format(&rs.rule[i], text, sizeof(text));
-		printf("%s\n", text);
+		printf("%-48s # rule %u: %" PRIu64 " packets, %" PRIu64 " dropped\n", text,
+		       rs.rule[i].id, rs.rule[i].packets, rs.rule[i].drops);
 	}
 	rw_ruleset_free(&rs);
 	return 0;
@@ -55,7 +61,7 @@ static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env
 		}
 		e = rw_rules_add(env, &r);
 	} else {
-		if (rw_parse_cidr(a->rule_text, &r.prefix, &r.plen, err, sizeof(err))) {
+		if (rw_rule_parse_selector(a->rule_text, &r, err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
 			return RW_EXIT_USAGE;
 		}
@@ -102,22 +108,16 @@ int rw_rule_command(int argc, char **argv)
 		rw_instance_close(&in);
 		return RW_EXIT_RUNTIME;
 	}
-	env = (struct rw_rule_env){ .rules_fd = rw_pin_open_map(in.dir, "rules"),
-				    .hint_fd = rw_pin_open_map(in.dir, "rule_hint"),
-				    .window_ns = in.meta.slot_ns * in.meta.slots,
+	env = (struct rw_rule_env){ .window_ns = in.meta.slot_ns * in.meta.slots,
 				    .ncpus = in.meta.ncpus };
-	if (env.rules_fd < 0 || env.hint_fd < 0) {
+	if (rw_rule_env_open(in.dir, &env)) {
 		fprintf(stderr, "ratewall: instance %s has no pinned rules maps\n", name);
 		ret = RW_EXIT_RUNTIME;
-	} else if (args.rule_op == RW_RULE_OP_LIST) {
-		ret = list_rules(&env);
 	} else {
-		ret = edit_rules(&args, &env, &in.meta, name);
+		ret = args.rule_op == RW_RULE_OP_LIST ? list_rules(&env)
+						      : edit_rules(&args, &env, &in.meta, name);
+		rw_rule_env_close(&env);
 	}
-	if (env.rules_fd >= 0)
-		close(env.rules_fd);
-	if (env.hint_fd >= 0)
-		close(env.hint_fd);
 	rw_instance_close(&in);
 	return ret;
 }

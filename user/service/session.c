@@ -21,6 +21,8 @@
 struct rw_rule_env rw_session_rule_env(const struct rw_session *s)
 {
 	return (struct rw_rule_env){ .rules_fd = s->maps.rules, .hint_fd = s->maps.rule_hint,
+				     .index_fd = s->maps.match_index, .ports_fd = s->maps.rule_ports,
+				     .stats_fd = s->maps.rule_stats,
 				     .window_ns = s->lp.slot_ns * s->lp.slots, .ncpus = s->ncpus };
 }
 

@@ -48,6 +48,7 @@ struct rw_session {
 	uint64_t tick0_ns; /* this loader's start on CLOCK_MONOTONIC, which schedules ticks */
 	struct rw_instance inst; /* --persist only: dir_fd >= 0 */
 	struct rw_ruleset rules; /* --rules: what the file held when last read */
+	struct rw_ruleset tick_rules; /* the rules in force at the last tick, with their counts */
 	struct rw_hhh *hhh;      /* --levels: prefix counts; NULL without */
 	struct ring_buffer *samples; /* the data path's sampled sources */
 	struct rw_hhh_item *hhh_items;

@@ -50,6 +50,22 @@ static void per_iface(FILE *out, const struct rw_report *r, const char *name, co
 	}
 }
 
+/* A counter with a series for each rule in force. */
+static void rule_counter(FILE *out, const struct rw_report *r, const char *name, const char *help,
+			 bool drops)
+{
+	head(out, name, "counter", help);
+	for (size_t i = 0; i < r->rules->n; i++) {
+		const struct rw_rule_spec *rule = &r->rules->rule[i];
+		char text[RW_RULE_STRLEN];
+
+		rw_rule_format(rule, text, sizeof(text));
+		fprintf(out, "%s{rule=\"%u\",text=\"", name, rule->id);
+		label(out, text);
+		fprintf(out, "\"} %" PRIu64 "\n", drops ? rule->drops : rule->packets);
+	}
+}
+
 /* One ranking's series of a top-N gauge. */
 static void top_samples(FILE *out, const struct rw_report *r, const char *name, int what,
 			uint8_t kind, const struct rw_rank_entry *top, uint32_t n)
@@ -111,6 +127,10 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		  "Of the dropped packets: untracked, under their cap, and an insert into their bucket "
 		  "on another CPU outlasted the wait.",
 		  offsetof(struct rw_stats, stalled_drops), false);
+	per_iface(out, r, "ratewall_l4_unread_packets_total",
+		  "Packets of a protocol a rule's match names whose ports, flags or type could not be "
+		  "read (a fragment, a truncated header): only protocol-only rules meet them.",
+		  offsetof(struct rw_stats, l4_unread), false);
 	per_iface(out, r, "ratewall_malformed_packets_total",
 		  "Frames whose IPv4/IPv6 headers do not hold together (never keyed).",
 		  offsetof(struct rw_stats, malformed), false);
@@ -143,6 +163,13 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		  "Dropped packets per second over the window, for the top-N sources only.", 2);
 	top_gauge(out, r, "ratewall_source_limited",
 		  "1 when a top-N source had packets dropped in the window.", 3);
+	if (r->rules && r->rules->n) {
+		rule_counter(out, r, "ratewall_rule_packets_total",
+			     "Packets each rule decided since it went in (rule: its id; text: the rule).",
+			     false);
+		rule_counter(out, r, "ratewall_rule_dropped_packets_total",
+			     "Of them, the packets each rule dropped: denied, or over its limit.", true);
+	}
 	if (r->cfg->levels.n[0] || r->cfg->levels.n[1]) {
 		head(out, "ratewall_prefix_packets", "gauge",
 		     "Heavy prefixes (--levels): window packets net of their heavy more-specific "

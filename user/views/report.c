@@ -127,6 +127,7 @@ static void json_entries(FILE *out, const struct rw_report *r, const struct rw_r
 {
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rw_rank_entry *e = &top[i];
+		const struct rw_rule_spec *rule;
 		char key[RW_KEY_STRLEN];
 
 		rw_key_format(&e->key, key, sizeof(key));
@@ -134,12 +135,19 @@ static void json_entries(FILE *out, const struct rw_report *r, const struct rw_r
 			"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
 			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
-			", \"cpus\": %u, \"banned\": %s}",
+			", \"cpus\": %u, \"banned\": %s",
 			i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets, (uint64_t)e->sum.bytes,
 			(uint64_t)e->sum.drop_packets, rw_rate(e->sum.packets, r->span_ns),
 			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
 			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
 			share_of(r, e), e->sum.cpus, e->banned ? "true" : "false");
+		/* The rule that governs it, by id (the report's rules[] says what it is). */
+		rule = rw_rule_of_key(r->rules, &e->key);
+		if (rule)
+			fprintf(out, ", \"rule\": %u", rule->id);
+		else if (e->key.kind & RW_KIND_RULE)
+			fprintf(out, ", \"rule\": %u", e->key.rule);
+		fputc('}', out);
 	}
 }
 
@@ -167,7 +175,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"window_sketch_bytes\": %" PRIu64 ", \"capped_drops\": %" PRIu64
 		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64
 		", \"paced_drops\": %" PRIu64 ", \"met_drops\": %" PRIu64 ", \"stalled_drops\": %" PRIu64
-		", \"sketch_noise\": %" PRIu64 "}"
+		", \"l4_unread\": %" PRIu64 ", \"sketch_noise\": %" PRIu64 "}"
 		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
 		r->cfg->dry_run ? "true" : "false", r->cfg->malformed_drop ? "drop" : "pass",
@@ -179,7 +187,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		(uint64_t)r->tick.total.bytes, (uint64_t)r->tick.total.drop_packets, r->tick.deleted,
 		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks, (uint64_t)s->paced_drops,
-		(uint64_t)s->met_drops, (uint64_t)s->stalled_drops,
+		(uint64_t)s->met_drops, (uint64_t)s->stalled_drops, (uint64_t)s->l4_unread,
 		(uint64_t)rw_sketch_noise(r->tick.sketch_peak_cpu), (uint64_t)r->tick.next.promote_packets,
 		(uint64_t)r->tick.next.promote_bytes,
 		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);
@@ -201,6 +209,17 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			", \"residual\": %" PRIu64 ", \"share\": %.2f}",
 			i ? ", " : "", key, RW_KEY_PREFIX_LEN(&h->prefix), h->packets, h->residual,
 			rw_report_hhh_share(r, h));
+	}
+	fprintf(out, "], \"rules\": [");
+	for (size_t i = 0; r->rules && i < r->rules->n; i++) {
+		const struct rw_rule_spec *rule = &r->rules->rule[i];
+		char text[RW_RULE_STRLEN];
+
+		rw_rule_format(rule, text, sizeof(text));
+		fprintf(out, "%s{\"id\": %u, \"rule\": ", i ? ", " : "", rule->id);
+		rw_json_string(out, text);
+		fprintf(out, ", \"packets\": %" PRIu64 ", \"dropped\": %" PRIu64 "}", rule->packets,
+			rule->drops);
 	}
 	fprintf(out, "], \"sample_lost\": %" PRIu64 ", \"events_lost\": %" PRIu64
 		", \"events_not_written\": %" PRIu64 ", \"interfaces\": [", r->tick.sample_lost,

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include "cli/config.h"
+#include "cli/rules.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
 #include "kernel/window.h"
@@ -40,6 +41,7 @@ struct rw_report {
 	uint64_t ranked_flows; /* tracked keys of the --rank kinds (in tick.flows too) */
 	const struct rw_event_rec *events; /* --history: the events of this interval */
 	uint32_t nevents;
+	const struct rw_ruleset *rules; /* in force, with their counts (NULL: not read) */
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);

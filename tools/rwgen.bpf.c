@@ -56,7 +56,7 @@ SEC("xdp")
 int rwgen_xdp(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data, *end = (void *)(long)ctx->data_end;
-	__u32 zero = 0, idx, val, base = gen_layout.base;
+	__u32 zero = 0, idx, val, base = gen_layout.base, sport = 0;
 	__u16 off;
 	__u64 *pos;
 
@@ -100,11 +100,22 @@ int rwgen_xdp(struct xdp_md *ctx)
 		*(__u16 *)(data + off) = bpf_htons(csum_replace32(bpf_ntohs(gen_layout.tmpl_ip_csum),
 								  base, val));
 	}
+	/* --random-sport: a flood's source port, from the same mix as a random source. */
+	off = gen_layout.sport_off;
+	if (off) {
+		if (off > 128 || data + off + 2 > end)
+			return XDP_ABORTED;
+		sport = 1024 + (__u32)((*pos * 0x9e3779b97f4a7c15ULL + gen_seed) >> 40) % 64512;
+		*(__be16 *)(data + off) = bpf_htons((__u16)sport);
+	}
 	off = gen_layout.udp_csum_off;
 	if (off) {
 		if (off > 128 || data + off + 2 > end)
 			return XDP_ABORTED;
 		__u16 csum = csum_replace32(bpf_ntohs(gen_layout.tmpl_udp_csum), base, val);
+
+		if (gen_layout.sport_off)
+			csum = csum_replace32(csum, gen_layout.tmpl_sport, sport);
 
 		/* In UDP a computed zero is sent as all ones; zero means "none". */
 		*(__u16 *)(data + off) = bpf_htons(csum ? csum : 0xffff);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
@@ -59,7 +60,12 @@ static void usage(void)
 	       "                       counting up from the one given (default src)\n"
 	       "  --src ADDR           source (default 198.18.0.1, or 2001:db8::1 with --ipv6)\n"
 	       "  --dst ADDR           destination (default 198.19.255.254, or 2001:db8:ffff::1)\n"
-	       "  --sport N, --dport N UDP ports (default 1024 and 9)\n"
+	       "  --sport N, --dport N UDP or TCP ports (default 1024 and 9)\n"
+	       "  --proto P            udp (default) | tcp | icmp: TCP segments (header only,\n"
+	       "                       flags from --tcp-flags), or ICMP / ICMPv6 echo requests\n"
+	       "  --tcp-flags F        TCP flags as a list: syn (default), ack, rst, fin, psh, urg\n"
+	       "  --random-sport       each packet a pseudo-random source port (1024-65535), as a\n"
+	       "                       flood's: every SYN a new connection attempt\n"
 	       "  --ipv6               IPv6/UDP frames instead of IPv4/UDP\n"
 	       "  --ipv6-net           a varying IPv6 address counts in bits 32..63, one /64\n"
 	       "                       each, instead of in its last 32 bits\n"
@@ -107,6 +113,41 @@ static enum gen_vary parse_vary(const char *s)
 	rwgen_die("--vary: '%s' is not one of src, dst, sport, dport", s);
 }
 
+static uint8_t parse_proto(const char *s)
+{
+	if (strcmp(s, "udp") == 0)
+		return IPPROTO_UDP;
+	if (strcmp(s, "tcp") == 0)
+		return IPPROTO_TCP;
+	if (strcmp(s, "icmp") == 0)
+		return IPPROTO_ICMP;
+	rwgen_die("--proto: '%s' is not one of udp, tcp, icmp", s);
+}
+
+/* "syn", "syn,ack", "rst": TCP header byte 13. */
+static uint8_t parse_tcp_flags(const char *s)
+{
+	static const char *const names[] = { "fin", "syn", "rst", "psh", "ack", "urg" };
+	char buf[64], *save = NULL;
+	uint8_t flags = 0;
+
+	if (strlen(s) >= sizeof(buf))
+		rwgen_die("--tcp-flags: '%s' is too long", s);
+	strcpy(buf, s);
+	for (char *p = strtok_r(buf, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		size_t k;
+
+		for (k = 0; k < sizeof(names) / sizeof(names[0]) && strcmp(p, names[k]); k++)
+			;
+		if (k == sizeof(names) / sizeof(names[0]))
+			rwgen_die("--tcp-flags: '%s' is not one of fin, syn, rst, psh, ack, urg", p);
+		flags |= (uint8_t)(1u << k);
+	}
+	if (!flags)
+		rwgen_die("--tcp-flags: give at least one flag");
+	return flags;
+}
+
 static void parse_args(int argc, char **argv, struct gen_opts *o)
 {
 	static const struct option opts[] = {
@@ -130,13 +171,18 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "catch-up", required_argument, NULL, 'u' },
 		{ "per-source", no_argument, NULL, 'p' },
 		{ "seed", required_argument, NULL, 'e' },
+		{ "proto", required_argument, NULL, 'o' },
+		{ "tcp-flags", required_argument, NULL, 'F' },
+		{ "random-sport", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct gen_opts){ .sources = 1, .dist = "uniform", .size = 64, .cpus = 1, .seed = 1,
-				.duration_ns = 10000000000ULL, .sport = 1024, .dport = 9 };
+				.duration_ns = 10000000000ULL, .sport = 1024, .dport = 9,
+				.proto = IPPROTO_UDP, .tcp_flags = 0x02 };
+	bool flags_given = false;
 	memset(o->dst_mac, 0xff, 6);
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -170,6 +216,9 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 				rwgen_die("--catch-up: '%s' must be a duration above 0 of at most 1h", optarg);
 			break;
 		case 'p': o->per_source = true; break;
+		case 'o': o->proto = parse_proto(optarg); break;
+		case 'F': o->tcp_flags = parse_tcp_flags(optarg); flags_given = true; break;
+		case 'R': o->random_sport = true; break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -184,6 +233,13 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		rwgen_die("unexpected argument '%s'", argv[optind]);
 	if (o->catch_up_ns && !o->rate)
 		rwgen_die("--catch-up is for a paced thread: it needs --rate");
+	if (o->random_sport && (o->proto == IPPROTO_ICMP || o->vary == GEN_VARY_SPORT))
+		rwgen_die("--random-sport: %s", o->proto == IPPROTO_ICMP ? "ICMP has no ports"
+								  : "the source port is what --vary varies");
+	if (flags_given && o->proto != IPPROTO_TCP)
+		rwgen_die("--tcp-flags is for TCP: it needs --proto tcp");
+	if (o->proto == IPPROTO_ICMP && (o->vary == GEN_VARY_SPORT || o->vary == GEN_VARY_DPORT))
+		rwgen_die("--vary %s: ICMP has no ports", o->vary == GEN_VARY_SPORT ? "sport" : "dport");
 	if (o->ipv6_net && !o->ipv6)
 		rwgen_die("--ipv6-net is for IPv6 addresses: it needs --ipv6");
 }
@@ -363,9 +419,10 @@ int main(int argc, char **argv)
 		sent += th[i].sent;
 	}
 	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, "
-	       "\"family\": %d, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", \"per_cpu\": [",
+	       "\"family\": %d, \"proto\": %u, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", "
+	       "\"per_cpu\": [",
 	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed, behind_ns / 1e6,
-	       o.ipv6 ? 6 : 4, o.size, o.sources,
+	       o.ipv6 ? 6 : 4, o.ipv6 && o.proto == IPPROTO_ICMP ? 58 : o.proto, o.size, o.sources,
 	       (const char *[]){ "src", "dst", "sport", "dport" }[o.vary]);
 	for (uint32_t i = 0; i < o.cpus; i++)
 		printf("%s%llu", i ? ", " : "", (unsigned long long)th[i].sent);

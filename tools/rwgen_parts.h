@@ -28,6 +28,9 @@ struct gen_opts {
 	const char *src;
 	const char *dst;
 	uint16_t sport, dport;
+	uint8_t proto;      /* IPPROTO_UDP, IPPROTO_TCP, or ICMP (ICMPv6 with --ipv6): an echo request */
+	uint8_t tcp_flags;  /* TCP header byte 13 (default SYN) */
+	bool random_sport;  /* each packet a pseudo-random source port in 1024..65535 */
 	enum gen_vary vary;
 	const char *dist;   /* uniform, shuffled, random, zipf:S, counts:FILE */
 	uint64_t seed;      /* shuffled order and random sources */

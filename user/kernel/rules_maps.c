@@ -16,15 +16,14 @@
 const char *const rw_rule_map_names[5] = { "rules", "rule_hint", "match_index", "rule_ports",
 					   "rule_stats" };
 
-int rw_rule_env_open(const char *pin_dir, struct rw_rule_env *env)
+int rw_rule_env_open(struct rw_rule_env *env, int (*open_map)(const char *dir, const char *name),
+		     const char *dir)
 {
 	int *fds[] = { &env->rules_fd, &env->hint_fd, &env->index_fd, &env->ports_fd, &env->stats_fd };
-	char path[4096];
 	int missing = 0;
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
-		snprintf(path, sizeof(path), "%s/%s", pin_dir, rw_rule_map_names[i]);
-		*fds[i] = bpf_obj_get(path);
+		*fds[i] = open_map(dir, rw_rule_map_names[i]);
 		missing |= *fds[i] < 0;
 	}
 	if (missing) {

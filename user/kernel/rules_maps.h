@@ -24,8 +24,12 @@ struct rw_rule_env {
 
 /* The pinned names of the rules maps, in the order of rw_rule_env's fds. */
 extern const char *const rw_rule_map_names[5];
-/* Opens an instance's pinned rules maps; -ENOENT when one is missing (the fds then closed). */
-int rw_rule_env_open(const char *pin_dir, struct rw_rule_env *env);
+/*
+ * Opens the rules maps by name with open_map (an fd, or negative); -ENOENT
+ * when one is missing (the fds then closed).
+ */
+int rw_rule_env_open(struct rw_rule_env *env, int (*open_map)(const char *dir, const char *name),
+		     const char *dir);
 void rw_rule_env_close(struct rw_rule_env *env);
 /* Whether a map is one of them (they are kept whatever a --replace changes). */
 bool rw_is_rule_map(const char *name);

@@ -110,7 +110,7 @@ int rw_rule_command(int argc, char **argv)
 	}
 	env = (struct rw_rule_env){ .window_ns = in.meta.slot_ns * in.meta.slots,
 				    .ncpus = in.meta.ncpus };
-	if (rw_rule_env_open(in.dir, &env)) {
+	if (rw_rule_env_open(&env, rw_pin_open_map, in.dir)) {
 		fprintf(stderr, "ratewall: instance %s has no pinned rules maps\n", name);
 		ret = RW_EXIT_RUNTIME;
 	} else {

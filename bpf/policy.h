@@ -141,13 +141,17 @@ static long rw_rule_candidate(__u64 i, void *ctx)
 	return 0;
 }
 
+/* What the hint says may cover a packet's address: prefix-only rules, rules with a match. */
+#define RW_COVERED_PLAIN 1u
+#define RW_COVERED_MATCH 2u
+
 /*
  * The rule that decides a packet whose address the hint covers, or NULL: the
  * prefix-only rule, then, when qualified matches are in force, each match the
  * packet meets. A call of its own, off the stack of the insert's call chain.
  */
 static __noinline struct rw_rule *rw_rule_search(struct xdp_md *ctx, const struct rw_key *key,
-						 struct rw_stats *st)
+						 struct rw_stats *st, __u32 covered)
 {
 	struct rw_rule_search *s;
 	struct rw_match_index *mi;
@@ -160,7 +164,9 @@ static __noinline struct rw_rule *rw_rule_search(struct xdp_md *ctx, const struc
 		return NULL;
 	s->rk = (struct rw_rule_key){ .prefixlen = 16 + 128, .family = key->family };
 	__builtin_memcpy(s->rk.addr, key->addr, sizeof(s->rk.addr));
-	r = bpf_map_lookup_elem(&rules, &s->rk);
+	r = covered & RW_COVERED_PLAIN ? bpf_map_lookup_elem(&rules, &s->rk) : NULL;
+	if (!(covered & RW_COVERED_MATCH))
+		return r;
 	mi = bpf_map_lookup_elem(&match_index, &zero);
 	if (!mi || !mi->any)
 		return r;
@@ -180,22 +186,28 @@ static __noinline struct rw_rule *rw_rule_search(struct xdp_md *ctx, const struc
 	return bpf_map_lookup_elem(&rules, &s->rk);
 }
 
-/* The rule that decides the packet, or NULL: searched only where the hint says a rule may be. */
+/*
+ * The rule that decides the packet, or NULL: searched only where the hint
+ * says a rule may be, prefix-only rules or rules with a match or both.
+ */
 static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const struct rw_key *key,
 						  struct rw_stats *st)
 {
 	struct rw_rule_hint *hint;
-	__u32 zero = 0, idx;
-	__u64 word;
+	__u32 zero = 0, idx, covered;
+	__u64 plain, match;
 
 	hint = bpf_map_lookup_elem(&rule_hint, &zero);
 	if (!hint)
 		return NULL;
 	idx = rw_hint_index(key->family, key->addr) & 0xffff;
-	word = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
-	if (!((word >> (idx & 63)) & 1))
+	plain = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
+	match = key->family == RW_FAMILY_IPV4 ? hint->q4[idx >> 6] : hint->q6[idx >> 6];
+	covered = ((plain >> (idx & 63)) & 1) * RW_COVERED_PLAIN |
+		  ((match >> (idx & 63)) & 1) * RW_COVERED_MATCH;
+	if (!covered)
 		return NULL;
-	return rw_rule_search(ctx, key, st);
+	return rw_rule_search(ctx, key, st, covered);
 }
 
 /*

@@ -691,12 +691,17 @@ enum rw_port_table { RW_PORTS_TCP_SRC, RW_PORTS_TCP_DST, RW_PORTS_UDP_SRC, RW_PO
 /*
  * Which /16s of IPv4, and which /32s of IPv6 (folded to 16 bits), any rule
  * covers, one bit each: a packet from anywhere else skips the trie. Set before
- * a rule goes in, cleared after it is gone, so a bit is never missing.
+ * a rule goes in, cleared after it is gone, so a bit is never missing. v4 and
+ * v6 for the prefix-only rules, q4 and q6 for those with a match: a packet
+ * that only the second cover skips the prefix-only lookup, and one that only
+ * the first cover never reads its L4 header.
  */
 #define RW_HINT_WORDS (65536 / 64)
 struct rw_rule_hint {
 	__u64 v4[RW_HINT_WORDS];
 	__u64 v6[RW_HINT_WORDS];
+	__u64 q4[RW_HINT_WORDS];
+	__u64 q6[RW_HINT_WORDS];
 };
 
 /* A source's bit in the hint: IPv4 by its /16, IPv6 by its /32 folded in half. */

@@ -6,13 +6,14 @@
 # the fleet test runs its server and promtool in a namespace; libsqlite3-dev: --history;
 # sqlite3: the history tests read the database with the shell an operator would use;
 # iperf3: the TCP tests and benchmark run a real client and server in the namespaces;
-# ethtool: they turn GRO off on the receiving veth, so the observer sees every frame).
+# ethtool: they turn GRO off on the receiving veth, so the observer sees every frame;
+# dnsmasq-base and bind9-dnsutils: the reflection test's DNS server and dig).
 # Quiet and quick when everything is already there.
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
-libsqlite3-dev sqlite3 iperf3 ethtool"
+libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils"
 
 missing=""
 for p in $PACKAGES; do

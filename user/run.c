@@ -614,7 +614,7 @@ int rw_run(const struct rw_config *cfg)
 			"flow on %u CPUs (see: ratewall memory)\n", s.ncpus);
 		return RW_EXIT_USAGE;
 	}
-	rw_memplan(s.ncpus, s.max_flows, cfg->slots, &plan);
+	rw_memplan(s.ncpus, s.max_flows, cfg->slots, cfg->max_rules, &plan);
 	if (!plan_fits(&plan, s.max_flows, s.ncpus))
 		return RW_EXIT_RUNTIME;
 	/* A bad rules file is bad usage: said before anything is loaded. */
@@ -656,6 +656,7 @@ int rw_run(const struct rw_config *cfg)
 	s.lp.limit_packets = rw_limit_per_window(cfg->pps, rw_slot_ns(cfg) * cfg->slots, 1);
 	s.lp.limit_bytes = rw_limit_per_window(cfg->bps, rw_slot_ns(cfg) * cfg->slots, 8);
 	s.lp.max_flows = s.max_flows;
+	s.lp.max_rules = cfg->max_rules;
 	s.lp.coarse_clock = clock == RW_CLOCK_COARSE;
 	s.lp.libbpf_log = cfg->verbose ? libbpf_to_stderr : NULL;
 	s.lp.dry_run = cfg->dry_run;

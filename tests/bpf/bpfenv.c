@@ -236,7 +236,7 @@ struct rw_rule_env rule_env_of(struct env *e)
 /* The key the env's program keeps, as rules are checked against it. */
 struct rw_rule_scope rule_scope_of(struct env *e)
 {
-	return (struct rw_rule_scope){ e->skel->rodata->cfg_key_kind, e->skel->rodata->cfg_v6_prefix };
+	return (struct rw_rule_scope){ e->skel->rodata->cfg_key_kind, e->skel->rodata->cfg_v6_prefix, 0 };
 }
 
 /* Installs the rules in text (a rules file) into the env's program. */

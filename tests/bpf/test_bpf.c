@@ -936,7 +936,7 @@ static void test_rule_hint_bits(void)
 		{ "2001:db8:1::/48 deny", 0, 1 }, { "2001:db8::/32 deny", 0, 1 },
 		{ "2001:d00::/24 deny", 0, 256 }, { "2001::/16 deny", 0, 65536 },
 	};
-	static const struct rw_rule_scope whole = { RW_KIND_SRC, 128 };
+	static const struct rw_rule_scope whole = { RW_KIND_SRC, 128, 0 };
 	struct rw_rule_hint *hint = malloc(sizeof(*hint));
 	struct rw_rule_spec r;
 	char err[256];
@@ -952,6 +952,18 @@ static void test_rule_hint_bits(void)
 
 			CHECK(hint->v6[idx / 64] & (1ULL << (idx % 64)));
 		}
+	}
+	/* A rule with a match sets the bits of its own half: prefix-only lookups skip it. */
+	if (hint) {
+		memset(hint, 0, sizeof(*hint));
+		CHECK_EQ(rw_rule_parse("198.18.0.0/15 tcp flags syn deny", &whole, &r, err, sizeof(err)), 0);
+		rw_rule_hint_add(hint, &r);
+		CHECK_EQ(hint_bits_set(hint->v4), 0);
+		CHECK_EQ(hint_bits_set(hint->q4), 2);
+		CHECK_EQ(rw_rule_parse("::/0 icmpv6 deny", &whole, &r, err, sizeof(err)), 0);
+		rw_rule_hint_add(hint, &r);
+		CHECK_EQ(hint_bits_set(hint->v6), 0);
+		CHECK_EQ(hint_bits_set(hint->q6), 65536);
 	}
 	free(hint);
 }

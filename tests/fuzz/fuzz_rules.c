@@ -11,7 +11,7 @@
 #include "fuzz.h"
 
 /* ratewall run's default key: sources, IPv6 by /64. */
-static const struct rw_rule_scope scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX };
+static const struct rw_rule_scope scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX, 0 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_ASSERT(rw_rule_parse(text, &scope, &again, err, sizeof(err)) == 0);
 			FUZZ_ASSERT(rw_rule_same_prefix(r, &again) && again.action == r->action &&
 				    again.pps == r->pps && again.bps == r->bps &&
-				    again.per_len == r->per_len);
+				    again.per_len == r->per_len && again.per == r->per);
 			FUZZ_ASSERT(r->per_len == 0 || r->per_len >= r->plen);
 		}
 	} else {

@@ -261,7 +261,7 @@ static void test_cli_status_stop(void)
 		{ false, "status --all", "unknown option '--all'" },
 		{ false, "status eth0", "unexpected argument 'eth0'" },
 		{ false, "status --pin-dir", "needs a value" },
-		{ false, "rule", "rule takes add RULE, del CIDR or list" },
+		{ false, "rule", "rule takes add RULE, del CIDR [MATCH] or list" },
 		{ false, "rule drop 1.2.3.4 deny", "rule takes add RULE" },
 		{ false, "rule add", "rule add needs a rule" },
 		{ false, "rule del --name x", "rule del needs a CIDR" },
@@ -604,7 +604,7 @@ static void test_key_fit(void)
 }
 
 /* The key of `ratewall run` by default: sources, IPv6 by /64. */
-static const struct rw_rule_scope default_scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX };
+static const struct rw_rule_scope default_scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX, 0 };
 
 /* Parses one rule, expecting success; the spec in *r. */
 static void rule_ok(const char *text, struct rw_rule_spec *r)
@@ -865,9 +865,9 @@ static void test_rules_file(void)
  */
 static void test_rules_v6_prefix(void)
 {
-	static const struct rw_rule_scope src64 = { RW_KIND_SRC, 64 }, dst64 = { RW_KIND_DST, 64 },
-					  pair48 = { RW_KIND_PAIR, 48 }, flow64 = { RW_KIND_FLOW, 64 },
-					  src128 = { RW_KIND_SRC, 128 };
+	static const struct rw_rule_scope src64 = { RW_KIND_SRC, 64, 0 }, dst64 = { RW_KIND_DST, 64, 0 },
+					  pair48 = { RW_KIND_PAIR, 48, 0 }, flow64 = { RW_KIND_FLOW, 64, 0 },
+					  src128 = { RW_KIND_SRC, 128, 0 };
 	struct rw_ruleset rs = { 0 };
 	struct rw_rule_spec r;
 	char err[256] = "";

@@ -175,7 +175,7 @@ static void test_memplan(void)
 	struct rw_memplan a, b;
 	uint64_t sum = 0;
 
-	rw_memplan(2, 32768, 10, &a);
+	rw_memplan(2, 32768, 10, RW_DEFAULT_MAX_RULES, &a);
 	for (uint32_t i = 0; i < a.n; i++)
 		sum += a.map[i].bytes;
 	CHECK_EQ(sum, a.total);
@@ -184,7 +184,7 @@ static void test_memplan(void)
 	 * The record is 32 B: from 2 to 64 CPUs the table grows by that per CPU
 	 * and entry (entries: 5/4 of the flows, in whole buckets), no more.
 	 */
-	rw_memplan(64, 32768, 10, &b);
+	rw_memplan(64, 32768, 10, RW_DEFAULT_MAX_RULES, &b);
 	CHECK(b.map[2].bytes - a.map[2].bytes + 4096 >=
 	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS);
 	CHECK(b.map[2].bytes - a.map[2].bytes <=
@@ -193,8 +193,8 @@ static void test_memplan(void)
 	/* Defaults on 64 CPUs stay within 128 MiB. */
 	CHECK(b.total <= 128ULL << 20);
 	/* One more flow costs about what rw_memplan_per_flow says (whole buckets and pages). */
-	rw_memplan(64, 30000, 10, &a);
-	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, &b);
+	rw_memplan(64, 30000, 10, RW_DEFAULT_MAX_RULES, &a);
+	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, RW_DEFAULT_MAX_RULES, &b);
 	CHECK(b.total - a.total <= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) + 4 * 4096);
 	CHECK(b.total - a.total + 4 * 4096 >= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) * 9 / 10);
 }

@@ -51,9 +51,12 @@ void rw_cli_usage(FILE *out)
 		"  --tui               a live full-screen view instead of the table (keys as\n"
 		"                      in ratewall top; ? shows them)\n"
 		"  --no-color          with --tui: no colours (also when NO_COLOR is set)\n"
-		"  --rules FILE        per-prefix rules, one a line: CIDR allow | deny |\n"
-		"                      limit RATE[pps] [RATEbps] [per /LEN]; longest prefix\n"
-		"                      wins; SIGHUP reads the file again\n"
+		"  --rules FILE        rules, one a line: CIDR [PROTO [sport P] [dport P]\n"
+		"                      [flags F] [type T]] allow | deny | limit RATE[pps]\n"
+		"                      [RATEbps] [per src|dst|pair|/LEN]; longest prefix\n"
+		"                      wins; SIGHUP reads the file again (man ratewall)\n"
+		"  --max-rules N       most rules in force at once, 1..65536 (default 4096;\n"
+		"                      each one's counts take 16 B a CPU)\n"
 		"  --levels SPEC       also rank prefixes, e.g. 'v4:32,24,16 v6:128,64,48': the\n"
 		"                      hierarchical heavy hitters of the window\n"
 		"  --hhh-share PCT     a prefix is heavy at this share of the window's traffic,\n"
@@ -101,7 +104,7 @@ void rw_cli_usage(FILE *out)
 		"\n"
 		"usage: ratewall status [--json] [--pin-dir DIR]\n"
 		"       ratewall stop IFACE... | --name NAME | --all [--pin-dir DIR]\n"
-		"       ratewall rule add RULE | del CIDR | list [--name NAME] [--pin-dir DIR]\n"
+		"       ratewall rule add RULE | del CIDR [MATCH] | list [--name NAME] [--pin-dir DIR]\n"
 		"       ratewall top [IFACE] [--name NAME] [--pin-dir DIR] [--interval DURATION]\n"
 		"                    [--sort pps|bps|drops] [--levels SPEC] [--no-color]\n"
 		"\n"
@@ -117,7 +120,7 @@ void rw_cli_usage(FILE *out)
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 
 enum {
-	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY,
+	OPT_PPS = 256, OPT_BPS, OPT_WINDOW, OPT_SLOTS, OPT_MAX_FLOWS, OPT_MAX_MEMORY, OPT_MAX_RULES,
 	OPT_TOP, OPT_INTERVAL, OPT_DURATION, OPT_SORT, OPT_XDP_MODE, OPT_JSON, OPT_CLOCK, OPT_CPUS,
 	OPT_CONFIG, OPT_PERSIST, OPT_REPLACE, OPT_NAME, OPT_PIN_DIR, OPT_DRY_RUN, OPT_MALFORMED,
 	OPT_RULES, OPT_LEVELS, OPT_HHH_SHARE, OPT_BAN, OPT_EVENTS, OPT_METRICS, OPT_TUI,
@@ -135,6 +138,7 @@ static const struct option run_options[] = {
 	{ "slots", required_argument, NULL, OPT_SLOTS },
 	{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "max-rules", required_argument, NULL, OPT_MAX_RULES },
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "interval", required_argument, NULL, OPT_INTERVAL },
 	{ "duration", required_argument, NULL, OPT_DURATION },
@@ -250,6 +254,12 @@ static int parse_one(int opt, const char *arg, struct rw_config *cfg, char *err,
 			return fail(err, errlen, "--max-flows: '%s' must be a whole number from 1 to %u",
 				    arg, RW_MAX_MAX_FLOWS);
 		cfg->max_flows = (uint32_t)v;
+		return 0;
+	case OPT_MAX_RULES:
+		if (rw_parse_uint(arg, 1, RW_MAX_RULES, &v))
+			return fail(err, errlen, "--max-rules: '%s' must be a whole number from 1 to %d",
+				    arg, RW_MAX_RULES);
+		cfg->max_rules = (uint32_t)v;
 		return 0;
 	case OPT_MAX_MEMORY:
 		if (rw_parse_size(arg, &cfg->max_memory))
@@ -595,6 +605,7 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 	*cfg = (struct rw_config){
 		.window_ns = 1000000000ULL,
 		.slots = RW_DEFAULT_SLOTS,
+		.max_rules = RW_DEFAULT_MAX_RULES,
 		.top = 10,
 		.interval_ns = 1000000000ULL,
 		.sort = RW_SORT_PPS,

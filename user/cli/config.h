@@ -28,6 +28,8 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 
 /* Tracked (promoted) sources; the sketch counts all the others. */
 #define RW_DEFAULT_MAX_FLOWS 32768
+/* --max-rules: each rule's counts take 16 B a CPU, planned up front (64 KiB a CPU). */
+#define RW_DEFAULT_MAX_RULES 4096
 #define RW_MAX_MAX_FLOWS (1u << 26)
 #define RW_MAX_TOP 10000
 
@@ -48,6 +50,7 @@ struct rw_config {
 	uint64_t window_ns;
 	uint32_t slots;
 	uint32_t max_flows;   /* 0 until resolved from max_memory or the default */
+	uint32_t max_rules;   /* --max-rules: rules in force at once (each counted per CPU) */
 	uint64_t max_memory;  /* bytes, 0 = not given */
 	uint32_t top;
 	uint64_t interval_ns;
@@ -108,7 +111,8 @@ static inline enum rw_clock rw_clock_resolve(enum rw_clock want, uint64_t slot_n
 /* What a rule must fit: the key the run counts by (rules.c refuses one that does not). */
 static inline struct rw_rule_scope rw_config_rule_scope(const struct rw_config *cfg)
 {
-	return (struct rw_rule_scope){ .key_kind = cfg->key_kind, .v6_prefix = cfg->v6_prefix };
+	return (struct rw_rule_scope){ .key_kind = cfg->key_kind, .v6_prefix = cfg->v6_prefix,
+				       .max_rules = cfg->max_rules };
 }
 
 static inline uint64_t rw_slot_ns(const struct rw_config *cfg)

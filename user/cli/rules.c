@@ -295,7 +295,7 @@ int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope 
 {
 	char buf[RW_RULE_LINE_MAX + 2], why[256], *text;
 	struct rw_ruleset rs = { 0 };
-	unsigned int lineno = 0;
+	unsigned int lineno = 0, max_rules = scope->max_rules ? scope->max_rules : RW_MAX_RULES;
 	int ret = 0, got;
 
 	while (!ret && (got = rw_next_line(f, buf, sizeof(buf), &lineno, &text, path, err,
@@ -304,8 +304,9 @@ int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope 
 
 		if (rw_rule_parse(text, scope, &r, why, sizeof(why))) {
 			ret = fail(err, errlen, "%s:%u: %s", path, lineno, why);
-		} else if (rs.n >= RW_MAX_RULES) {
-			ret = fail(err, errlen, "%s:%u: more than %d rules", path, lineno, RW_MAX_RULES);
+		} else if (rs.n >= max_rules) {
+			ret = fail(err, errlen, "%s:%u: more than %u rules (--max-rules %u; at most %d)",
+				   path, lineno, max_rules, max_rules, RW_MAX_RULES);
 		} else {
 			r.line = lineno;
 			if (push(&rs, &r))

@@ -45,6 +45,7 @@ struct rw_rule_spec {
 struct rw_rule_scope {
 	uint8_t key_kind;  /* enum rw_key_kind */
 	uint8_t v6_prefix; /* 1..128: an IPv6 src, dst or pair key is cut to this */
+	uint32_t max_rules; /* --max-rules: the most a file may hold; 0 = RW_MAX_RULES */
 };
 
 struct rw_ruleset {
@@ -67,7 +68,7 @@ int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw
 int rw_rule_parse_selector(const char *text, struct rw_rule_spec *r, char *err, size_t errlen);
 /*
  * A whole rules file: every rule valid, no prefix and match twice, at most
- * RW_MAX_RULES rules and RW_MATCHES - 1 different matches.
+ * scope->max_rules rules and RW_MATCHES - 1 different matches.
  * -EINVAL with "PATH:LINE: reason" in err; out is left empty then.
  */
 int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope *scope,

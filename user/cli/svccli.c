@@ -62,7 +62,7 @@ static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, s
 		}
 	}
 	if (op < 0)
-		return fail(err, errlen, "rule takes add RULE, del CIDR or list");
+		return fail(err, errlen, "rule takes add RULE, del CIDR [MATCH] or list");
 	a->rule_op = op;
 	for (int i = optind + 1; i < argc; i++) {
 		size_t len = strlen(argv[i]);
@@ -79,7 +79,8 @@ static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, s
 		return fail(err, errlen, "rule list takes no rule ('%s')", a->rule_text);
 	if (op != RW_RULE_OP_LIST && !n)
 		return fail(err, errlen, "rule %s needs %s", ops[op],
-			    op == RW_RULE_OP_ADD ? "a rule: CIDR allow|deny|limit ..." : "a CIDR");
+			    op == RW_RULE_OP_ADD ? "a rule: CIDR [MATCH] allow|deny|limit ..."
+						 : "a CIDR (and the rule's match)");
 	return 0;
 }
 

@@ -96,6 +96,9 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.sketch,
 					       ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.rule_stats,
+					       p->max_rules ? p->max_rules : RW_MAX_RULES);
 	if (!err && p->prepare)
 		err = p->prepare(skel, p->prepare_arg);
 	if (!err)

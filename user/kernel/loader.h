@@ -20,6 +20,7 @@ struct rw_load_params {
 	uint64_t limit_packets; /* per window, 0 = none */
 	uint64_t limit_bytes;   /* per window, 0 = none */
 	uint32_t max_flows;     /* tracked (promoted) sources */
+	uint32_t max_rules;     /* rule_stats entries: rules in force at once; 0 = RW_MAX_RULES */
 	uint64_t hash_seed;     /* 0: a random one */
 	uint64_t hash_clear;    /* tests only: these bits of every hash are cleared (collisions) */
 	bool test_clock;

@@ -52,7 +52,7 @@ uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 		return cfg->max_flows;
 	if (!cfg->max_memory)
 		return RW_DEFAULT_MAX_FLOWS;
-	rw_memplan(ncpus, 0, cfg->slots, &plan);
+	rw_memplan(ncpus, 0, cfg->slots, cfg->max_rules, &plan);
 	if (cfg->max_memory <= plan.total)
 		return 0;
 	flows = (cfg->max_memory - plan.total) / rw_memplan_per_flow(ncpus, cfg->slots);
@@ -60,7 +60,7 @@ uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 		flows = RW_MAX_MAX_FLOWS;
 	/* Whole buckets and pages round up: step down until the plan fits. */
 	for (;;) {
-		rw_memplan(ncpus, (uint32_t)flows, cfg->slots, &plan);
+		rw_memplan(ncpus, (uint32_t)flows, cfg->slots, cfg->max_rules, &plan);
 		if (plan.total <= cfg->max_memory || flows == 0)
 			break;
 		flows -= flows / 256 + 1;
@@ -74,7 +74,8 @@ static void add(struct rw_memplan *p, const char *name, const char *what, uint64
 	p->total += bytes;
 }
 
-void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_memplan *out)
+void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max_rules,
+		struct rw_memplan *out)
 {
 	uint64_t buckets = rw_table_buckets(max_flows), entries = buckets * RW_WAYS;
 
@@ -101,6 +102,14 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_me
 	add(out, "rules", "operators' rules, longest prefix (grows ~100 B a rule)", 0);
 	add(out, "rule_hint", "which /16s any rule covers",
 	    array_bytes(ncpus, 1, sizeof(struct rw_rule_hint), 0));
+	add(out, "match_index", "the rules' matches by protocol, TCP flags, ICMP type",
+	    array_bytes(ncpus, 1, sizeof(struct rw_match_index), 0));
+	add(out, "rule_ports", "the rules' matches by TCP and UDP port",
+	    mmap_array_bytes(RW_PORT_ENTRIES, sizeof(__u64)));
+	add(out, "rule_search", "a packet's rule search, per CPU",
+	    array_bytes(ncpus, 1, sizeof(struct rw_rule_search), 1));
+	add(out, "rule_stats", "each rule's packets and drops, per CPU",
+	    array_bytes(ncpus, max_rules ? max_rules : RW_MAX_RULES, sizeof(struct rw_rule_stats), 1));
 	/* Ring buffer: data pages, mapped twice, plus its header pages. */
 	add(out, "samples", "sampled sources for --levels (ring buffer)",
 	    RW_SAMPLES_RINGBUF + 4 * 4096 + 2 * 8 * (RW_SAMPLES_RINGBUF / 4096));

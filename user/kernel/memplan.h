@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "cli/config.h"
 
-#define RW_MEMPLAN_MAPS 14
+#define RW_MEMPLAN_MAPS 18
 
 struct rw_map_plan {
 	const char *name;  /* the map's name in the BPF object */
@@ -24,7 +24,8 @@ struct rw_memplan {
 	uint64_t total;
 };
 
-void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, struct rw_memplan *out);
+void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max_rules,
+		struct rw_memplan *out);
 
 /* Bytes one more tracked flow adds (for --max-memory). */
 uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots);

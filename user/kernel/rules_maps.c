@@ -99,12 +99,12 @@ void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r)
 {
 	/* The hint keys IPv4 by 16 bits, IPv6 by 32: every such prefix the rule spans. */
 	unsigned int key_bits = r->prefix.family == RW_FAMILY_IPV4 ? 16 : 32;
+	__u64 *v4 = r->match.proto ? hint->q4 : hint->v4, *v6 = r->match.proto ? hint->q6 : hint->v6;
 	uint32_t first, span;
 	uint8_t a[4];
 
 	if (r->plen <= key_bits - 16) { /* spans every index there is */
-		memset(r->prefix.family == RW_FAMILY_IPV4 ? hint->v4 : hint->v6, 0xff,
-		       sizeof(hint->v4));
+		memset(r->prefix.family == RW_FAMILY_IPV4 ? v4 : v6, 0xff, sizeof(hint->v4));
 		return;
 	}
 	memcpy(a, r->prefix.addr, 4);
@@ -115,11 +115,11 @@ void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r)
 		uint32_t v = first + i;
 
 		if (key_bits == 16) {
-			set_bit64(hint->v4, v);
+			set_bit64(v4, v);
 		} else {
 			a[0] = (uint8_t)(v >> 24), a[1] = (uint8_t)(v >> 16);
 			a[2] = (uint8_t)(v >> 8), a[3] = (uint8_t)v;
-			set_bit64(hint->v6, rw_hint_index(RW_FAMILY_IPV6, a));
+			set_bit64(v6, rw_hint_index(RW_FAMILY_IPV6, a));
 		}
 	}
 }
@@ -284,7 +284,8 @@ int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out)
 		rw_ruleset_free(&rs);
 		return err;
 	}
-	qsort(rs.rule, rs.n, sizeof(*rs.rule), by_order);
+	if (rs.n)
+		qsort(rs.rule, rs.n, sizeof(*rs.rule), by_order);
 	*out = rs;
 	return 0;
 }
@@ -296,6 +297,23 @@ static const struct rw_rule_spec *find(const struct rw_ruleset *rs, const struct
 			return &rs->rule[i];
 	}
 	return NULL;
+}
+
+/* How many ids there are: the entries of rule_stats (--max-rules). */
+static unsigned int rule_ids(const struct rw_rule_env *env)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(env->stats_fd, &info, &len) || !info.max_entries ||
+	    info.max_entries > RW_MAX_RULES)
+		return RW_MAX_RULES;
+	return info.max_entries;
+}
+
+int rw_rules_capacity(const struct rw_rule_env *env)
+{
+	return (int)rule_ids(env);
 }
 
 /*
@@ -311,7 +329,7 @@ static int number(const struct rw_rule_env *env, const struct rw_ruleset *old,
 	bool taken[RW_MATCHES] = { false };
 	uint8_t *ids = calloc(RW_MAX_RULES / 8, 1);
 	struct rw_rule_stats *zero = calloc(env->ncpus ? env->ncpus : 1, sizeof(*zero));
-	unsigned int last = 0, next_id = 0;
+	unsigned int last = 0, next_id = 0, max_ids = rule_ids(env);
 	int err = 0;
 
 	if (!ids || !zero) {
@@ -357,9 +375,9 @@ static int number(const struct rw_rule_env *env, const struct rw_ruleset *old,
 			r->id = o->id;
 			continue;
 		}
-		while (next_id < RW_MAX_RULES && (ids[next_id / 8] & (1u << (next_id % 8))))
+		while (next_id < max_ids && (ids[next_id / 8] & (1u << (next_id % 8))))
 			next_id++;
-		if (next_id == RW_MAX_RULES) {
+		if (next_id >= max_ids) {
 			err = -ENOSPC;
 			break;
 		}
@@ -430,7 +448,7 @@ int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r)
 		add.line = 0; /* after every other */
 		err = push(&rs, &add);
 	}
-	if (!err && rs.n > RW_MAX_RULES)
+	if (!err && rs.n > rule_ids(env))
 		err = -ENOSPC;
 	if (!err)
 		err = rw_rules_install(env, &rs);

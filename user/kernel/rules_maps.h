@@ -40,7 +40,7 @@ void rw_rule_to_kernel(const struct rw_rule_env *env, const struct rw_rule_spec 
 /* Back from the kernel's form (for listing). */
 void rw_rule_from_kernel(const struct rw_rule_key *key, const struct rw_rule *value,
 			 struct rw_rule_spec *r);
-/* Sets the hint bits of every /16 the rule covers. */
+/* Sets the hint bits of every /16 the rule covers (q4, q6 for a rule with a match). */
 void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r);
 /* Adds match number m (its definition mm) to an index and its port masks (RW_PORT_ENTRIES). */
 void rw_match_index_add(struct rw_match_index *mi, uint64_t *ports, unsigned int m,
@@ -56,6 +56,8 @@ int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *rs)
 /* Adds or replaces one rule (a new one ties after every other) / deletes one (-ENOENT: none). */
 int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r);
 int rw_rules_del(const struct rw_rule_env *env, const struct rw_rule_spec *r);
+/* How many rules the instance holds at once (--max-rules). */
+int rw_rules_capacity(const struct rw_rule_env *env);
 /* The rules in the kernel with their counts, in the order they tie in. */
 int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out);
 

@@ -397,7 +397,7 @@ static int adopt(struct rw_session *s)
 struct reuse_ctx {
 	const struct rw_session *s;
 	bool layout, ifaces;
-	bool kept[16]; /* per non-internal map, in object order */
+	bool kept[32]; /* per non-internal map, in object order */
 };
 
 /* Before the new program loads: point its maps at the pinned ones that still fit. */

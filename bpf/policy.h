@@ -141,41 +141,46 @@ static long rw_rule_candidate(__u64 i, void *ctx)
 	return 0;
 }
 
-/* What the hint says may cover a packet's address: prefix-only rules, rules with a match. */
-#define RW_COVERED_PLAIN 1u
-#define RW_COVERED_MATCH 2u
-
 /*
- * The rule that decides a packet whose address the hint covers, or NULL: the
- * prefix-only rule, then, when qualified matches are in force, each match the
- * packet meets. A call of its own, off the stack of the insert's call chain.
+ * The matches in force the packet meets (rw_l4_matches), 0 when none is in
+ * force or its headers cannot be found again.
  */
-static __noinline struct rw_rule *rw_rule_search(struct xdp_md *ctx, const struct rw_key *key,
-						 struct rw_stats *st, __u32 covered)
+static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family, struct rw_stats *st)
 {
-	struct rw_rule_search *s;
 	struct rw_match_index *mi;
-	struct rw_rule *r;
 	__u32 zero = 0;
 	void *ip;
+
+	mi = bpf_map_lookup_elem(&match_index, &zero);
+	if (!mi || !mi->any)
+		return 0;
+	ip = rw_ip_header(ctx);
+	if (!ip)
+		return 0;
+	return rw_l4_matches(ip, (void *)(long)ctx->data_end, family, mi, st);
+}
+
+/*
+ * The rule that decides a packet, or NULL: the prefix-only rule when plain,
+ * then the longest prefix of each match in `matches`. A call of its own, off
+ * the stack of the insert's call chain.
+ */
+static __noinline struct rw_rule *rw_rule_search(const struct rw_key *key, bool plain,
+						 __u64 matches)
+{
+	struct rw_rule_search *s;
+	struct rw_rule *r;
+	__u32 zero = 0;
 
 	s = bpf_map_lookup_elem(&rule_search, &zero);
 	if (!s)
 		return NULL;
 	s->rk = (struct rw_rule_key){ .prefixlen = 16 + 128, .family = key->family };
 	__builtin_memcpy(s->rk.addr, key->addr, sizeof(s->rk.addr));
-	r = covered & RW_COVERED_PLAIN ? bpf_map_lookup_elem(&rules, &s->rk) : NULL;
-	if (!(covered & RW_COVERED_MATCH))
+	r = plain ? bpf_map_lookup_elem(&rules, &s->rk) : NULL;
+	if (!matches)
 		return r;
-	mi = bpf_map_lookup_elem(&match_index, &zero);
-	if (!mi || !mi->any)
-		return r;
-	ip = rw_ip_header(ctx);
-	if (!ip)
-		return r;
-	s->mask = rw_l4_matches(ip, (void *)(long)ctx->data_end, key->family, mi, st);
-	if (!s->mask)
-		return r;
+	s->mask = matches;
 	s->best = r ? rw_rule_score(r) : 0;
 	s->best_match = 0;
 	/* The loop's context is on the stack, as bpf_loop wants: a pointer to this CPU's search. */
@@ -187,15 +192,17 @@ static __noinline struct rw_rule *rw_rule_search(struct xdp_md *ctx, const struc
 }
 
 /*
- * The rule that decides the packet, or NULL: searched only where the hint
- * says a rule may be, prefix-only rules or rules with a match or both.
+ * The rule that decides the packet, or NULL. The hint says whether
+ * prefix-only rules, rules with a match, or both may cover its address: a
+ * packet none covers costs two bit tests; one only rules with a match cover
+ * reads its L4 header and, meeting none of them, goes no further.
  */
 static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const struct rw_key *key,
 						  struct rw_stats *st)
 {
 	struct rw_rule_hint *hint;
-	__u32 zero = 0, idx, covered;
-	__u64 plain, match;
+	__u32 zero = 0, idx;
+	__u64 plain, match, matches = 0;
 
 	hint = bpf_map_lookup_elem(&rule_hint, &zero);
 	if (!hint)
@@ -203,11 +210,12 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
 	idx = rw_hint_index(key->family, key->addr) & 0xffff;
 	plain = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
 	match = key->family == RW_FAMILY_IPV4 ? hint->q4[idx >> 6] : hint->q6[idx >> 6];
-	covered = ((plain >> (idx & 63)) & 1) * RW_COVERED_PLAIN |
-		  ((match >> (idx & 63)) & 1) * RW_COVERED_MATCH;
-	if (!covered)
+	plain = (plain >> (idx & 63)) & 1;
+	if ((match >> (idx & 63)) & 1)
+		matches = rw_packet_matches(ctx, key->family, st);
+	if (!plain && !matches)
 		return NULL;
-	return rw_rule_search(ctx, key, st, covered);
+	return rw_rule_search(key, plain, matches);
 }
 
 /*

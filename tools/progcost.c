@@ -78,14 +78,31 @@ struct scenario {
  * matching, one for 198.18.0.0/15 that enforces what the scenario does (its
  * limit, or allow for none), so the trie is walked for every packet.
  */
-static int install_rules(struct ratewall_bpf *skel, uint32_t n, bool matching, uint64_t limit,
-			 uint32_t slots)
+/*
+ * Rules with a match that cover every address, as the README's recipes write
+ * them (-q): the frame (UDP 1024 -> 9) meets none, but reads its L4 header to
+ * find that out.
+ */
+static const char *const everywhere[] = {
+	"0.0.0.0/0 tcp flags syn limit 200", "0.0.0.0/0 udp sport 53,123,11211 limit 20k per dst",
+	"0.0.0.0/0 udp dport 11211 deny", "0.0.0.0/0 icmp type echo-request limit 1k",
+};
+#define NEVERYWHERE (sizeof(everywhere) / sizeof(everywhere[0]))
+
+static int install_rules(struct ratewall_bpf *skel, uint32_t n, bool matching, bool qualified,
+			 uint64_t limit, uint32_t slots)
 {
 	struct rw_rule_env env = { .rules_fd = bpf_map__fd(skel->maps.rules),
 				   .hint_fd = bpf_map__fd(skel->maps.rule_hint),
+				   .index_fd = bpf_map__fd(skel->maps.match_index),
+				   .ports_fd = bpf_map__fd(skel->maps.rule_ports),
+				   .stats_fd = bpf_map__fd(skel->maps.rule_stats),
 				   .window_ns = 1000000000ULL / slots * slots,
 				   .ncpus = rw_possible_cpus() };
-	struct rw_ruleset rs = { .rule = calloc(n + 1, sizeof(struct rw_rule_spec)), .cap = n + 1 };
+	struct rw_ruleset rs = { .rule = calloc(n + 1 + NEVERYWHERE, sizeof(struct rw_rule_spec)),
+				 .cap = n + 1 + NEVERYWHERE };
+	const struct rw_rule_scope scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX, 0 };
+	char why[256];
 	uint64_t x = 0x9e3779b97f4a7c15ULL;
 	int err;
 
@@ -103,6 +120,13 @@ static int install_rules(struct ratewall_bpf *skel, uint32_t n, bool matching, u
 		if (r->prefix.addr[0] == 198 && (r->prefix.addr[1] & 0xfe) == 18)
 			continue;
 		rs.n++;
+	}
+	for (size_t i = 0; qualified && i < NEVERYWHERE; i++) {
+		if (rw_rule_parse(everywhere[i], &scope, &rs.rule[rs.n++], why, sizeof(why))) {
+			fprintf(stderr, "progcost: %s: %s\n", everywhere[i], why);
+			rw_ruleset_free(&rs);
+			return -EINVAL;
+		}
 	}
 	if (matching) {
 		struct rw_rule_spec *r = &rs.rule[rs.n++];
@@ -147,7 +171,7 @@ int main(int argc, char **argv)
 	double floors[32], ns[NSCEN][32];
 	uint32_t slots = 10, fill = 0, nrules = 0;
 	int rounds = 7, c;
-	bool no_clock = false, coarse = false, matching = false;
+	bool no_clock = false, coarse = false, matching = false, qualified = false;
 	int kind = RW_KIND_SRC;
 	unsigned int rank = 0;
 	char why[96];
@@ -156,7 +180,7 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 	double floor;
 
-	while ((c = getopt(argc, argv, "r:n:s:cCk:R:mK:X:v")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:s:cCk:R:mqK:X:v")) != -1) {
 		uint64_t v;
 
 		if (c == 'c')
@@ -173,6 +197,8 @@ int main(int argc, char **argv)
 			fill = (uint32_t)v;
 		else if (c == 'R' && !rw_parse_uint(optarg, 0, RW_MAX_RULES - 1, &v))
 			nrules = (uint32_t)v;
+		else if (c == 'q')
+			qualified = true;
 		else if (c == 'm')
 			matching = true;
 		else if (c == 'K' && rw_key_kind_parse(optarg) >= 0)
@@ -184,6 +210,7 @@ int main(int argc, char **argv)
 		else {
 			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read) | -C (coarse clock)]\n"
 				"                [-R RULES (none matching the frame)] [-m (and one matching it)]\n"
+				"                [-q (and rules with a match everywhere, none met by the frame)]\n"
 				"                [-K src|dst|pair|flow (--key)] [-X KIND,... (--rank)] [-v]\n");
 			return 2;
 		}
@@ -222,8 +249,8 @@ int main(int argc, char **argv)
 					       rw_possible_cpus(), slots, 0);
 			err = placed < 0 ? (int)placed : 0;
 		}
-		if (!err && (nrules || matching))
-			err = install_rules(skel[i], nrules, matching, scen[i].limit_packets, slots);
+		if (!err && (nrules || matching || qualified))
+			err = install_rules(skel[i], nrules, matching, qualified, scen[i].limit_packets, slots);
 		if (!err && scen[i].tracked)
 			err = allow_one_promotion(skel[i]);
 		if (err) {

@@ -29,8 +29,8 @@ suite() {
 
 start=$(date +%s)
 suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/layout/test_rooms.sh"
-suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-4} s each" \
-	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-4}" "$BUILD"
+suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-3} s each" \
+	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-3}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"
 suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
 suite "BPF unit tests" "$BUILD/test_bpf"

@@ -224,6 +224,8 @@ static int tick(struct rw_session *s)
 	if (s->samples)
 		ring_buffer__consume(s->samples); /* every sample up to now, before the flows */
 	if (s->event_rb) {
+		/* Events name their key's rule from the rules read at the last tick. */
+		s->events.rules = &s->tick_rules;
 		rw_events_clock(&s->events, (int64_t)rw_clock_ns(CLOCK_REALTIME) - (int64_t)now);
 		ring_buffer__consume(s->event_rb);
 	}

@@ -106,6 +106,9 @@ sent_of() {
 	python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['sent'])" "$1" 2>/dev/null || echo 0
 }
 
+# rules_in_force ARGS...: `ratewall rule list ARGS` without each rule's counts (its comment).
+rules_in_force() { "$RW" rule list "$@" | sed 's/ *#.*//'; }
+
 # gen ARGS...: the generator in the sender namespace, aimed at the receiver.
 gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@"; }
 

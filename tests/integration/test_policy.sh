@@ -120,7 +120,7 @@ before=$(steady_rate one 4)
 "$RW" rule add 198.18.0.1 allow --pin-dir "$PIN_DIR" 2>"$WORK/c.err"
 check "(c) rule add exits 0" test $? -eq 0
 after=$(steady_rate one 1) # the second right after the add
-"$RW" rule list --pin-dir "$PIN_DIR" >"$WORK/c.list"
+rules_in_force --pin-dir "$PIN_DIR" >"$WORK/c.list"
 check "(c) rule list shows it" grep -qx "198.18.0.1/32 allow" "$WORK/c.list"
 "$RW" rule del 198.18.0.1 --pin-dir "$PIN_DIR" 2>>"$WORK/c.err"
 check "(c) rule del exits 0" test $? -eq 0
@@ -161,7 +161,7 @@ sleep 0.2
 sent=$(sent_of "$WORK/d.gen")
 check "(d) a good file on SIGHUP replaces the rules (the deny became allow)" \
 	test "$(nft_count denied)" -eq "$sent"
-check "(d) ... and rule list shows only it" test "$("$RW" rule list --pin-dir "$PIN_DIR")" = \
+check "(d) ... and rule list shows only it" test "$(rules_in_force --pin-dir "$PIN_DIR")" = \
 	"198.18.0.3/32 allow"
 stop_ratewall TERM
 in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" 2>/dev/null

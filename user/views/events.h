@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include "rank/keyset.h"
 #include "ratewall.h"
+#include "cli/rules.h"
 #include "ratewall_window.h"
 
 #define RW_EVENTS_PER_SECOND 1000
@@ -41,6 +42,7 @@ struct rw_events_out {
 	uint32_t written;        /* in that second */
 	uint64_t not_written;    /* ever, over the budget */
 	uint64_t said;           /* not_written already said in the file */
+	const struct rw_ruleset *rules; /* the rules in force, to name a key's (NULL: none) */
 };
 
 /* Whether events are wanted at all: a file, --history, or both. */

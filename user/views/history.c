@@ -42,7 +42,7 @@ static const char schema[] =
 	" key TEXT NOT NULL, key_bin BLOB NOT NULL, packets INTEGER NOT NULL,"
 	" bytes INTEGER NOT NULL, dropped INTEGER NOT NULL, dropped_bytes INTEGER NOT NULL,"
 	" pps REAL NOT NULL, bps REAL NOT NULL, limited INTEGER NOT NULL,"
-	" banned INTEGER NOT NULL, cpus INTEGER NOT NULL,"
+	" banned INTEGER NOT NULL, cpus INTEGER NOT NULL, rule TEXT,"
 	" PRIMARY KEY (instance, epoch, kind, rank)) WITHOUT ROWID;"
 	"CREATE INDEX top_key ON top (key);"
 	"CREATE TABLE heavy ("
@@ -52,7 +52,7 @@ static const char schema[] =
 	"CREATE TABLE events ("
 	" instance TEXT NOT NULL, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, ts REAL NOT NULL,"
 	" event TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, cpu INTEGER,"
-	" until REAL, PRIMARY KEY (instance, epoch, seq)) WITHOUT ROWID;";
+	" until REAL, rule TEXT, PRIMARY KEY (instance, epoch, seq)) WITHOUT ROWID;";
 
 /* The children of a window, in the order its rows are deleted. */
 static const char *const children[] = { "interfaces", "top", "heavy", "events" };
@@ -65,9 +65,9 @@ static const char *const statements[] = {
 		       " ON CONFLICT (instance, epoch) DO NOTHING"),
 	[ST_IFACE] = "INSERT INTO interfaces VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[ST_TOP] = ("INSERT INTO top VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
-		    " ?14, ?15)"),
+		    " ?14, ?15, ?16)"),
 	[ST_HEAVY] = "INSERT INTO heavy VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[ST_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[ST_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[ST_OLDEST] = "SELECT MIN(ts), COUNT(*) FROM windows",
 };
 
@@ -360,6 +360,18 @@ static int put_window(struct rw_history *h, const struct rw_report *r, bool *fre
 	return rc;
 }
 
+/* The rule that governs a key, as written (NULL when none). */
+static void bind_rule(sqlite3_stmt *st, int i, const struct rw_report *r, const struct rw_key *key)
+{
+	const struct rw_rule_spec *rule = rw_rule_of_key(r->rules, key);
+	char text[RW_RULE_STRLEN];
+
+	if (!rule)
+		return;
+	rw_rule_format(rule, text, sizeof(text));
+	sqlite3_bind_text(st, i, text, -1, SQLITE_TRANSIENT);
+}
+
 static int put_ranking(struct rw_history *h, const struct rw_report *r, uint8_t kind,
 		       const struct rw_rank_entry *top, uint32_t n)
 {
@@ -385,6 +397,7 @@ static int put_ranking(struct rw_history *h, const struct rw_report *r, uint8_t 
 		sqlite3_bind_int(st, 13, e->sum.drop_packets != 0);
 		sqlite3_bind_int(st, 14, e->banned);
 		sqlite3_bind_int(st, 15, (int)e->sum.cpus);
+		bind_rule(st, 16, r, &e->key);
 		rc = run(st);
 		h->rows += !rc;
 	}
@@ -439,12 +452,13 @@ static int put_rows(struct rw_history *h, const struct rw_report *r)
 		sqlite3_bind_int(st, 3, (int)i);
 		sqlite3_bind_double(st, 4, ev->ts);
 		sqlite3_bind_text(st, 5, rw_event_name(ev->type), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, rw_key_kind_name(ev->key.kind), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 6, rw_key_kind_name(rw_kind_of(&ev->key)), -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 7, key, -1, SQLITE_TRANSIENT);
 		if (ev->cpu >= 0)
 			sqlite3_bind_int(st, 8, ev->cpu);
 		if (ev->until > 0)
 			sqlite3_bind_double(st, 9, ev->until);
+		bind_rule(st, 10, r, &ev->key);
 		rc = run(st);
 		h->rows += !rc;
 	}

@@ -529,7 +529,11 @@ def run_progcost():
                ("slots_10_coarse_key_flow", ["-C", "-K", "flow"]),
                # --key src with other kinds ranked beside it (--rank): the price of each.
                ("slots_10_coarse_rank_dst", ["-C", "-X", "dst"]),
-               ("slots_10_coarse_rank_dst_pair", ["-C", "-X", "dst,pair"])]
+               ("slots_10_coarse_rank_dst_pair", ["-C", "-X", "dst,pair"]),
+               # 10 000 rules none of which covers the frame, then with rules with a match that
+               # cover every address but the frame does not meet: what reading its L4 header costs.
+               ("slots_10_coarse_rules_10k", ["-C", "-R", "10000"]),
+               ("slots_10_coarse_rules_10k_matches", ["-C", "-R", "10000", "-q"])]
     for key, args in configs:
         if QUICK and key not in ("slots_10_coarse_defaults", "slots_10_precise", "slots_10_coarse_key_flow",
                                  "slots_10_coarse_rank_dst_pair"):

@@ -3,8 +3,10 @@
  * ratewall XDP data path. The order of decisions for one frame:
  *
  *   count it on its interface; parse (non-IP passes, malformed IP is counted
- *   and handled by policy); read the clock; count it in the window; find the
- *   limits its rule gives it; hash its key once; look the key up in the
+ *   and handled by policy); read the clock; count it in the window; find its
+ *   rule (by prefix, and by protocol, port, flags or ICMP type where a rule
+ *   with a match covers it) and the limits and key the rule gives it; hash
+ *   its key once; look the key up in the
  *   tracked-flow table (table.h). Untracked: count it in the sketch, promote
  *   it once it may matter, or drop it at the cap when there is no room to
  *   track it (sketch.h). Tracked: step its record into this slot, serve a

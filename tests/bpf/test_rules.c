@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include "bpfenv.h"
@@ -319,6 +320,44 @@ static void test_match_rules_at_runtime(void)
 	env_close(&e);
 }
 
+/*
+ * A rule's budget is exact across CPUs like any other: a source's SYNs sent
+ * by turns on every CPU, and a destination's reflection budget fed by many
+ * sources on every CPU, each admitted exactly its limit.
+ */
+static void test_match_limit_across_cpus(void)
+{
+	uint32_t syn = 0, refl = 0, sent = 0, cpus = 0;
+	cpu_set_t orig;
+	struct fb f;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	if (!open_rules(&e, "0.0.0.0/0 tcp flags syn limit 10\n"
+			    "0.0.0.0/0 udp sport 53 limit 10 per dst\n"))
+		return;
+	for (int round = 0; round < 4; round++) {
+		for (uint32_t cpu = 0; cpu < e.ncpus; cpu++) {
+			if (!pin_cpu((int)cpu))
+				continue;
+			cpus += round == 0;
+			tcp(&f, SRC4, DST_A, 40000, 80, SYN);
+			syn += send_n(&e, &f, 3);
+			for (int i = 0; i < 3; i++, sent++) {
+				udp(&f, SRC_B + sent, DST_B, 53, 40000, 0);
+				refl += send_n(&e, &f, 1);
+			}
+		}
+	}
+	CHECK(cpus >= 1);
+	CHECK_EQ(syn, 10);
+	CHECK_EQ(refl, 10);
+	if (cpus < 2)
+		fprintf(stderr, "  note: one CPU online, cross-CPU sharing not exercised\n");
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
 void run_rule_match_tests(void)
 {
 	RUN(test_match_syn_per_source);
@@ -328,4 +367,5 @@ void run_rule_match_tests(void)
 	RUN(test_match_icmp_type);
 	RUN(test_match_ipv6);
 	RUN(test_match_rules_at_runtime);
+	RUN(test_match_limit_across_cpus);
 }

@@ -275,7 +275,7 @@ static long too_many_matches(const struct rw_ruleset *rs)
 	return -1;
 }
 
-static int push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
+int rw_ruleset_push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
 {
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 64;
@@ -309,7 +309,7 @@ int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope 
 				   path, lineno, max_rules, max_rules, RW_MAX_RULES);
 		} else {
 			r.line = lineno;
-			if (push(&rs, &r))
+			if (rw_ruleset_push(&rs, &r))
 				ret = fail(err, errlen, "%s: out of memory", path);
 		}
 	}

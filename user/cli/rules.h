@@ -76,6 +76,8 @@ int rw_rules_parse_stream(FILE *f, const char *path, const struct rw_rule_scope 
 int rw_rules_parse_file(const char *path, const struct rw_rule_scope *scope,
 			struct rw_ruleset *out, char *err, size_t errlen);
 void rw_ruleset_free(struct rw_ruleset *rs);
+/* Appends a copy of r. 0 or -ENOMEM. */
+int rw_ruleset_push(struct rw_ruleset *rs, const struct rw_rule_spec *r);
 /* Whether two specs name the same prefix and match: one of them is in force. */
 bool rw_rule_same_prefix(const struct rw_rule_spec *a, const struct rw_rule_spec *b);
 /*

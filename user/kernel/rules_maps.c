@@ -240,21 +240,6 @@ static int by_order(const void *pa, const void *pb)
 	return a->line < b->line ? -1 : a->line > b->line;
 }
 
-static int push(struct rw_ruleset *rs, const struct rw_rule_spec *r)
-{
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 64;
-		struct rw_rule_spec *p = realloc(rs->rule, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		rs->rule = p;
-		rs->cap = cap;
-	}
-	rs->rule[rs->n++] = *r;
-	return 0;
-}
-
 int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out)
 {
 	struct rw_rule_stats *counts = calloc(env->ncpus ? env->ncpus : 1, sizeof(*counts));
@@ -274,7 +259,7 @@ int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out)
 		rw_rule_from_kernel(&key, &value, &r);
 		err = read_counts(env, &r, counts);
 		if (!err)
-			err = push(&rs, &r);
+			err = rw_ruleset_push(&rs, &r);
 	}
 	/* The walk ends with ENOENT; anything else is a failed read. */
 	if (!err && errno != ENOENT)
@@ -398,7 +383,7 @@ int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *wan
 	int err = rw_rules_read(env, &old);
 
 	for (size_t i = 0; !err && i < want->n; i++)
-		err = push(&rs, &want->rule[i]);
+		err = rw_ruleset_push(&rs, &want->rule[i]);
 	if (!err)
 		err = number(env, &old, &rs);
 	/* Hint and match bits for old and new while both may be in the trie ... */
@@ -446,7 +431,7 @@ int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r)
 	}
 	if (!err && i == rs.n) {
 		add.line = 0; /* after every other */
-		err = push(&rs, &add);
+		err = rw_ruleset_push(&rs, &add);
 	}
 	if (!err && rs.n > rule_ids(env))
 		err = -ENOSPC;

@@ -3,7 +3,7 @@
 # Runs every test layer and ends with one "N passed, N failed" line:
 #   0. the layout: no include points up the rooms of user/ (tools/check_rooms.py)
 #   1. userspace unit tests (plain, then under ASan/UBSan)
-#   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), plain and sanitized
+#   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create; four of
 #      them with ratewall built with ASan/UBSan (two of those only that way)
 # Needs root. Usage: tests/run.sh [BUILD_DIR]
@@ -29,11 +29,13 @@ suite() {
 
 start=$(date +%s)
 suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/layout/test_rooms.sh"
-suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-3} s each" \
-	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-3}" "$BUILD"
+suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" \
+	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"
 suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
-suite "BPF unit tests" "$BUILD/test_bpf"
+# The BPF unit tests run once, with the sanitized loader code: the program
+# under test is the same object in both builds, and the loader code they
+# drive (rules maps, flow table, window arithmetic) is the same source.
 suite "BPF unit tests (ASan, UBSan)" "$BUILD/asan/test_bpf"
 # test_persist, test_policy and test_tui run once, with the sanitized ratewall
 # below: a minute each for the first two, 20 s for the third, and what they

@@ -125,6 +125,16 @@ static void describe_start(const struct rw_session *s, const struct rw_memplan *
 }
 
 /*
+ * Whether --levels counts a key: its own address is on the main key's side
+ * (sources; destinations under --key dst). A rule's `per dst` budget under
+ * --key src holds a destination: it is ranked, never counted as a source prefix.
+ */
+static bool levels_side(const struct rw_session *s, const struct rw_key *key)
+{
+	return (rw_kind_of(key) == RW_KIND_DST) == (s->cfg->key_kind == RW_KIND_DST);
+}
+
+/*
  * Each live tracked flow of a tick: into the ranking, the prefix counts
  * (exact), who is still limited (events), and the terminal view.
  */
@@ -145,7 +155,7 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 		return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
 	}
 	rw_ranker_offer(&s->ranker, &e);
-	if (s->hhh)
+	if (s->hhh && levels_side(s, key))
 		rw_hhh_exact(s->hhh, key, sum->packets);
 	if (rw_events_on(&s->events))
 		rw_events_flow(&s->events, key, sum);
@@ -277,6 +287,7 @@ static int tick(struct rw_session *s)
 	if (s->metrics.daemon)
 		rw_metrics_publish(&s->metrics, &rep);
 	if (s->watch) {
+		s->watch->view.o.rules = rep.rules;
 		s->watch->head.heavy = rep.hhh; /* the session's items: they live as long */
 		s->watch->head.nheavy = rep.nhhh;
 		rw_watch_feed_end(s->watch, s->feed, &s->flowtab, now, &rep.tick, &rep.stats);
@@ -303,7 +314,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	struct rw_session *s = ctx;
 	const struct rw_sample *smp = data;
 
-	if (size >= sizeof(*smp))
+	if (size >= sizeof(*smp) && levels_side(s, &smp->key))
 		rw_hhh_sample(s->hhh, &smp->key, smp->epoch);
 	return 0;
 }

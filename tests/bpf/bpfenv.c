@@ -11,6 +11,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
+#include "cli/config.h"
 #include "cli/rules.h"
 #include "testlib.h"
 
@@ -35,6 +36,8 @@ bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t lim
 		.hash_seed = mode.hash_seed, .key_kind = mode.key_kind, .rank_mask = mode.rank_mask,
 		.v6_prefix = mode.v6_prefix ? mode.v6_prefix : 128,
 		.burst_ns = mode.paced ? mode.burst_ns : RW_BURST_WINDOW,
+		/* As `ratewall run` plans them: each rule's counts are per CPU (64 at most here). */
+		.max_rules = RW_DEFAULT_MAX_RULES,
 	};
 	struct rw_maps m;
 	int err;

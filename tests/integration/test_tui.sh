@@ -96,6 +96,8 @@ check "(a) the loader's heavy prefixes (--levels), read from its pinned record" 
 	grep -qE '^heavy prefixes \(>= 5% net\): 198\.18\.0\.9/32 [0-9.]+%' "$WORK/top_pps.txt"
 check "(a) the source over its limit is marked limited, the allowed one is not" \
 	limited_marks "$WORK/top_pps.txt"
+check "(a) the allowed source's row names its rule (read from the pinned rules)" \
+	grep -qE '^ +[0-9]+ 198\.18\.0\.9 \[rule [0-9]+\] ' "$WORK/top_pps.txt"
 spark=$(awk '$2 == "198.18.0.9" { print $NF }' "$WORK/top_pps.txt")
 check "(a) a sparkline of the window's slots ($spark)" grep -q '[▁▂▃▄▅▆▇█]' <<<"$spark"
 wide=$(python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 80 for l in open(sys.argv[1], encoding="utf-8")))' "$WORK/top_pps.txt")

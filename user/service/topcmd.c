@@ -18,6 +18,7 @@
 #include "cli/exit.h"
 #include "cli/svccli.h"
 #include "kernel/loader.h"
+#include "kernel/rules_maps.h"
 #include "service/pick.h"
 #include "service/pins.h"
 #include "views/watch.h"
@@ -131,6 +132,9 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 	};
 	struct rw_watch w = { 0 };
 	struct rw_heavy_record heavy;
+	struct rw_rule_env env = { .window_ns = meta->slot_ns * meta->slots, .ncpus = meta->ncpus };
+	struct rw_ruleset rules = { 0 };
+	bool have_rules = rw_rule_env_open(&env, rw_pin_open_map_ro, in->dir) == 0;
 	uint64_t next = rw_clock_ns(CLOCK_MONOTONIC);
 	char err[256];
 	int ret = 0;
@@ -139,6 +143,8 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 	close_table_fds(m);
 	if (ret) {
 		rw_watch_close(&w);
+		if (have_rules)
+			rw_rule_env_close(&env);
 		fprintf(stderr, "ratewall: %s\n", err);
 		return RW_EXIT_RUNTIME;
 	}
@@ -151,8 +157,12 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 		int e;
 
 		w.head.loader_alive = rw_instance_loader_alive(in->dir_fd);
-		if (!w.view.o.paused)
+		if (!w.view.o.paused) {
 			heavy_from(&w.head, in->dir, &heavy);
+			/* The rules in force, to name each key's (a failed read names none). */
+			rw_ruleset_free(&rules);
+			w.view.o.rules = have_rules && !rw_rules_read(&env, &rules) ? &rules : NULL;
+		}
 		/* `ratewall stop` removes the record: the data on screen is the last there was. */
 		w.head.gone = faccessat(in->dir_fd, "meta", F_OK, 0) != 0;
 		e = rw_watch_refresh(&w, false);
@@ -170,6 +180,9 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 			next += a->interval_ns; /* a slow pass skips beats instead of bursting */
 	}
 	rw_watch_close(&w);
+	rw_ruleset_free(&rules);
+	if (have_rules)
+		rw_rule_env_close(&env);
 	if (ret)
 		fprintf(stderr, "ratewall: %s\n", err);
 	return ret;

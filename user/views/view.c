@@ -541,6 +541,23 @@ static const char *key_heading(const struct rw_view *v)
 	return v->o.shown < RW_KIND_COUNT ? heading[v->o.shown] : "KEY";
 }
 
+
+/*
+ * A row's key as the table shows it: a key under a prefix-only rule says so,
+ * as a rule's budget does in its own text ("198.18.0.9 [rule 3]").
+ */
+static void row_key_text(const struct rw_view *v, const struct rw_view_row *r, bool utf8,
+			 char *buf, size_t len)
+{
+	const struct rw_rule_spec *rule;
+	size_t n;
+
+	rw_key_format_as(&r->key, utf8, buf, len);
+	rule = r->key.kind & RW_KIND_RULE ? NULL : rw_rule_of_key(v->o.rules, &r->key);
+	n = strlen(buf);
+	if (rule && n < len)
+		snprintf(buf + n, len - n, " [rule %u]", rule->id);
+}
 struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols)
 {
 	struct rw_view_layout l = { .key_w = (int)strlen(key_heading(v)) };
@@ -550,7 +567,7 @@ struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols)
 		char k[RW_KEY_STRLEN];
 		int n;
 
-		rw_key_format(&v->rows[i].key, k, sizeof(k));
+		row_key_text(v, &v->rows[i], true, k, sizeof(k));
 		n = key_cols(k);
 		if (n > l.key_w)
 			l.key_w = n < max ? n : max;
@@ -589,7 +606,7 @@ void rw_view_row_text(const struct rw_view *v, const struct rw_view_head *h,
 	char key[RW_KEY_STRLEN], a[16], b[16], c[16], spark[RW_MAX_SLOTS * 3 + 1];
 	int n;
 
-	rw_key_format_as(&r->key, utf8, key, sizeof(key));
+	row_key_text(v, r, utf8, key, sizeof(key));
 	rw_key_fit(key, l->key_w);
 	n = l->key_w + rw_text_extra_bytes(key); /* bytes for key_w columns */
 	rw_format_si(rw_rate(r->sum.packets, h->span_ns), a, sizeof(a));

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/config.h"
+#include "cli/rules.h"
 #include "kernel/table.h"
 #include "rank/hhh.h"
 #include "rank/rank.h"
@@ -49,6 +50,7 @@ struct rw_view_opts {
 	struct rw_key filter;
 	uint8_t filter_len;
 	char filter_text[RW_VIEW_INPUT_MAX];
+	const struct rw_ruleset *rules; /* the rules in force, to name a key's (NULL: none) */
 };
 
 /* The filter prompt and the one-line message under the table. */

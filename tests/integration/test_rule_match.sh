@@ -18,8 +18,9 @@
 #      the 100 ms --burst), and every dig query is answered; the victim's
 #      budget is ranked, named with its rule, and never a heavy source prefix.
 #  (c) a port rule (tcp dport 22) and an ICMP rule (echo requests) each
-#      hold their sources within 5 %; the JSON names the rule of each limited
-#      key and counts each rule's drops; `rule list` shows the counts.
+#      hold their sources within 5 %; `rule list` counts each rule's packets
+#      and drops as the generator and nft do, /metrics as `rule list` does;
+#      the JSON, every `limited` event and --history name each limited key's rule.
 #  (d) bad rules (an unknown protocol, a port out of range, flags on UDP, a
 #      range backwards) are refused with file and line; at start nothing is
 #      attached, on SIGHUP and `rule add` the rules in force stay.
@@ -157,7 +158,7 @@ RULES
 nft_observe ssh tcp dport 22
 nft_observe ping icmp type echo-request
 start_persist "$WORK/c.json" "$TB_RX" --json --rules "$WORK/c.rules" --events "$WORK/c.events" \
-	--history "$WORK/c.db" || fail "(c) ratewall starts"
+	--history "$WORK/c.db" --metrics 9464 || fail "(c) ratewall starts"
 gen --proto tcp --tcp-flags ack --src 198.18.1.5 --dst "$SERVER" --dport 22 --rate 2000 \
 	--count $((2000 * RUN_S)) --duration $((RUN_S + 4))s >"$WORK/c.ssh.gen" 2>&1
 gen --proto icmp --src 198.18.1.6 --dst "$SERVER" --rate 1500 --count $((1500 * RUN_S)) \
@@ -200,6 +201,20 @@ assert set(ids) == {"0.0.0.0/0 tcp dport 22", "0.0.0.0/0 icmp type 8"}, ids
 limited = [e for r in rows for e in r["top"] if e["limited"]]
 named = {e["rule"] for e in limited if "rule" in e and e["key"].endswith("[rule %d]" % e["rule"])}
 sys.exit(named != set(ids.values()))
+PY
+ip netns exec "$TB_RCV" curl -s --max-time 5 http://127.0.0.1:9464/metrics >"$WORK/c.metrics"
+check "(c) /metrics counts each rule's packets and drops as rule list does" python3 - \
+	"$WORK/c.metrics" "$WORK/c.list" <<'PY'
+import re, sys
+metrics = open(sys.argv[1]).read()
+for l in open(sys.argv[2]):
+    m = re.match(r"(.*?) +# rule (\d+): (\d+) packets, (\d+) dropped", l)
+    if not m:
+        continue
+    text, rid, packets, dropped = m.groups()
+    for name, want in (("ratewall_rule_packets_total", packets), ("ratewall_rule_dropped_packets_total", dropped)):
+        if f'{name}{{rule="{rid}",text="{text}"}} {want}\n' not in metrics:
+            sys.exit(f"no {name} {rid} {want}")
 PY
 check "(c) each limited event names its rule" python3 - "$WORK/c.events" "$WORK/c.json" <<'PY'
 import json, sys

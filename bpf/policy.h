@@ -261,11 +261,8 @@ static __always_inline void rw_rule_key_of(struct xdp_md *ctx, struct rw_key *ke
 		len = len < cut ? len : cut;
 		rw_addr_cut(key->addr, len);
 		key->prefix_len = (__u8)len;
-	} else if (cut < 128) {
-		rw_addr_cut(key->addr, cut);
-		if (kind == RW_KIND_PAIR)
-			rw_addr_cut(key->addr2, cut);
-		key->prefix_len = (__u8)cut;
+	} else {
+		rw_key_v6_cut(key, kind);
 	}
 }
 

@@ -389,6 +389,16 @@ const struct rw_rule_spec *rw_rule_of_key(const struct rw_ruleset *rs, const str
 	return best;
 }
 
+bool rw_rule_id_of_key(const struct rw_ruleset *rs, const struct rw_key *key, uint32_t *id)
+{
+	const struct rw_rule_spec *rule = rw_rule_of_key(rs, key);
+
+	if (!rule && !(key->kind & RW_KIND_RULE))
+		return false;
+	*id = rule ? rule->id : key->rule;
+	return true;
+}
+
 void rw_rule_format(const struct rw_rule_spec *r, char *buf, size_t len)
 {
 	static const char *const per[] = { "", " per src", " per dst", " per pair" };

@@ -86,6 +86,11 @@ bool rw_rule_same_prefix(const struct rw_rule_spec *a, const struct rw_rule_spec
  * longest prefix-only rule that covers its address. NULL: none.
  */
 const struct rw_rule_spec *rw_rule_of_key(const struct rw_ruleset *rs, const struct rw_key *key);
+/*
+ * The id of the rule that governs a key, as the JSON report and events give
+ * it: a rule's budget carries its own even when rs is not at hand. False: none.
+ */
+bool rw_rule_id_of_key(const struct rw_ruleset *rs, const struct rw_key *key, uint32_t *id);
 /* The rule as it would be written in a file (what `rule list` prints). */
 void rw_rule_format(const struct rw_rule_spec *r, char *buf, size_t len);
 

@@ -285,7 +285,7 @@ static const struct rw_rule_spec *find(const struct rw_ruleset *rs, const struct
 }
 
 /* How many ids there are: the entries of rule_stats (--max-rules). */
-static unsigned int rule_ids(const struct rw_rule_env *env)
+unsigned int rw_rules_capacity(const struct rw_rule_env *env)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
@@ -294,11 +294,6 @@ static unsigned int rule_ids(const struct rw_rule_env *env)
 	    info.max_entries > RW_MAX_RULES)
 		return RW_MAX_RULES;
 	return info.max_entries;
-}
-
-int rw_rules_capacity(const struct rw_rule_env *env)
-{
-	return (int)rule_ids(env);
 }
 
 /*
@@ -314,7 +309,7 @@ static int number(const struct rw_rule_env *env, const struct rw_ruleset *old,
 	bool taken[RW_MATCHES] = { false };
 	uint8_t *ids = calloc(RW_MAX_RULES / 8, 1);
 	struct rw_rule_stats *zero = calloc(env->ncpus ? env->ncpus : 1, sizeof(*zero));
-	unsigned int last = 0, next_id = 0, max_ids = rule_ids(env);
+	unsigned int last = 0, next_id = 0, max_ids = rw_rules_capacity(env);
 	int err = 0;
 
 	if (!ids || !zero) {
@@ -433,7 +428,7 @@ int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r)
 		add.line = 0; /* after every other */
 		err = rw_ruleset_push(&rs, &add);
 	}
-	if (!err && rs.n > rule_ids(env))
+	if (!err && rs.n > rw_rules_capacity(env))
 		err = -ENOSPC;
 	if (!err)
 		err = rw_rules_install(env, &rs);

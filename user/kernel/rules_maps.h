@@ -57,7 +57,7 @@ int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *rs)
 int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r);
 int rw_rules_del(const struct rw_rule_env *env, const struct rw_rule_spec *r);
 /* How many rules the instance holds at once (--max-rules). */
-int rw_rules_capacity(const struct rw_rule_env *env);
+unsigned int rw_rules_capacity(const struct rw_rule_env *env);
 /* The rules in the kernel with their counts, in the order they tie in. */
 int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out);
 

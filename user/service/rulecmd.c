@@ -50,7 +50,7 @@ static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env
 {
 	/* The instance's key: a rule finer than it is refused as in a rules file. */
 	const struct rw_rule_scope scope = { meta->key_kind, meta->v6_prefix,
-					     (uint32_t)rw_rules_capacity(env) };
+					     rw_rules_capacity(env) };
 	struct rw_rule_spec r;
 	char err[256], text[RW_RULE_STRLEN];
 	int e;
@@ -73,7 +73,7 @@ static int edit_rules(const struct rw_svc_args *a, const struct rw_rule_env *env
 		return RW_EXIT_RUNTIME;
 	}
 	if (e == -E2BIG || e == -ENOSPC) {
-		fprintf(stderr, "ratewall: %s has %d rules already (its --max-rules)\n", name,
+		fprintf(stderr, "ratewall: %s has %u rules already (its --max-rules)\n", name,
 			rw_rules_capacity(env));
 		return RW_EXIT_RUNTIME;
 	}

@@ -97,7 +97,7 @@ void rw_events_tick_clear(struct rw_events_out *o)
 static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_key *key,
 			uint64_t ts_ns, int cpu, uint64_t until_ns)
 {
-	const struct rw_rule_spec *rule;
+	uint32_t rule;
 	char k[RW_KEY_STRLEN];
 
 	if (!budget(o, ts_ns))
@@ -110,9 +110,8 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	fprintf(o->f, "{\"ts\": %.6f, \"event\": \"%s\", \"kind\": \"%s\", \"key\": \"%s\"",
 		wall_of(o, ts_ns), rw_event_name(type), rw_key_kind_name(rw_kind_of(key)), k);
 	/* The rule that governs the key, by id (the report's rules[] says what it is). */
-	rule = rw_rule_of_key(o->rules, key);
-	if (rule || (key->kind & RW_KIND_RULE))
-		fprintf(o->f, ", \"rule\": %u", rule ? rule->id : key->rule);
+	if (rw_rule_id_of_key(o->rules, key, &rule))
+		fprintf(o->f, ", \"rule\": %u", rule);
 	if (cpu >= 0)
 		fprintf(o->f, ", \"cpu\": %d", cpu);
 	if (until_ns)

@@ -127,7 +127,7 @@ static void json_entries(FILE *out, const struct rw_report *r, const struct rw_r
 {
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rw_rank_entry *e = &top[i];
-		const struct rw_rule_spec *rule;
+		uint32_t rule;
 		char key[RW_KEY_STRLEN];
 
 		rw_key_format(&e->key, key, sizeof(key));
@@ -142,11 +142,8 @@ static void json_entries(FILE *out, const struct rw_report *r, const struct rw_r
 			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
 			share_of(r, e), e->sum.cpus, e->banned ? "true" : "false");
 		/* The rule that governs it, by id (the report's rules[] says what it is). */
-		rule = rw_rule_of_key(r->rules, &e->key);
-		if (rule)
-			fprintf(out, ", \"rule\": %u", rule->id);
-		else if (e->key.kind & RW_KIND_RULE)
-			fprintf(out, ", \"rule\": %u", e->key.rule);
+		if (rw_rule_id_of_key(r->rules, &e->key, &rule))
+			fprintf(out, ", \"rule\": %u", rule);
 		fputc('}', out);
 	}
 }

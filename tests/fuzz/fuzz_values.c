@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* libFuzzer: rates, durations, sizes and bounded integers as typed by an operator. */
+/* libFuzzer: rates, durations, sizes, counts and bounded integers as typed by an operator. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +23,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(rw_parse_duration(s, &again) == 0 && again == v);
 	}
 	rw_parse_size(s, &v);
+	if (rw_parse_count(s, &v) == 0) {
+		uint64_t again = 0;
+
+		FUZZ_ASSERT(rw_parse_count(s, &again) == 0 && again == v);
+	}
 	if (rw_parse_uint(s, 2, 32, &v) == 0)
 		FUZZ_ASSERT(v >= 2 && v <= 32);
 	free(s);

@@ -104,6 +104,60 @@ int rw_parse_size(const char *s, uint64_t *bytes)
 	return parse_scaled(s, units, ARRAY_LEN(units), bytes);
 }
 
+/* The multiplier a count's suffix stands for, or 0. */
+static uint64_t count_scale(const char *suffix)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t scale;
+	} units[] = {
+		{ "", 1 }, { "k", 1000 }, { "K", 1000 }, { "m", 1000000 }, { "M", 1000000 },
+		{ "g", 1000000000 }, { "G", 1000000000 },
+		{ "Ki", 1ULL << 10 }, { "Mi", 1ULL << 20 }, { "Gi", 1ULL << 30 },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(units); i++) {
+		if (strcmp(suffix, units[i].suffix) == 0)
+			return units[i].scale;
+	}
+	return 0;
+}
+
+/*
+ * Exact, in integers: 1.5k is 1500 and 1.0005k no count at all. At most 18
+ * digits after the point keep the fraction's scale within 64 bits.
+ */
+int rw_parse_count(const char *s, uint64_t *out)
+{
+	unsigned __int128 whole = 0, frac = 0, frac_scale = 1, v;
+	int digits = 0, frac_digits = 0;
+	uint64_t scale;
+
+	if (!s)
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++, digits++) {
+		whole = whole * 10 + (unsigned int)(*s - '0');
+		if (whole > UINT64_MAX)
+			return -ERANGE;
+	}
+	if (*s == '.') {
+		for (s++; isdigit((unsigned char)*s); s++, digits++) {
+			if (++frac_digits > 18)
+				return -EINVAL;
+			frac = frac * 10 + (unsigned int)(*s - '0');
+			frac_scale *= 10;
+		}
+	}
+	scale = count_scale(s);
+	if (!digits || !scale || frac * scale % frac_scale)
+		return -EINVAL;
+	v = whole * scale + frac * scale / frac_scale;
+	if (v > UINT64_MAX)
+		return -ERANGE;
+	*out = (uint64_t)v;
+	return 0;
+}
+
 int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	unsigned long long v;

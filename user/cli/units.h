@@ -12,6 +12,11 @@ int rw_parse_rate(const char *s, uint64_t *out);
 int rw_parse_duration(const char *s, uint64_t *ns);
 /* "4096", "64K", "256M", "2G" (binary: KiB, MiB, GiB). > 0. */
 int rw_parse_size(const char *s, uint64_t *bytes);
+/*
+ * A whole number: "1000", "10k", "1.5M", "2G" (powers of 1000, any case, as
+ * rates) or "64Ki", "1Mi", "1Gi" (powers of 1024); 0 allowed.
+ */
+int rw_parse_count(const char *s, uint64_t *out);
 /* Decimal integer in [min, max]. */
 int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -10,6 +10,8 @@
 #include "cli/key.h"
 #include "cli/levels.h"
 #include "cli/listen.h"
+#include "cli/historycli.h"
+#include "cli/options.h"
 #include "cli/rules.h"
 #include "cli/rule_match.h"
 #include "cli/svccli.h"
@@ -131,6 +133,147 @@ static int parse(struct rw_config *cfg, char *err, const char *line)
 	int argc = split_args(line, copy, argv);
 
 	return rw_cli_parse_run(argc, argv, cfg, err, 256);
+}
+
+static void test_parse_count(void)
+{
+	static const struct { const char *in; uint64_t want; } good[] = {
+		{ "0", 0 }, { "10", 10 }, { "007", 7 }, { "10k", 10000 }, { "10K", 10000 },
+		{ "1M", 1000000 }, { "1.5M", 1500000 }, { "2G", 2000000000ULL }, { "100m", 100000000 },
+		{ "64Ki", 65536 }, { "1Mi", 1048576 }, { "1.5Ki", 1536 }, { "1Gi", 1ULL << 30 },
+		{ ".5k", 500 }, { "1.", 1 }, { "18446744073709551615", UINT64_MAX },
+	};
+	/* not whole, not a number, a size's or a rate's spelling it does not share */
+	static const char *const bad[] = {
+		"", "k", "-1", "+1", "1.5", "1.0001k", "0.1Ki", "1e3", "0x10", "10KB", "10KiB", "1ki",
+		"1T", " 5", "5 ", ".", "1..5", "18446744073709551616", "99999999999G",
+		"1.0000000000000000001k",
+	};
+	uint64_t v = 42;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 42;
+		CHECK_EQ(rw_parse_count(good[i].in, &v), 0);
+		CHECK_EQ(v, good[i].want);
+	}
+	v = 42;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (rw_parse_count(bad[i], &v) == 0)
+			fprintf(stderr, "  accepted bad count '%s'\n", bad[i]);
+		CHECK(rw_parse_count(bad[i], &v) != 0);
+	}
+	CHECK(rw_parse_count(NULL, &v) != 0);
+	CHECK_EQ(v, 42);
+}
+
+/* The table itself: names once, fields inside the struct, defaults its parse takes. */
+static void test_options_table(void)
+{
+	struct rw_cli_args a;
+	char err[256];
+
+	CHECK(rw_options_count <= RW_OPTIONS_MAX);
+	for (size_t i = 0; i < rw_options_count; i++) {
+		const struct rw_opt *o = &rw_options[i];
+
+		CHECK(rw_opt_find(o->name) == o);
+		CHECK(o->help && o->help[0]);
+		CHECK(o->offset + o->size <= sizeof(struct rw_cli_args));
+		CHECK((o->type == RW_OPT_META) == (o->size == 0));
+		CHECK((o->type == RW_OPT_CHOICE) <= (o->choices != NULL));
+		CHECK((o->type == RW_OPT_CUSTOM) == (o->parse != NULL));
+		CHECK(!(o->flags & RW_OPT_PINNED) || (o->flags & RW_OPT_KEY));
+		if (o->def) {
+			rw_opt_defaults(&a);
+			if (rw_opt_apply(o, o->def, &a, err, sizeof(err)))
+				fprintf(stderr, "  --%s: its default '%s' is refused: %s\n", o->name,
+					o->def, err);
+			CHECK_EQ(rw_opt_apply(o, o->def, &a, err, sizeof(err)), 0);
+		}
+	}
+	/* The defaults others read as macros are the table's. */
+	rw_opt_defaults(&a);
+	CHECK_EQ(a.cfg.history_keep_ns, RW_HISTORY_KEEP_NS);
+	CHECK_EQ(a.cfg.history_max, RW_HISTORY_MAX);
+	CHECK_EQ(a.cfg.burst_ns, RW_DEFAULT_BURST_NS);
+	CHECK_EQ(a.cfg.slots, RW_DEFAULT_SLOTS);
+	CHECK_EQ(a.cfg.max_rules, RW_DEFAULT_MAX_RULES);
+	CHECK_EQ(a.cfg.max_flows, 0); /* resolved later: from --max-memory or the default */
+	CHECK_EQ(a.cpus, 0);
+	CHECK_STR(a.cfg.pin_root, RW_DEFAULT_PIN_ROOT);
+	/* Config keys: every run option but these three. */
+	for (size_t i = 0; i < rw_options_count; i++) {
+		const struct rw_opt *o = &rw_options[i];
+		bool not_key = !strcmp(o->name, "config") || !strcmp(o->name, "help") ||
+			       !strcmp(o->name, "cpus");
+
+		CHECK_EQ(!(o->flags & RW_OPT_KEY), not_key);
+	}
+}
+
+/* Every count takes the same spellings, run's and memory's and history's alike. */
+static void test_count_spellings(void)
+{
+	struct rw_config c;
+	struct rw_history_args h;
+	uint32_t cpus = 0;
+	char err[256], copy[512], *argv[32];
+	int argc;
+
+	CHECK_EQ(parse(&c, err, "run eth0 --max-flows 1M --top 1k --max-rules 64Ki"), 0);
+	CHECK_EQ(c.max_flows, 1000000);
+	CHECK_EQ(c.top, 1000);
+	CHECK_EQ(c.max_rules, 65536);
+	CHECK_EQ(parse(&c, err, "run eth0 --max-flows 1.5Mi --hhh-share 5"), 0);
+	CHECK_EQ(c.max_flows, 1572864);
+	CHECK_REFUSED(parse(&c, err, "run eth0 --max-flows 1.5"), "--max-flows 1.5", err,
+		      "--max-flows: '1.5' must be a whole number from 1 to 67108864");
+	CHECK_REFUSED(parse(&c, err, "run eth0 --max-rules 65537"), "--max-rules 65537", err,
+		      "from 1 to 65536");
+	argc = split_args("memory --cpus 1Ki --max-flows 2M", copy, argv);
+	CHECK_EQ(rw_cli_parse_memory(argc, argv, &c, &cpus, err, sizeof(err)), 0);
+	CHECK_EQ(cpus, 1024);
+	CHECK_EQ(c.max_flows, 2000000);
+	argc = split_args("memory --cpus 2k", copy, argv);
+	CHECK_REFUSED(rw_cli_parse_memory(argc, argv, &c, &cpus, err, sizeof(err)), "--cpus 2k",
+		      err, "--cpus: '2k' must be a whole number from 1 to 1024");
+	argc = split_args("run eth0 --cpus 4", copy, argv);
+	CHECK_REFUSED(rw_cli_parse_run(argc, argv, &c, err, sizeof(err)), "run --cpus", err,
+		      "unknown option '--cpus'");
+	argc = split_args("history --top 1k f.db", copy, argv);
+	CHECK_EQ(rw_cli_parse_history(argc, argv, 0, &h, err, sizeof(err)), 0);
+	CHECK_EQ(h.top, 1000);
+}
+
+/* --help: every option of run and memory, within 79 columns, the spellings said once. */
+static void test_options_help(void)
+{
+	char *text = NULL, *line, *save;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	rw_cli_usage(f);
+	fclose(f);
+	for (size_t i = 0; i < rw_options_count; i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), " --%s", rw_options[i].name);
+		if (!strstr(text, want))
+			fprintf(stderr, "  --help lacks --%s\n", rw_options[i].name);
+		CHECK(strstr(text, want) != NULL);
+	}
+	CHECK(strstr(text, "Ki, Mi, Gi") != NULL);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strlen(line) > 86) /* the other commands' usage lines are a little wider */
+			fprintf(stderr, "  --help line too long: '%s'\n", line);
+		CHECK(strlen(line) <= 86);
+		if (line[0] == '*' || (line[0] == ' ' && line[1] == ' ' && line[2] == '-'))
+			CHECK(strlen(line) <= 79);
+	}
+	free(text);
 }
 
 /* The options both test_cli_defaults_and_options and the config file test set. */
@@ -979,6 +1122,10 @@ void run_cli_tests(void)
 	RUN(test_format);
 	RUN(test_cli_defaults_and_options);
 	RUN(test_cli_errors);
+	RUN(test_parse_count);
+	RUN(test_options_table);
+	RUN(test_count_spellings);
+	RUN(test_options_help);
 	RUN(test_cli_config_file);
 	RUN(test_cli_status_stop);
 	RUN(test_rules_parse);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The command lines of `ratewall run` and `ratewall memory` into a validated
- * struct rw_config, the config file's keys onto the same options, the usage
- * text, and rw_cli_outcome: where a parse result becomes a message and an exit
+ * struct rw_config, the config file's keys onto the same options (both from
+ * the options' table, options.h), the cross-option checks, the usage text,
+ * and rw_cli_outcome: where a parse result becomes a message and an exit
  * status.
  */
 #ifndef RW_CLI_H

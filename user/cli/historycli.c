@@ -128,7 +128,7 @@ static int parse_one(int opt, const char *arg, double now, struct rw_history_arg
 				    arg);
 		return 0;
 	case OPT_TOP:
-		if (rw_parse_uint(arg, 1, RW_MAX_TOP, &v))
+		if (rw_parse_count(arg, &v) || v < 1 || v > RW_MAX_TOP)
 			return fail(err, errlen, "--top: '%s' must be a whole number from 1 to %d", arg,
 				    RW_MAX_TOP);
 		a->top = (uint32_t)v;

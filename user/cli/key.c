@@ -8,17 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const kind_names[RW_KIND_COUNT] = { "src", "dst", "pair", "flow" };
+const char *const rw_key_kind_names[RW_KIND_COUNT + 1] = { "src", "dst", "pair", "flow", NULL };
 
 const char *rw_key_kind_name(unsigned int kind)
 {
-	return kind < RW_KIND_COUNT ? kind_names[kind] : "?";
+	return kind < RW_KIND_COUNT ? rw_key_kind_names[kind] : "?";
 }
 
 int rw_key_kind_parse(const char *name)
 {
 	for (int i = 0; i < RW_KIND_COUNT; i++) {
-		if (strcmp(name, kind_names[i]) == 0)
+		if (strcmp(name, rw_key_kind_names[i]) == 0)
 			return i;
 	}
 	return -1;
@@ -63,7 +63,7 @@ void rw_key_kinds_text(unsigned int mask, char *buf, size_t len)
 		if (!(mask & (1u << k)))
 			continue;
 		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", kind_names[k]);
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", rw_key_kind_names[k]);
 	}
 }
 

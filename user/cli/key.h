@@ -10,6 +10,8 @@
 /* Longest text of a key: "icmpv6 [2001:db8:...]:65535 → [2001:db8:...]:65535" and a NUL. */
 #define RW_KEY_STRLEN 128
 
+/* The kinds' names in enum rw_key_kind order, NULL-terminated (--key, --rank, completion). */
+extern const char *const rw_key_kind_names[RW_KIND_COUNT + 1];
 /* "src", "dst", "pair", "flow"; "?" for anything else. */
 const char *rw_key_kind_name(unsigned int kind);
 /* The kind a name stands for, or -1. */

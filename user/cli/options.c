@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The table of run and memory options: one row per option. A new option is a
+ * row here (and its field in config.h); the parse, defaults, config key,
+ * --help and completion follow from it. Rows with a syntax of their own name a
+ * parse function below; every other row is parsed by its type (optparse.c).
+ */
+#include "cli/options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/errmsg.h"
+#include "cli/key.h"
+#include "cli/levels.h"
+#include "cli/listen.h"
+#include "cli/units.h"
+
+#define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
+
+/* "0", "0ms", "0.0s": durations take none of these, --burst does (no burst at all). */
+static bool is_zero_duration(const char *arg)
+{
+	static const char *const units[] = { "", "ns", "us", "ms", "s" };
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || v != 0.0 || arg[0] == '-')
+		return false;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (strcmp(end, units[i]) == 0)
+			return true;
+	return false;
+}
+
+static int parse_burst(const struct rw_opt *o, const char *arg, struct rw_cli_args *a, char *err,
+		       size_t errlen)
+{
+	(void)o;
+	if (strcmp(arg, "window") == 0)
+		a->cfg.burst_ns = RW_BURST_WINDOW;
+	else if (is_zero_duration(arg))
+		a->cfg.burst_ns = 0;
+	else if (rw_parse_duration(arg, &a->cfg.burst_ns))
+		return fail(err, errlen, "--burst: '%s' is not a duration (e.g. 0, 20ms, 100ms) or 'window'",
+			    arg);
+	return 0;
+}
+
+static int parse_metrics(const struct rw_opt *o, const char *arg, struct rw_cli_args *a, char *err,
+			 size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	(void)o;
+	if (strlen(arg) >= sizeof(a->cfg.metrics))
+		return fail(err, errlen, "--metrics: '%s' is too long", arg);
+	if (rw_parse_listen(arg, &ss, &len, err, errlen))
+		return -EINVAL;
+	strcpy(a->cfg.metrics, arg);
+	return 0;
+}
+
+static int parse_levels(const struct rw_opt *o, const char *arg, struct rw_cli_args *a, char *err,
+			size_t errlen)
+{
+	(void)o;
+	return rw_parse_levels(arg, &a->cfg.levels, err, errlen);
+}
+
+static int parse_rank(const struct rw_opt *o, const char *arg, struct rw_cli_args *a, char *err,
+		      size_t errlen)
+{
+	char why[96];
+	unsigned int mask;
+
+	(void)o;
+	if (rw_key_kinds_parse(arg, &mask, why, sizeof(why)))
+		return fail(err, errlen, "--rank: %s", why);
+	a->cfg.rank_mask = (uint8_t)mask;
+	return 0;
+}
+
+/* A length, or /LEN as rules write it. */
+static int parse_v6_prefix(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			   char *err, size_t errlen)
+{
+	uint64_t v;
+
+	(void)o;
+	if (rw_parse_uint(arg[0] == '/' ? arg + 1 : arg, 1, 128, &v))
+		return fail(err, errlen, "--v6-prefix: '%s' must be a prefix length from 1 to 128", arg);
+	a->cfg.v6_prefix = (uint8_t)v;
+	return 0;
+}
+
+static int parse_name(const struct rw_opt *o, const char *arg, struct rw_cli_args *a, char *err,
+		      size_t errlen)
+{
+	(void)o;
+	if (!rw_valid_instance_name(arg))
+		return fail(err, errlen, "--name: '%s' must be 1 to %d bytes without '/', blanks or "
+			    "control characters, and not . or ..", arg, RW_NAME_MAX - 1);
+	strcpy(a->cfg.name, arg);
+	return 0;
+}
+
+const char *const rw_sort_names[] = { "pps", "bps", "drops", NULL };         /* enum rw_sort */
+static const char *const mode_names[] = { "auto", "native", "generic", NULL }; /* enum rw_xdp_mode */
+static const char *const clock_names[] = { "auto", "precise", "coarse", NULL }; /* enum rw_clock */
+static const char *const malformed_names[] = { "pass", "drop", NULL };         /* malformed_drop */
+
+#define FIELD(f) .offset = offsetof(struct rw_cli_args, f), .size = sizeof(((struct rw_cli_args *)0)->f)
+#define CFG(f) FIELD(cfg.f)
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define KEY (RW_OPT_BOTH | RW_OPT_KEY)
+#define PINNED (KEY | RW_OPT_PINNED)
+
+const struct rw_opt rw_options[] = {
+	{ "pps", 0, RW_OPT_RATE, CFG(pps), .arg = "RATE", .flags = PINNED,
+	  .help = "packets per second per key (default: no packet limit)" },
+	{ "bps", 0, RW_OPT_RATE, CFG(bps), .arg = "RATE", .flags = PINNED,
+	  .help = "bits per second per key (default: no byte limit)" },
+	{ "key", 0, RW_OPT_CHOICE, CFG(key_kind), .choices = rw_key_kind_names, .def = "src",
+	  .flags = PINNED,
+	  .help = "what limits, rankings, events and bans are keyed by: source, destination, "
+		  "source -> destination, or protocol and both ends with ports" },
+	{ "v6-prefix", 0, RW_OPT_CUSTOM, CFG(v6_prefix), .parse = parse_v6_prefix,
+	  .def = STR(RW_DEFAULT_V6_PREFIX), .arg = "LEN", .flags = PINNED,
+	  .help = "leading bits of an IPv6 address a src, dst or pair key keeps, 1..128: "
+		  "by default one host's /64 is one key" },
+	{ "rank", 0, RW_OPT_CUSTOM, CFG(rank_mask), .parse = parse_rank, .choices = rw_key_kind_names,
+	  .arg = "KIND[,KIND]", .flags = PINNED,
+	  .help = "also rank these other kinds in the same run: counted and ranked, never limited" },
+	{ "window", 0, RW_OPT_DURATION, CFG(window_ns), .def = "1s", .arg = "DURATION",
+	  .flags = PINNED, .help = "sliding window length" },
+	{ "slots", 0, RW_OPT_COUNT, CFG(slots), .min = RW_MIN_SLOTS, .max = RW_MAX_SLOTS,
+	  .def = STR(RW_DEFAULT_SLOTS), .arg = "N", .flags = PINNED, .help = "slots per window" },
+	{ "max-flows", 0, RW_OPT_COUNT, CFG(max_flows), .min = 1, .max = RW_MAX_MAX_FLOWS,
+	  .def = STR(RW_DEFAULT_MAX_FLOWS), .arg = "N", .flags = PINNED | RW_OPT_NO_DEFAULT,
+	  .help = "most keys tracked exactly at once; every other one is counted in the sketch" },
+	{ "max-memory", 0, RW_OPT_SIZE, CFG(max_memory), .arg = "SIZE", .flags = PINNED,
+	  .help = "size the tracked-flow tables to a kernel memory budget instead (see: ratewall "
+		  "memory)" },
+	{ "max-rules", 0, RW_OPT_COUNT, CFG(max_rules), .min = 1, .max = RW_MAX_RULES,
+	  .def = STR(RW_DEFAULT_MAX_RULES), .arg = "N", .flags = KEY,
+	  .help = "most rules in force at once; each one's counts take 16 B a CPU" },
+	{ "top", 0, RW_OPT_COUNT, CFG(top), .min = 1, .max = RW_MAX_TOP, .def = "10", .arg = "N",
+	  .flags = KEY, .help = "keys shown each interval" },
+	{ "interval", 0, RW_OPT_DURATION, CFG(interval_ns), .min = 10000000ULL, .def = "1s",
+	  .arg = "DURATION", .flags = KEY, .help = "time between reports" },
+	{ "duration", 0, RW_OPT_DURATION, CFG(duration_ns), .arg = "DURATION", .flags = KEY,
+	  .help = "exit after this long (default: until Ctrl-C)" },
+	{ "sort", 0, RW_OPT_CHOICE, CFG(sort), .choices = rw_sort_names, .def = "pps", .flags = KEY,
+	  .help = "ranking order" },
+	{ "xdp-mode", 0, RW_OPT_CHOICE, CFG(xdp_mode), .choices = mode_names, .def = "auto",
+	  .flags = KEY, .help = "native XDP, generic XDP, or auto: native, else generic" },
+	{ "clock", 0, RW_OPT_CHOICE, CFG(clock), .choices = clock_names, .def = "auto",
+	  .flags = PINNED,
+	  .help = "kernel clock for slots; auto: coarse when a slot lasts 20 of its ticks or more "
+		  "and --burst half a tick or more; coarse needs slots of a tick and --burst of "
+		  "half a tick or more" },
+	{ "json", 0, RW_OPT_SWITCH, CFG(json), .flags = KEY,
+	  .help = "one JSON object per interval instead of a table" },
+	{ "tui", 0, RW_OPT_SWITCH, CFG(tui), .flags = KEY,
+	  .help = "a live full-screen view instead of the table (keys as in ratewall top; ? shows "
+		  "them)" },
+	{ "no-color", 0, RW_OPT_SWITCH, CFG(no_color), .flags = KEY,
+	  .help = "with --tui: no colours (also when NO_COLOR is set)" },
+	{ "rules", 0, RW_OPT_PATH, CFG(rules_path), .arg = "FILE", .flags = KEY,
+	  .help = "rules, one a line: CIDR [PROTO [sport P] [dport P] [flags F] [type T]] allow | "
+		  "deny | limit RATE[pps] [RATEbps] [per src|dst|pair|/LEN]; longest prefix wins; "
+		  "SIGHUP reads the file again (man ratewall)" },
+	{ "levels", 0, RW_OPT_CUSTOM, CFG(levels), .parse = parse_levels, .arg = "SPEC",
+	  .flags = PINNED,
+	  .help = "also rank prefixes, e.g. 'v4:32,24,16 v6:128,64,48': the hierarchical heavy "
+		  "hitters of the window" },
+	{ "hhh-share", 0, RW_OPT_COUNT, CFG(hhh_share_pct), .min = 1, .max = 100, .def = "5",
+	  .arg = "PCT", .flags = KEY,
+	  .help = "a prefix is heavy at this share of the window's traffic, net of its heavy "
+		  "more-specific prefixes" },
+	{ "burst", 0, RW_OPT_CUSTOM, CFG(burst_ns), .parse = parse_burst, .def = "100ms",
+	  .arg = "DURATION|window", .flags = PINNED,
+	  .help = "how much of its rate a key may save up and send at once, at most the window: "
+		  "over its rate a key is admitted evenly, at the rate, which TCP can follow; "
+		  "window: no schedule, a key may take its window's whole budget at once" },
+	{ "ban", 0, RW_OPT_DURATION, CFG(ban_ns), .arg = "DURATION", .flags = PINNED,
+	  .help = "a tracked key that goes over its limit is dropped entirely this long, then "
+		  "released" },
+	{ "events", 0, RW_OPT_PATH, CFG(events_path), .arg = "FILE|-",
+	  .flags = PINNED | RW_OPT_DASH,
+	  .help = "limited, released, banned, unbanned as JSON lines (at most 1000 a second; the "
+		  "rest counted)" },
+	{ "history", 0, RW_OPT_PATH, CFG(history_path), .arg = "FILE", .flags = KEY,
+	  .help = "keep every report (totals, top-N, heavy prefixes, events) in an SQLite "
+		  "database, once per window; read it with: ratewall history FILE" },
+	{ "history-keep", 0, RW_OPT_DURATION, CFG(history_keep_ns), .min = 1000000000ULL,
+	  .def = "7d", .arg = "DURATION", .flags = KEY,
+	  .help = "delete windows older than this" },
+	{ "history-max", 0, RW_OPT_SIZE, CFG(history_max), .min = RW_HISTORY_MAX_MIN, .def = "256M",
+	  .arg = "SIZE", .flags = KEY,
+	  .help = "delete the oldest windows to stay under SIZE" },
+	{ "metrics", 0, RW_OPT_CUSTOM, CFG(metrics), .parse = parse_metrics, .arg = "[ADDR:]PORT",
+	  .flags = KEY,
+	  .help = "serve /metrics for Prometheus (address default 127.0.0.1; IPv6 as [::1]:PORT)" },
+	{ "dry-run", 0, RW_OPT_SWITCH, CFG(dry_run), .flags = PINNED,
+	  .help = "drop nothing: count and report what would be dropped" },
+	{ "malformed", 0, RW_OPT_CHOICE, CFG(malformed_drop), .choices = malformed_names,
+	  .def = "pass", .flags = PINNED,
+	  .help = "frames whose IPv4/IPv6 headers do not hold together (truncated, bad lengths): "
+		  "pass them unkeyed or drop them" },
+	{ "config", 0, RW_OPT_META, .arg = "FILE", .flags = RW_OPT_BOTH,
+	  .help = "options from FILE, one per line ('pps 10k' or 'pps = 10k', '#' comments); "
+		  "flags given here win" },
+	{ "persist", 0, RW_OPT_SWITCH, CFG(persist), .flags = KEY,
+	  .help = "pin the program, maps and a status record: the kernel keeps enforcing after "
+		  "ratewall exits, and the next run --persist on the same interfaces adopts them" },
+	{ "replace", 0, RW_OPT_SWITCH, CFG(replace), .flags = KEY,
+	  .help = "with --persist: options marked * that differ from the pinned instance's swap "
+		  "its program atomically (else refused)" },
+	{ "name", 0, RW_OPT_CUSTOM, CFG(name), .parse = parse_name, .arg = "NAME",
+	  .flags = KEY | RW_OPT_INSTANCE,
+	  .help = "instance name (default: the interfaces joined by '+')" },
+	{ "pin-dir", 0, RW_OPT_PATH, CFG(pin_root), .def = RW_DEFAULT_PIN_ROOT, .arg = "DIR",
+	  .flags = KEY | RW_OPT_ABSOLUTE | RW_OPT_DIR,
+	  .help = "root of the pinned instances, on a BPF filesystem" },
+	{ "verbose", 'v', RW_OPT_SWITCH, CFG(verbose), .flags = KEY,
+	  .help = "libbpf and loader diagnostics on stderr" },
+	{ "help", 'h', RW_OPT_META, .flags = RW_OPT_BOTH, .help = "this help" },
+	{ "cpus", 0, RW_OPT_COUNT, FIELD(cpus), .min = 1, .max = RW_MAX_CPUS, .arg = "N",
+	  .flags = RW_OPT_MEMORY,
+	  .help = "plan for N possible CPUs instead of this machine's" },
+};
+const size_t rw_options_count = sizeof(rw_options) / sizeof(rw_options[0]);
+
+const struct rw_opt *rw_opt_find(const char *name)
+{
+	for (size_t i = 0; i < rw_options_count; i++) {
+		if (strcmp(rw_options[i].name, name) == 0)
+			return &rw_options[i];
+	}
+	return NULL;
+}

@@ -176,24 +176,38 @@ demo: deps
 	@./tools/demo.sh $(BUILD)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, ratewall(8), the
-# systemd unit ratewall@.service and an example configuration.
+# systemd unit ratewall@.service, an example configuration and the bash and
+# zsh completions (printed by the binary from its options' table).
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/ratewall
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 
-install: $(BUILD)/ratewall
+$(BUILD)/completion/ratewall: $(BUILD)/ratewall
+	@mkdir -p $(dir $@)
+	$(BUILD)/ratewall completion bash > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/completion/_ratewall: $(BUILD)/ratewall
+	@mkdir -p $(dir $@)
+	$(BUILD)/ratewall completion zsh > $@.tmp && mv $@.tmp $@
+
+install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall
 	install -D -m 0755 $(BUILD)/ratewall $(DESTDIR)$(SBINDIR)/ratewall
 	install -D -m 0644 dist/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/ratewall@.service.in > $(DESTDIR)$(UNITDIR)/ratewall@.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ratewall@.service
 	install -D -m 0644 dist/ratewall.conf.example $(DESTDIR)$(DOCDIR)/ratewall.conf.example
+	install -D -m 0644 $(BUILD)/completion/ratewall $(DESTDIR)$(BASHCOMPDIR)/ratewall
+	install -D -m 0644 $(BUILD)/completion/_ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/ratewall $(DESTDIR)$(MANDIR)/man8/ratewall.8 \
-	      $(DESTDIR)$(UNITDIR)/ratewall@.service $(DESTDIR)$(DOCDIR)/ratewall.conf.example
+	      $(DESTDIR)$(UNITDIR)/ratewall@.service $(DESTDIR)$(DOCDIR)/ratewall.conf.example \
+	      $(DESTDIR)$(BASHCOMPDIR)/ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall
 
 format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h user/*/*.c user/*/*.h include/*.h tools/*.c tools/*.h \

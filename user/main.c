@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/completion.h"
 #include "cli/exit.h"
 #include "cli/version.h"
 #include "run.h"
@@ -15,6 +16,7 @@
 #include "service/svccmd.h"
 
 static int help_command(int argc, char **argv);
+static int completion_command(int argc, char **argv);
 
 static int version_command(int argc, char **argv)
 {
@@ -29,19 +31,26 @@ struct rw_command {
 	int (*fn)(int argc, char **argv); /* argv[0] is the command; returns the exit status */
 	const char *synopsis;
 	const char *help;
+	const char *args; /* what completion offers for its arguments: see cli/completion.h */
 };
 
 static const struct rw_command commands[] = {
-	{ "run", rw_run_command, "IFACE... [options]", "attach, enforce and report (ratewall run --help)" },
-	{ "status", rw_status_command, "[--json]", "pinned (--persist) instances: limits, totals, loader" },
-	{ "stop", rw_stop_command, "IFACE...|--name NAME|--all", "detach a pinned instance, remove its pins" },
-	{ "rule", rw_rule_command, "add RULE|del CIDR|list [--name NAME]", "edit a pinned instance's rules" },
-	{ "top", rw_top_command, "[IFACE] [--name NAME]", "watch a pinned instance live, full screen" },
+	{ "run", rw_run_command, "IFACE... [options]", "attach, enforce and report (ratewall run --help)",
+	  "@ifaces" },
+	{ "status", rw_status_command, "[--json]", "pinned (--persist) instances: limits, totals, loader",
+	  "" },
+	{ "stop", rw_stop_command, "IFACE...|--name NAME|--all", "detach a pinned instance, remove its pins",
+	  "@ifaces" },
+	{ "rule", rw_rule_command, "add RULE|del CIDR|list [--name NAME]", "edit a pinned instance's rules",
+	  "add del list" },
+	{ "top", rw_top_command, "[IFACE] [--name NAME]", "watch a pinned instance live, full screen",
+	  "@ifaces" },
 	{ "history", rw_history_command, "FILE [--since WHEN] [--sum] [--json]",
-	  "what run --history kept: windows, top keys, events" },
-	{ "memory", rw_memory_command, "[--cpus N] [options]", "kernel memory of every map, planned" },
-	{ "version", version_command, "", "print the version" },
-	{ "help", help_command, "", "this list" },
+	  "what run --history kept: windows, top keys, events", "@files" },
+	{ "memory", rw_memory_command, "[--cpus N] [options]", "kernel memory of every map, planned", "" },
+	{ "completion", completion_command, "bash|zsh", "print a shell completion script", "bash zsh" },
+	{ "version", version_command, "", "print the version", "" },
+	{ "help", help_command, "", "this list", "" },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -62,6 +71,27 @@ static int help_command(int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	usage(stdout);
+	return RW_EXIT_OK;
+}
+
+/*
+ * `completion bash|zsh`; `completion --table` prints the options' table for
+ * the tests that hold the man page to it.
+ */
+static int completion_command(int argc, char **argv)
+{
+	struct rw_comp_command cmds[NCOMMANDS];
+
+	if (argc == 2 && strcmp(argv[1], "--table") == 0) {
+		rw_completion_table(stdout);
+		return RW_EXIT_OK;
+	}
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		cmds[i] = (struct rw_comp_command){ commands[i].name, commands[i].help, commands[i].args };
+	if (argc != 2 || rw_completion_print(stdout, argv[1], cmds, NCOMMANDS)) {
+		fprintf(stderr, "usage: ratewall completion bash|zsh\n");
+		return RW_EXIT_USAGE;
+	}
 	return RW_EXIT_OK;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# make install: what lands where, the man page (renders without a warning,
+# make install: what lands where (the completion scripts too), the man page (renders without a warning,
 # documents every command and option) and the systemd unit (systemd-analyze
 # verify says nothing). No network, no BPF: files only, under a temporary root.
 set -u
@@ -10,10 +10,17 @@ DEST=$WORK/dest
 make -s -C "$ROOT" BUILD="$BUILD" install DESTDIR="$DEST" PREFIX=/usr >"$WORK/install.log" 2>&1
 check "make install DESTDIR PREFIX=/usr exits 0" test $? -eq 0
 for f in usr/sbin/ratewall usr/share/man/man8/ratewall.8 usr/lib/systemd/system/ratewall@.service \
-	usr/share/doc/ratewall/ratewall.conf.example; do
+	usr/share/doc/ratewall/ratewall.conf.example usr/share/bash-completion/completions/ratewall \
+	usr/share/zsh/vendor-completions/_ratewall; do
 	check "installed $f" test -s "$DEST/$f"
 done
 check "the binary is executable and runs" "$DEST/usr/sbin/ratewall" version
+"$DEST/usr/sbin/ratewall" completion bash | cmp -s - "$DEST/usr/share/bash-completion/completions/ratewall"
+check "the bash completion installed is what the binary prints" test $? -eq 0
+out=$(bash -c '. "$1" && complete -p ratewall' _ "$DEST/usr/share/bash-completion/completions/ratewall" 2>&1)
+check "sourcing it registers _ratewall for ratewall${out:+: $out}" test "$out" = "complete -F _ratewall ratewall"
+check "the zsh completion is a #compdef file" grep -qx '#compdef ratewall' \
+	"$DEST/usr/share/zsh/vendor-completions/_ratewall"
 grep -q "^ExecStart=/usr/sbin/ratewall run %i --persist --replace --config /etc/ratewall/%i.conf" \
 	"$DEST/usr/lib/systemd/system/ratewall@.service"
 check "the unit runs the installed binary on %i with /etc/ratewall/%i.conf" test $? -eq 0
@@ -28,7 +35,7 @@ options=$("$BUILD/ratewall" run --help | grep -o -- '--[a-z][a-z-]*' | sort -u)
 for o in $options --json --all --name --pin-dir --cpus; do
 	grep -q -- "$o" "$WORK/man.txt" || missing="$missing $o"
 done
-for c in run status stop rule history memory version help; do
+for c in run status stop rule history memory completion version help; do
 	grep -q "ratewall $c" "$WORK/man.txt" || missing="$missing $c"
 done
 check "the man page documents every option and command (missing:${missing:- none})" test -z "$missing"

@@ -113,6 +113,11 @@ static const struct option options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+const struct option *rw_cli_history_options(void)
+{
+	return options;
+}
+
 static int parse_one(int opt, const char *arg, double now, struct rw_history_args *a, char *err,
 		     size_t errlen)
 {

@@ -3,6 +3,7 @@
 #ifndef RW_HISTORYCLI_H
 #define RW_HISTORYCLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -35,5 +36,7 @@ int rw_parse_when(const char *s, double now, double *out);
 int rw_cli_parse_history(int argc, char **argv, double now, struct rw_history_args *a, char *err,
 			 size_t errlen);
 void rw_history_usage(FILE *out);
+/* history's getopt table, NULL-terminated (for completion). */
+const struct option *rw_cli_history_options(void);
 
 #endif

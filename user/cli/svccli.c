@@ -48,6 +48,23 @@ static void options_of(enum svc_cmd cmd, struct option out[SVC_OPTIONS + 1])
 	out[n] = (struct option){ NULL, 0, NULL, 0 };
 }
 
+_Static_assert(SVC_OPTIONS < RW_SVC_OPTIONS_MAX, "rw_cli_svc_options' array holds them");
+
+int rw_cli_svc_options(const char *cmd, struct option out[RW_SVC_OPTIONS_MAX])
+{
+	static const char *const names[] = {
+		[CMD_STATUS] = "status", [CMD_STOP] = "stop", [CMD_RULE] = "rule", [CMD_TOP] = "top",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (strcmp(cmd, names[i]) == 0) {
+			options_of((enum svc_cmd)i, out);
+			return 0;
+		}
+	}
+	return -1;
+}
+
 /* After the options: the operation, then the rule's words joined by blanks. */
 static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
 {

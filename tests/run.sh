@@ -32,6 +32,7 @@ start=$(date +%s)
 suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/layout/test_rooms.sh"
 suite "layout: the options' table is the man page's and --help's" "$ROOT/tests/layout/test_options.sh"
 suite "layout: shell completion from the same table" "$ROOT/tests/layout/test_completion.sh"
+suite "layout: every path the prose names exists; the README stays short" "$ROOT/tests/layout/test_prose.sh"
 suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" \
 	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"

@@ -45,7 +45,7 @@ check("(d) window totals hold every packet sent",
       last["totals"]["window_packets"] == sum(counts) and last["totals"]["flows"] == 200,
       str(last["totals"]))
 
-# The contract in DESIGN.md: these fields, these types, on every line.
+# The contract in docs/json.md: these fields, these types, on every line.
 top_fields = {"rank": int, "key": str, "packets": int, "bytes": int, "dropped": int,
               "pps": float, "bps": float, "limited": bool}
 tot_fields = ["rx_packets", "rx_bytes", "passed", "dropped", "flows"]

@@ -64,6 +64,8 @@ static void rule_counter(FILE *out, const struct rw_report *r, const char *name,
 static void top_samples(FILE *out, const struct rw_report *r, const char *name, int what,
 			uint8_t kind, const struct rw_rank_entry *top, uint32_t n)
 {
+	const struct rw_kind_desc *d = rw_kind(kind);
+
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rw_rank_entry *e = &top[i];
 		char key[RW_KEY_STRLEN];
@@ -75,9 +77,9 @@ static void top_samples(FILE *out, const struct rw_report *r, const char *name, 
 		    what == 2 ? rw_rate(e->sum.drop_packets, r->span_ns) :
 				(e->sum.drop_packets ? 1.0 : 0.0);
 		/* The key in `key` for every kind; a source also in `source`, as before kinds. */
-		fprintf(out, "%s{kind=\"%s\",key=\"%s\"", name, rw_key_kind_name(kind), key);
-		if (kind == RW_KIND_SRC)
-			fprintf(out, ",source=\"%s\"", key);
+		fprintf(out, "%s{kind=\"%s\",key=\"%s\"", name, d->name, key);
+		if (d->metric_label)
+			fprintf(out, ",%s=\"%s\"", d->metric_label, key);
 		fprintf(out, "} %.10g\n", v);
 	}
 }

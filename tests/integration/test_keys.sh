@@ -186,7 +186,7 @@ ip netns exec "$TB_RCV" curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" >"
 # shellcheck disable=SC2086
 wait $G
 stop_ratewall INT
-python3 - "$WORK/rank.json" "$WORK"/g_{a,b,c,f}.json <<'PY' && ok "(g) sources, destinations and conversations ranked at once, each as sent" ||
+python3 - "$WORK/rank.json" "$WORK"/g_{a,b,c,f}.json <<'PY' && ok "(g) sources, destinations and pairs ranked at once, each as sent" ||
 import json, sys
 # The steady reports (the generators start late in the first and stop in the last two):
 # each report's top 3 of each kind, in order, and their rates averaged over those reports,
@@ -213,7 +213,7 @@ for k, w in want.items():
         abs(a - rate) <= 0.1 * rate and l == limited for (_, rate, limited), a, l in zip(w, avg, lim))
 sys.exit(0 if ok else 1)
 PY
-	fail "(g) sources, destinations and conversations ranked at once, each as sent"
+	fail "(g) sources, destinations and pairs ranked at once, each as sent"
 gaps=$(python3 -c '
 import json, sys
 ts = [json.loads(l)["ts"] for l in open(sys.argv[1])]

@@ -350,7 +350,7 @@ static void test_view_text_fits_80_columns(void)
 	CHECK_EQ(strlen(buf), 39);
 	rw_view_state_line(&v, &h, buf, sizeof(buf));
 	CHECK(strlen(buf) <= 80);
-	rw_view_columns(&v, &l, buf, sizeof(buf));
+	rw_view_columns(&v, &l, false, buf, sizeof(buf));
 	CHECK(strlen(buf) <= 80);
 	for (uint32_t i = 0; i < v.nrows; i++) {
 		rw_view_row_text(&v, &h, &l, i, false, buf, sizeof(buf));

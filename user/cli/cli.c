@@ -20,7 +20,7 @@ void rw_cli_usage(FILE *out)
 		"\n"
 		"Attach to each IFACE (up to %d, sharing one flow table: a key's limit\n"
 		"holds across them combined), cap every source address (or destination,\n"
-		"conversation or flow: --key) and show the top talkers.\n"
+		"pair or flow: --key) and show the top talkers.\n"
 		"\n",
 		RW_MAX_IFACES);
 	rw_opt_print_help(out, RW_OPT_RUN, 0);

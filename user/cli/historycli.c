@@ -145,8 +145,12 @@ static int parse_one(int opt, const char *arg, double now, struct rw_history_arg
 		return 0;
 	case OPT_KIND:
 		a->kind = rw_key_kind_parse(arg);
-		if (a->kind < 0)
-			return fail(err, errlen, "--kind: '%s' is not one of src, dst, pair, flow", arg);
+		if (a->kind < 0) {
+			char kinds[64];
+
+			rw_key_kind_choices(kinds, sizeof(kinds));
+			return fail(err, errlen, "--kind: '%s' is not one of %s", arg, kinds);
+		}
 		return 0;
 	case OPT_NAME:
 		if (!rw_valid_instance_name(arg))

@@ -2,70 +2,10 @@
 #include "cli/key.h"
 
 #include <arpa/inet.h>
-#include <errno.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-const char *const rw_key_kind_names[RW_KIND_COUNT + 1] = { "src", "dst", "pair", "flow", NULL };
-
-const char *rw_key_kind_name(unsigned int kind)
-{
-	return kind < RW_KIND_COUNT ? rw_key_kind_names[kind] : "?";
-}
-
-int rw_key_kind_parse(const char *name)
-{
-	for (int i = 0; i < RW_KIND_COUNT; i++) {
-		if (strcmp(name, rw_key_kind_names[i]) == 0)
-			return i;
-	}
-	return -1;
-}
-
-int rw_key_kinds_parse(const char *list, unsigned int *mask, char *err, size_t errlen)
-{
-	char copy[64], *save;
-	int k;
-
-	*mask = 0;
-	if (strlen(list) >= sizeof(copy)) {
-		snprintf(err, errlen, "'%s' is not a list of kinds (e.g. dst,pair)", list);
-		return -EINVAL;
-	}
-	strcpy(copy, list);
-	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
-		k = rw_key_kind_parse(name);
-		if (k < 0) {
-			snprintf(err, errlen, "'%s' is not one of src, dst, pair, flow", name);
-			return -EINVAL;
-		}
-		if (*mask & (1u << k)) {
-			snprintf(err, errlen, "'%s' is listed twice", name);
-			return -EINVAL;
-		}
-		*mask |= 1u << k;
-	}
-	if (!*mask) {
-		snprintf(err, errlen, "'%s' names no kind", list);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-void rw_key_kinds_text(unsigned int mask, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	snprintf(buf, len, "none");
-	for (unsigned int k = 0; k < RW_KIND_COUNT && len; k++) {
-		if (!(mask & (1u << k)))
-			continue;
-		if (n < len)
-			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", rw_key_kind_names[k]);
-	}
-}
 
 /*
  * One address: with its port (port >= 0; an IPv6 one in brackets), or with
@@ -190,38 +130,39 @@ void rw_key_format_as(const struct rw_key *key, bool utf8, char *buf, size_t len
 		plain.rule = 0;
 		rw_key_format_as(&plain, utf8, buf, len);
 		n = strlen(buf);
+		/* One address is a source unless it says otherwise: a destination names its kind. */
+		if (n < len && rw_kind_of(key) == RW_KIND_DST)
+			n += (size_t)snprintf(buf + n, len - n, " %s", rw_key_kind_name(RW_KIND_DST));
 		if (n < len)
-			snprintf(buf + n, len - n, "%s [rule %u]",
-				 rw_kind_of(key) == RW_KIND_DST ? " dst" : "", key->rule);
+			snprintf(buf + n, len - n, " [rule %u]", key->rule);
 		return;
 	}
 	format_plain(key, arrow, buf, len);
 }
 
-/* Any key but a rule's budget. */
+/* Any key but a rule's budget: its kind's ends, and its protocol and ports if it has them. */
 static void format_plain(const struct rw_key *key, const char *arrow, char *buf, size_t len)
 {
+	const struct rw_kind_desc *d = rw_kind(rw_kind_of(key));
 	char a[64], b[64], p[16];
 	bool ports;
 
-	uint8_t kind = rw_kind_of(key);
-
 	if ((key->family != RW_FAMILY_IPV4 && key->family != RW_FAMILY_IPV6) ||
-	    kind >= RW_KIND_COUNT) {
+	    rw_kind_of(key) >= RW_KIND_COUNT) {
 		snprintf(buf, len, "?");
 		return;
 	}
-	ports = kind == RW_KIND_FLOW && (key->sport || key->dport);
+	ports = d->ports && (key->sport || key->dport);
 	if (format_addr(key, key->addr, ports ? ntohs(key->sport) : -1, a, sizeof(a)) < 0) {
 		snprintf(buf, len, "?");
 		return;
 	}
-	if (kind == RW_KIND_SRC || kind == RW_KIND_DST) {
+	if (d->ends == 1) {
 		snprintf(buf, len, "%s", a);
 		return;
 	}
 	format_addr(key, key->addr2, ports ? ntohs(key->dport) : -1, b, sizeof(b));
-	if (kind == RW_KIND_PAIR) {
+	if (!d->ports) {
 		snprintf(buf, len, "%s %s %s", a, arrow, b);
 		return;
 	}

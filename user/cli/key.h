@@ -5,24 +5,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "cli/kinds.h"
 #include "ratewall.h"
 
 /* Longest text of a key: "icmpv6 [2001:db8:...]:65535 → [2001:db8:...]:65535" and a NUL. */
 #define RW_KEY_STRLEN 128
-
-/* The kinds' names in enum rw_key_kind order, NULL-terminated (--key, --rank, completion). */
-extern const char *const rw_key_kind_names[RW_KIND_COUNT + 1];
-/* "src", "dst", "pair", "flow"; "?" for anything else. */
-const char *rw_key_kind_name(unsigned int kind);
-/* The kind a name stands for, or -1. */
-int rw_key_kind_parse(const char *name);
-/*
- * A list of kinds ("dst,pair") as a mask, a bit per kind: 0, or -EINVAL with
- * the reason ("'x' is not one of ...", "'dst' is listed twice") in err.
- */
-int rw_key_kinds_parse(const char *list, unsigned int *mask, char *err, size_t errlen);
-/* The kinds of a mask (a bit per kind) as "dst,pair"; "none" for 0. */
-void rw_key_kinds_text(unsigned int mask, char *buf, size_t len);
 
 /*
  * A key as people read it: "198.18.0.7", "2001:db8:1:2::/64" (an IPv6 address

@@ -34,7 +34,12 @@ int rw_metrics_start(struct rw_metrics *m, const char *listen, char *err, size_t
 void rw_metrics_publish(struct rw_metrics *m, const struct rw_report *r);
 void rw_metrics_stop(struct rw_metrics *m);
 
-/* The page for a report (also what tests check): Prometheus text format 0.0.4. */
+/*
+ * metrics_page.c, what the unit tests check without a server: a tick's
+ * duration into the histogram, and the page for a report (Prometheus text
+ * format 0.0.4).
+ */
+void rw_metrics_count_tick(struct rw_metrics *m, uint64_t tick_ns);
 void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r);
 
 #endif

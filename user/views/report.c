@@ -16,29 +16,16 @@ static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
 	return whole ? 100.0 * (double)e->metric / (double)whole : 0.0;
 }
 
-/* The table's key column: what a key of the kind is, and room for one. */
-static const char *key_heading(uint8_t kind)
-{
-	static const char *const heading[RW_KIND_COUNT] = { "SOURCE", "DESTINATION",
-							     "SOURCE → DESTINATION", "FLOW" };
-
-	return kind < RW_KIND_COUNT ? heading[kind] : "KEY";
-}
-
-static int key_width(uint8_t kind)
-{
-	return kind == RW_KIND_PAIR ? 60 : kind == RW_KIND_FLOW ? 72 : 39;
-}
-
 /* One ranking's block of the table: its heading, then a row per key. */
 static void table_rows(FILE *out, const struct rw_report *r, uint8_t kind,
 		       const struct rw_rank_entry *top, uint32_t n)
 {
+	const struct rw_kind_desc *d = rw_kind(kind);
 	char a[32], b[32], c[32];
 
 	fprintf(out, "%4s  %-*s %9s %9s %9s %8s  %-7s %4s\n", "RANK",
-		key_width(kind) + rw_text_extra_bytes(key_heading(kind)), key_heading(kind),
-		"PPS", "BPS", "DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
+		d->table_cols + rw_text_extra_bytes(d->heading), d->heading, "PPS", "BPS",
+		"DROP PPS", "TRAFFIC", "LIMITED", "CPUS");
 	for (uint32_t i = 0; i < n; i++) {
 		const struct rw_rank_entry *e = &top[i];
 		char key[RW_KEY_STRLEN];
@@ -48,7 +35,7 @@ static void table_rows(FILE *out, const struct rw_report *r, uint8_t kind,
 		rw_format_si(rw_rate(e->sum.bytes * 8, r->span_ns), b, sizeof(b));
 		rw_format_si(rw_rate(e->sum.drop_packets, r->span_ns), c, sizeof(c));
 		fprintf(out, "%4u  %-*s %9s %9s %9s %7.1f%%  %-7s %4u\n", i + 1,
-			key_width(kind) + rw_text_extra_bytes(key), key, a, b, c,
+			d->table_cols + rw_text_extra_bytes(key), key, a, b, c,
 			share_of(r, e), e->sum.drop_packets ? "yes" : "no", e->sum.cpus);
 	}
 	if (n == 0)

@@ -128,7 +128,7 @@ void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view
 		line(t, y++, text, 0, 0);
 	rw_view_state_line(v, h, text, sizeof(text));
 	line(t, y++, text, PAIR_HEAD, 0);
-	rw_view_columns(v, &l, text, sizeof(text));
+	rw_view_columns(v, &l, t->utf8, text, sizeof(text));
 	line(t, y++, text, 0, A_UNDERLINE);
 	for (uint32_t i = v->o.first; i < v->nrows && y < LINES - 1; i++, y++) {
 		bool limited = rw_view_row_limited(v, i);
@@ -139,9 +139,8 @@ void rw_tui_draw(struct rw_tui *t, const struct rw_view *v, const struct rw_view
 		mvaddstr(y, 0, text);
 		attroff(limited ? (t->color ? COLOR_PAIR(PAIR_LIMITED) : A_BOLD) : 0);
 	}
-	if (v->nrows == 0)
-		line(t, y, v->matched || v->o.filtered || v->o.limited_only ?
-			 "    (nothing matches)" : "    (no tracked source in the window)", 0, 0);
+	if (rw_view_empty_line(v, text, sizeof(text)))
+		line(t, y, text, 0, 0);
 	if (in->active)
 		snprintf(text, sizeof(text), "filter (CIDR or address, empty clears, Esc keeps): %s_",
 			 in->buf);

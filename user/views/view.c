@@ -18,15 +18,6 @@
 
 /* --- Choices and keys ---------------------------------------------------------- */
 
-/* What rows of a kind are, in the header and the messages. */
-static const char *kind_rows(uint32_t kind)
-{
-	static const char *const rows[RW_KIND_COUNT] = { "sources", "destinations",
-							 "conversations", "flows" };
-
-	return kind < RW_KIND_COUNT ? rows[kind] : "keys";
-}
-
 void rw_view_opts_init(struct rw_view_opts *o, enum rw_sort sort, const struct rw_levels *levels)
 {
 	struct rw_levels def;
@@ -153,7 +144,8 @@ unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int k
 	case 'l':
 		o->first = 0;
 		o->limited_only = !o->limited_only;
-		say(in, o->limited_only ? "only limited sources" : "all sources");
+		snprintf(in->msg, sizeof(in->msg), "%s %s", o->limited_only ? "only limited" : "all",
+			 rw_kind(o->shown)->many);
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
 	case 'v':
 	case RW_VK_TAB:
@@ -173,7 +165,7 @@ unsigned int rw_view_key(struct rw_view_opts *o, struct rw_view_input *in, int k
 		while (k != o->key_kind && !(o->rank_mask & (1u << k)));
 		o->shown = (uint8_t)k;
 		o->first = 0;
-		snprintf(in->msg, sizeof(in->msg), "%s%s", kind_rows(k),
+		snprintf(in->msg, sizeof(in->msg), "%s%s", rw_kind(k)->many,
 			 k == o->key_kind ? " (limited)" : " (counted, never limited)");
 		return RW_VIEW_RESCAN | RW_VIEW_REDRAW;
 	}
@@ -415,7 +407,7 @@ static const char *level_name(const struct rw_view *v, char *buf, size_t len)
 	const struct rw_view_level *lv;
 
 	if (!v->o.level)
-		return kind_rows(v->o.shown);
+		return rw_kind(v->o.shown)->many;
 	lv = &v->o.lv[v->o.level - 1];
 	snprintf(buf, len, "IPv%u /%u", lv->family == RW_FAMILY_IPV4 ? 4 : 6, lv->len);
 	return buf;
@@ -521,8 +513,6 @@ void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, c
 
 /* Fixed columns: rank, PPS, BPS, DROP/S, SHARE, LIM and the blanks between. */
 #define FIXED_COLS (3 + 1 + 1 + 7 + 1 + 7 + 1 + 7 + 1 + 6 + 1 + 3 + 2)
-#define KEY_COL_MAX 43  /* an IPv6 address with /128 */
-#define PAIR_COL_MAX 100 /* two of them, a protocol and ports */
 #define KEY_COL_MIN 8
 
 /* Columns a key's text takes (the arrow is one column, three bytes). */
@@ -531,16 +521,14 @@ static int key_cols(const char *k)
 	return (int)strlen(k) - rw_text_extra_bytes(k);
 }
 
-static const char *key_heading(const struct rw_view *v)
+/* The key column's heading: the shown kind's, or PREFIX on a prefix level. */
+static void key_heading(const struct rw_view *v, bool utf8, char *buf, size_t len)
 {
-	static const char *const heading[RW_KIND_COUNT] = { "SOURCE", "DESTINATION",
-							     "CONVERSATION", "FLOW" };
-
 	if (v->o.level)
-		return "PREFIX";
-	return v->o.shown < RW_KIND_COUNT ? heading[v->o.shown] : "KEY";
+		snprintf(buf, len, "PREFIX");
+	else
+		rw_kind_heading(rw_kind(v->o.shown), utf8, buf, len);
 }
-
 
 /*
  * A row's key as the table shows it: a key under a prefix-only rule says so,
@@ -560,8 +548,13 @@ static void row_key_text(const struct rw_view *v, const struct rw_view_row *r, b
 }
 struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols)
 {
-	struct rw_view_layout l = { .key_w = (int)strlen(key_heading(v)) };
-	int max = v->o.shown >= RW_KIND_PAIR ? PAIR_COL_MAX : KEY_COL_MAX;
+	int max = rw_kind(v->o.shown)->view_max_cols;
+	struct rw_view_layout l;
+	char heading[64];
+
+	/* Room for the heading as either terminal shows it ("->" is the wider arrow). */
+	key_heading(v, false, heading, sizeof(heading));
+	l = (struct rw_view_layout){ .key_w = key_cols(heading) };
 
 	for (uint32_t i = 0; i < v->nrows; i++) {
 		char k[RW_KEY_STRLEN];
@@ -584,13 +577,27 @@ struct rw_view_layout rw_view_layout(const struct rw_view *v, int cols)
 	return l;
 }
 
-void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, char *buf, size_t len)
+void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, bool utf8,
+		     char *buf, size_t len)
 {
-	char spark[32];
+	char spark[32], heading[64];
 
 	snprintf(spark, sizeof(spark), "%s", l->spark_w >= 5 ? "SLOTS" : "");
-	snprintf(buf, len, "%3s %-*s %7s %7s %7s %6s %3s  %s", "#", l->key_w, key_heading(v), "PPS",
-		 "BPS", "DROP/S", "SHARE", "LIM", spark);
+	key_heading(v, utf8, heading, sizeof(heading));
+	snprintf(buf, len, "%3s %-*s %7s %7s %7s %6s %3s  %s", "#",
+		 l->key_w + rw_text_extra_bytes(heading), heading, "PPS", "BPS", "DROP/S", "SHARE",
+		 "LIM", spark);
+}
+
+const char *rw_view_empty_line(const struct rw_view *v, char *buf, size_t len)
+{
+	if (v->nrows)
+		return NULL;
+	if (v->matched || v->o.filtered || v->o.limited_only)
+		snprintf(buf, len, "    (nothing matches)");
+	else
+		snprintf(buf, len, "    (no tracked %s in the window)", rw_kind(v->o.shown)->one);
+	return buf;
 }
 
 bool rw_view_row_limited(const struct rw_view *v, uint32_t i)
@@ -652,9 +659,9 @@ const char *const rw_view_help[] = {
 	"  /          filter: a prefix (198.18.0.0/16, 2001:db8::/32) or an address;",
 	"             Enter applies it, Esc keeps the old one, an empty Enter clears it",
 	"             (Backspace and Ctrl-U edit)",
-	"  l          only limited sources (drops in the window)",
-	"  v, Tab     sources -> each prefix level (--levels) -> sources",
-	"  n          the next kind of key (--rank: destinations, conversations, flows)",
+	"  l          only limited keys (drops in the window)",
+	"  v, Tab     keys -> each prefix level (--levels) -> keys",
+	"  n          the next kind of key: the main one, then each --rank kind",
 	"  j, k       scroll a row (arrows too); PgDn, PgUp a page; g back to the top",
 	"  r          read the flows again now",
 	"  ?          this help (any key closes it)",
@@ -664,7 +671,7 @@ const char *const rw_view_help[] = {
 	"  PPS BPS DROP/S  rates over the sliding window; SHARE of the window's total",
 	"  by the sort; LIM yes: drops in the window. SLOTS: the sort's count in each",
 	"  complete slot of the window, oldest first, scaled to the row's peak.",
-	"  Prefix rows sum the tracked sources inside; untracked (sketch-only)",
+	"  Prefix rows sum the tracked keys inside; untracked (sketch-only)",
 	"  traffic is in the header only.",
 	NULL,
 };

@@ -38,7 +38,7 @@ struct rw_view_opts {
 	bool limited_only; /* only keys with drops in the window */
 	bool paused;       /* keep the screen's data as it is */
 	bool help;         /* the help screen is up */
-	uint32_t level;    /* 0: sources; i > 0: prefixes of lv[i - 1] */
+	uint32_t level;    /* 0: the keys; i > 0: prefixes of lv[i - 1] */
 	uint32_t first;    /* the first row on screen (scrolled down this many) */
 	uint32_t page;     /* rows the screen holds (the terminal's, for page keys) */
 	struct rw_view_level lv[2 * RW_HHH_LEVELS];
@@ -175,7 +175,11 @@ void rw_view_since_line(const struct rw_view_head *h, char *buf, size_t len);
 bool rw_view_heavy_line(const struct rw_view_head *h, char *buf, size_t len);
 void rw_view_state_line(const struct rw_view *v, const struct rw_view_head *h, char *buf,
 			size_t len);
-void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, char *buf, size_t len);
+/* The column headings, the key's the shown kind's (its arrow "->" when utf8 is false). */
+void rw_view_columns(const struct rw_view *v, const struct rw_view_layout *l, bool utf8,
+		     char *buf, size_t len);
+/* The line in place of the rows when there are none (into buf); NULL when there are rows. */
+const char *rw_view_empty_line(const struct rw_view *v, char *buf, size_t len);
 void rw_view_row_text(const struct rw_view *v, const struct rw_view_head *h,
 		      const struct rw_view_layout *l, uint32_t i, bool utf8, char *buf, size_t len);
 /* Whether row i is limited (drops in the window): shown in another colour. */

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The /metrics page of a report: a renderer like the table and JSON (metrics.c serves it). */
+#include "views/metrics.h"
+
+#include <inttypes.h>
+#include <stddef.h>
+
+#include "cli/key.h"
+#include "cli/version.h"
+
+/* Upper bounds of the tick histogram, seconds. */
+static const double tick_le[RW_TICK_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 1 };
+
+/* A label value: backslash, double quote and newline escaped. */
+static void label(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else
+			fputc(*s, out);
+	}
+}
+
+static void head(FILE *out, const char *name, const char *type, const char *help)
+{
+	fprintf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One counter per interface, from a field of struct rw_stats. */
+static void per_iface(FILE *out, const struct rw_report *r, const char *name, const char *help,
+		      size_t field_off, bool passed)
+{
+	head(out, name, "counter", help);
+	for (uint32_t i = 0; i < r->nifaces; i++) {
+		const struct rw_stats *st = &r->iface[i];
+		uint64_t v = passed ? rw_stats_passed(st) : *(const uint64_t *)((const char *)st + field_off);
+
+		fprintf(out, "%s{interface=\"", name);
+		label(out, r->cfg->ifnames[i]);
+		fprintf(out, "\"} %" PRIu64 "\n", v);
+	}
+}
+
+/* A counter with a series for each rule in force. */
+static void rule_counter(FILE *out, const struct rw_report *r, const char *name, const char *help,
+			 bool drops)
+{
+	head(out, name, "counter", help);
+	for (size_t i = 0; i < r->rules->n; i++) {
+		const struct rw_rule_spec *rule = &r->rules->rule[i];
+		char text[RW_RULE_STRLEN];
+
+		rw_rule_format(rule, text, sizeof(text));
+		fprintf(out, "%s{rule=\"%u\",text=\"", name, rule->id);
+		label(out, text);
+		fprintf(out, "\"} %" PRIu64 "\n", drops ? rule->drops : rule->packets);
+	}
+}
+
+/* One ranking's series of a top-N gauge. */
+static void top_samples(FILE *out, const struct rw_report *r, const char *name, int what,
+			uint8_t kind, const struct rw_rank_entry *top, uint32_t n)
+{
+	const struct rw_kind_desc *d = rw_kind(kind);
+
+	for (uint32_t i = 0; i < n; i++) {
+		const struct rw_rank_entry *e = &top[i];
+		char key[RW_KEY_STRLEN];
+		double v;
+
+		rw_key_format(&e->key, key, sizeof(key));
+		v = what == 0 ? rw_rate(e->sum.packets, r->span_ns) :
+		    what == 1 ? rw_rate(e->sum.bytes, r->span_ns) :
+		    what == 2 ? rw_rate(e->sum.drop_packets, r->span_ns) :
+				(e->sum.drop_packets ? 1.0 : 0.0);
+		/* The key in `key` for every kind; a source also in `source`, as before kinds. */
+		fprintf(out, "%s{kind=\"%s\",key=\"%s\"", name, d->name, key);
+		if (d->metric_label)
+			fprintf(out, ",%s=\"%s\"", d->metric_label, key);
+		fprintf(out, "} %.10g\n", v);
+	}
+}
+
+/* A top-N gauge: the main kind's N series, and N more for each --rank kind. */
+static void top_gauge(FILE *out, const struct rw_report *r, const char *name, const char *help,
+		      int what)
+{
+	head(out, name, "gauge", help);
+	top_samples(out, r, name, what, r->cfg->key_kind, r->top, r->ntop);
+	for (uint32_t k = 0; k < r->nrankings; k++)
+		top_samples(out, r, name, what, r->rankings[k].kind, r->rankings[k].top,
+			    r->rankings[k].n);
+}
+
+void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r)
+{
+	head(out, "ratewall_build_info", "gauge", "Version of the running ratewall; always 1.");
+	fprintf(out, "ratewall_build_info{version=\"%s\"} 1\n", RATEWALL_VERSION);
+	per_iface(out, r, "ratewall_received_packets_total", "Packets the XDP program saw.",
+		  offsetof(struct rw_stats, rx_packets), false);
+	per_iface(out, r, "ratewall_received_bytes_total", "Bytes the XDP program saw.",
+		  offsetof(struct rw_stats, rx_bytes), false);
+	per_iface(out, r, "ratewall_passed_packets_total",
+		  "Packets passed on to the stack (with --dry-run: all of them would have been).", 0,
+		  true);
+	per_iface(out, r, "ratewall_dropped_packets_total",
+		  "Packets dropped: over a limit, denied, banned, malformed with --malformed drop.",
+		  offsetof(struct rw_stats, dropped), false);
+	per_iface(out, r, "ratewall_dropped_bytes_total", "Bytes of the dropped packets.",
+		  offsetof(struct rw_stats, dropped_bytes), false);
+	per_iface(out, r, "ratewall_paced_drops_total",
+		  "Of the dropped packets: a key ahead of its limit's schedule (--burst), its window "
+		  "not full.",
+		  offsetof(struct rw_stats, paced_drops), false);
+	per_iface(out, r, "ratewall_met_drops_total",
+		  "Of the dropped packets: refills of one key on several CPUs at once, its window "
+		  "without room for what they may not have seen of each other.",
+		  offsetof(struct rw_stats, met_drops), false);
+	per_iface(out, r, "ratewall_stalled_drops_total",
+		  "Of the dropped packets: untracked, under their cap, and an insert into their bucket "
+		  "on another CPU outlasted the wait.",
+		  offsetof(struct rw_stats, stalled_drops), false);
+	per_iface(out, r, "ratewall_l4_unread_packets_total",
+		  "Packets of a protocol a rule's match names whose ports, flags or type could not be "
+		  "read (a fragment, a truncated header): only protocol-only rules meet them.",
+		  offsetof(struct rw_stats, l4_unread), false);
+	per_iface(out, r, "ratewall_malformed_packets_total",
+		  "Frames whose IPv4/IPv6 headers do not hold together (never keyed).",
+		  offsetof(struct rw_stats, malformed), false);
+	per_iface(out, r, "ratewall_non_ip_packets_total", "Frames that are not IP (passed).",
+		  offsetof(struct rw_stats, non_ip), false);
+	head(out, "ratewall_tracked_sources", "gauge", "Sources counted exactly now.");
+	fprintf(out, "ratewall_tracked_sources %" PRIu64 "\n", r->tick.flows);
+	head(out, "ratewall_window_packets", "gauge", "Keyed packets in the sliding window.");
+	fprintf(out, "ratewall_window_packets %" PRIu64 "\n", (uint64_t)r->tick.total.packets);
+	head(out, "ratewall_window_sketch_packets", "gauge",
+	     "Of the window's packets, those counted in the sketch only (untracked sources).");
+	fprintf(out, "ratewall_window_sketch_packets %" PRIu64 "\n", r->tick.sketch_packets);
+	head(out, "ratewall_window_dropped_packets", "gauge", "Packets dropped in the window.");
+	fprintf(out, "ratewall_window_dropped_packets %" PRIu64 "\n",
+		(uint64_t)r->tick.total.drop_packets);
+	head(out, "ratewall_tick_duration_seconds", "histogram",
+	     "What reading, wiping and ranking took each interval.");
+	for (int i = 0; i < RW_TICK_BUCKETS; i++) /* each bucket counts every tick <= its bound */
+		fprintf(out, "ratewall_tick_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n", tick_le[i],
+			m->tick_bucket[i]);
+	fprintf(out, "ratewall_tick_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
+		m->tick_count);
+	fprintf(out, "ratewall_tick_duration_seconds_sum %.9f\n", m->tick_sum);
+	fprintf(out, "ratewall_tick_duration_seconds_count %" PRIu64 "\n", m->tick_count);
+	top_gauge(out, r, "ratewall_source_packets_per_second",
+		  "Offered packets per second over the window, for the top-N sources only.", 0);
+	top_gauge(out, r, "ratewall_source_bytes_per_second",
+		  "Offered bytes per second over the window, for the top-N sources only.", 1);
+	top_gauge(out, r, "ratewall_source_dropped_packets_per_second",
+		  "Dropped packets per second over the window, for the top-N sources only.", 2);
+	top_gauge(out, r, "ratewall_source_limited",
+		  "1 when a top-N source had packets dropped in the window.", 3);
+	if (r->rules && r->rules->n) {
+		rule_counter(out, r, "ratewall_rule_packets_total",
+			     "Packets each rule decided since it went in (rule: its id; text: the rule).",
+			     false);
+		rule_counter(out, r, "ratewall_rule_dropped_packets_total",
+			     "Of them, the packets each rule dropped: denied, or over its limit.", true);
+	}
+	if (r->cfg->levels.n[0] || r->cfg->levels.n[1]) {
+		head(out, "ratewall_prefix_packets", "gauge",
+		     "Heavy prefixes (--levels): window packets net of their heavy more-specific "
+		     "prefixes.");
+		for (uint32_t i = 0; i < r->nhhh; i++) {
+			char key[RW_KEY_STRLEN];
+
+			rw_key_format(&r->hhh[i].prefix, key, sizeof(key));
+			fprintf(out, "ratewall_prefix_packets{prefix=\"%s\",level=\"%u\"} %" PRIu64 "\n",
+				key, RW_KEY_PREFIX_LEN(&r->hhh[i].prefix), r->hhh[i].residual);
+		}
+	}
+}
+
+void rw_metrics_count_tick(struct rw_metrics *m, uint64_t tick_ns)
+{
+	double secs = tick_ns / 1e9;
+
+	for (int i = 0; i < RW_TICK_BUCKETS; i++)
+		m->tick_bucket[i] += secs <= tick_le[i];
+	m->tick_count++;
+	m->tick_sum += secs;
+}

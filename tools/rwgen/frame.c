@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rwgen_parts.h"
+#include "frame.h"
 
 static uint16_t csum_fold(uint32_t sum)
 {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rwgen_parts.h"
+#include "schedule.h"
 
 /* Per-source packet counts wanted, or NULL for round-robin (uniform). */
 uint64_t *rwgen_source_weights(const struct gen_opts *o, uint64_t *total)

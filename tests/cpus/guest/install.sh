@@ -6,9 +6,9 @@
 # The kernel is fetched once: a later run finds GUEST_DIR/linux/PACKAGE and
 # does nothing. GUEST_KERNEL_PKG names another package (default: the newest
 # linux-image-6.12.*-amd64-unsigned apt knows).
-# Usage: tools/guest/install.sh [GUEST_DIR]
+# Usage: tests/cpus/guest/install.sh [GUEST_DIR]
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 GUEST=${1:-$ROOT/build/guest}
 
 # kmod: depmod writes the unpacked kernel's modules.dep (the package ships

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "cli/units.h"
-#include "rwgen_parts.h"
+#include "opts.h"
 
 void rwgen_die(const char *fmt, ...)
 {

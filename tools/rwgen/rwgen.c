@@ -5,7 +5,7 @@
  * program rewriting the source address of every copy, redirected out of
  * --dev. One thread per CPU, each pinned. Bounded in packets and in time.
  * Refuses any target but a veth in a namespace without a default route, and
- * any source outside 198.18.0.0/15 and 2001:db8::/32 (rwgen_safety.c).
+ * any source outside 198.18.0.0/15 and 2001:db8::/32 (safety.c).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -28,9 +28,12 @@
 
 #include "cli/clock.h"
 #include "cli/units.h"
+#include "frame.h"
+#include "opts.h"
 #include "rwgen.h"
 #include "rwgen.skel.h"
-#include "rwgen_parts.h"
+#include "safety.h"
+#include "schedule.h"
 
 struct gen_thread {
 	pthread_t tid;

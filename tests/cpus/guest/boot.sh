@@ -16,11 +16,11 @@
 # Environment: GUEST_DIR (build/guest), GUEST_TIMEOUT seconds from start to
 # power-off (1800), GUEST_MEM MiB (2048 + 160 a CPU: the tick check fills 1 Mi keys on every CPU), GUEST_NICE (0),
 # GUEST_ACCEL (tcg,thread=single), GUEST_CPU (max).
-# Needs tools/guest/install.sh and mkinitramfs.sh first (tests/cpus/run.sh
+# Needs tests/cpus/guest/install.sh and mkinitramfs.sh first (tests/cpus/run.sh
 # calls both).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 GUEST=${GUEST_DIR:-$ROOT/build/guest}
 
 if [ $# -lt 2 ] || ! [ "$1" -ge 1 ] 2>/dev/null; then
@@ -35,7 +35,7 @@ mem=${GUEST_MEM:-$((2048 + 160 * ncpu))}
 kernel=$(ls "$GUEST"/linux/boot/vmlinuz-* 2>/dev/null | head -n 1)
 initrd=$GUEST/initramfs.cpio.gz
 if [ -z "$kernel" ] || [ ! -e "$initrd" ]; then
-	echo "boot: no kernel or initramfs in $GUEST (tools/guest/install.sh, mkinitramfs.sh)" >&2
+	echo "boot: no kernel or initramfs in $GUEST (tests/cpus/guest/install.sh, mkinitramfs.sh)" >&2
 	exit 125
 fi
 
@@ -47,7 +47,7 @@ run=$(cd "$run" && pwd)
 echo "boot: $ncpu CPUs, $mem MiB, run directory $run"
 # The command, quoted as given, from this directory (seen at the same path).
 {
-	echo "# written by tools/guest/boot.sh"
+	echo "# written by tests/cpus/guest/boot.sh"
 	printf 'export RW_OUT=%q\n' "$run"
 	printf 'cd %q || exit 125\n' "$PWD"
 	printf '%q ' "$@"

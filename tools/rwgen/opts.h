@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* rwgen's parts: options, safety checks, the frame, the source schedule. */
-#ifndef RWGEN_PARTS_H
-#define RWGEN_PARTS_H
+/*
+ * What rwgen was asked (struct gen_opts, filled by rwgen.c's option parsing)
+ * and how every part refuses it (die.c). The bottom of the generator's
+ * headers: each part's header includes this one, none includes another
+ * part's but frame.h (the addresses safety.h resolves).
+ */
+#ifndef RWGEN_OPTS_H
+#define RWGEN_OPTS_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "rwgen.h"
 
 #define MAX_THREADS 256
 #define MAX_SOURCES (1u << 24)
@@ -47,33 +50,5 @@ struct gen_opts {
 /* Prints "rwgen: ..." and exits 2: every check here is about what was asked. */
 void rwgen_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 uint64_t rwgen_parse_u64_or_die(const char *opt, const char *s, uint64_t min, uint64_t max);
-
-/* rwgen_safety.c: refuses any target but a veth in a namespace without a default route. */
-void rwgen_refuse_unsafe_target(const char *dev);
-/* The frame's addresses, and the varying field's value at index 0. */
-struct gen_addrs {
-	unsigned char src[16], dst[16];
-	uint32_t base;
-};
-/*
- * Index k is base + k in the varying field: the last 32 bits of an address
- * (bits 32..63 with --ipv6-net), or a port. Every address any index makes
- * stays inside 198.18.0.0/15 or 2001:db8::/32; dies otherwise.
- */
-void rwgen_resolve_addrs(const struct gen_opts *o, struct gen_addrs *a);
-/* Offset of the varying 32 bits inside an address of o's family. */
-unsigned int rwgen_vary_word(const struct gen_opts *o);
-
-/* rwgen_frame.c: the template frame (index 0) and where the generator patches it. */
-unsigned char *rwgen_build_frame(const struct gen_opts *o, const struct gen_addrs *a,
-				 struct rwgen_layout *lay);
-
-/* rwgen_sched.c: per-source counts wanted (NULL: round-robin) and their shuffled schedule. */
-uint64_t *rwgen_source_weights(const struct gen_opts *o, uint64_t *total);
-uint32_t *rwgen_build_schedule(const uint64_t *counts, uint32_t sources, uint64_t total,
-				uint64_t seed);
-/* Adds packets per source for positions [pos, pos + n) of the source sequence. */
-void rwgen_count_range(uint64_t *out, uint32_t sources, const uint32_t *sched, uint64_t len,
-		       const uint64_t *per_cycle, uint64_t pos, uint64_t n);
 
 #endif

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "rwgen_parts.h"
+#include "safety.h"
 
 /*
  * Traffic may only leave from a namespace a test made: a veth, in a namespace

@@ -1,30 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Builds the guest's initramfs from the kernel tools/guest/install.sh unpacked:
-# the host's static busybox, tools/guest/init as /init, and the modules named
-# in tools/guest/modules with everything they depend on (modules.dep),
+# Builds the guest's initramfs from the kernel tests/cpus/guest/install.sh unpacked:
+# the host's static busybox, tests/cpus/guest/init as /init, and the modules named
+# in tests/cpus/guest/modules with everything they depend on (modules.dep),
 # decompressed (busybox insmod reads plain .ko) and listed in load order.
 # Rebuilt only when one of its inputs is newer than it.
-# Usage: tools/guest/mkinitramfs.sh [GUEST_DIR]   writes GUEST_DIR/initramfs.cpio.gz
+# Usage: tests/cpus/guest/mkinitramfs.sh [GUEST_DIR]   writes GUEST_DIR/initramfs.cpio.gz
 set -u
 # depmod lives in /usr/sbin, which a non-login PATH may lack.
 PATH=$PATH:/usr/sbin:/sbin
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=$(cd "$HERE/../../.." && pwd)
 GUEST=${1:-$ROOT/build/guest}
 LINUX=$GUEST/linux
 OUT=$GUEST/initramfs.cpio.gz
 
 kver=$(ls "$LINUX/lib/modules" 2>/dev/null | head -n 1)
 if [ -z "$kver" ] || [ ! -e "$LINUX/boot/vmlinuz-$kver" ]; then
-	echo "mkinitramfs: no kernel in $LINUX; run tools/guest/install.sh" >&2
+	echo "mkinitramfs: no kernel in $LINUX; run tests/cpus/guest/install.sh" >&2
 	exit 1
 fi
 MODS=$LINUX/lib/modules/$kver
 # busybox-static's: the initramfs has no libc for a dynamic one.
 BUSYBOX=/bin/busybox
 [ -x "$BUSYBOX" ] || {
-	echo "mkinitramfs: no $BUSYBOX; run tools/guest/install.sh" >&2
+	echo "mkinitramfs: no $BUSYBOX; run tests/cpus/guest/install.sh" >&2
 	exit 1
 }
 

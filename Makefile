@@ -171,7 +171,8 @@ test-cpus: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@./tests/cpus/run.sh $(BUILD)
 
-# Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.
+# Benchmarks (needs root, bench/bench.py): table on stdout, JSON in bench/results/,
+# the page docs/performance.md rendered from it. BENCH_QUICK=1: < 2 min.
 bench: deps
 	@$(MAKE) --no-print-directory all $(TOYS)
 	@python3 bench/bench.py $(BUILD)

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs every test layer and ends with one "N passed, N failed" line:
-#   0. the layout: no include points up the rooms of user/ (tools/check_rooms.py)
+#   0. the layout: no include points up the rooms of user/ nor runs in a
+#      circle, no tooling folder outgrows the product's (tools/check_rooms.py);
+#      docs/performance.md is what bench/bench.py --report renders
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create; four of
@@ -29,6 +31,7 @@ suite() {
 
 start=$(date +%s)
 suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/layout/test_rooms.sh"
+suite "layout: docs/performance.md is bench/results/latest.json rendered" "$ROOT/tests/layout/test_performance_page.sh"
 suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" \
 	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"

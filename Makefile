@@ -154,7 +154,8 @@ test-unit: $(BUILD)/test_unit
 test-asan: $(ASAN)
 	$(BUILD)/asan/test_unit
 
-# The include edges between the rooms of user/; fails on one that points up.
+# The layout: include edges between the rooms of user/, include cycles anywhere,
+# folder sizes; fails on an include that points up, a cycle, or an oversized tooling folder.
 check-rooms:
 	@python3 tools/check_rooms.py
 

@@ -36,7 +36,7 @@ SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen
 
 TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/rwdelay $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 
-# The benchmark's reference programs (tools/toys/toy.bpf.c): the parse alone,
+# The benchmark's reference programs (bench/toys/toy.bpf.c): the parse alone,
 # and direct-mapped state of 8 or 64 bytes a source with 64 Ki or 1 Mi
 # entries, each dropping a source's later packets (drop) or none (pass);
 # rank: the 64-byte one with a line more for a destination and for a pair.
@@ -60,13 +60,13 @@ $(BUILD) $(BUILD)/asan:
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/rwgen.bpf.o: tools/rwgen.bpf.c include/ratewall.h tools/rwgen.h | $(BUILD)
-	$(CLANG) $(BPF_CFLAGS) -Itools -c $< -o $@
+$(BUILD)/rwgen.bpf.o: tools/rwgen/rwgen.bpf.c include/ratewall.h tools/rwgen/rwgen.h | $(BUILD)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/toys:
 	@mkdir -p $@
 
-$(BUILD)/toys/%.bpf.o: tools/toys/toy.bpf.c bpf/parse.h include/ratewall.h | $(BUILD)/toys
+$(BUILD)/toys/%.bpf.o: bench/toys/toy.bpf.c bpf/parse.h include/ratewall.h | $(BUILD)/toys
 	$(CLANG) $(BPF_CFLAGS) -DTOY_$(shell echo $(call toy_kind,$*) | tr a-z A-Z) \
 		-DTOY_ENTRIES=$(call toy_size,$*) -DTOY_LIMIT=$(call toy_limit,$*) -c $< -o $@
 
@@ -84,24 +84,29 @@ $(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS)
 $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-RWGEN_SRCS := tools/rwgen.c tools/rwgen_die.c tools/rwgen_safety.c tools/rwgen_frame.c tools/rwgen_sched.c
-$(BUILD)/rwgen: $(RWGEN_SRCS) tools/rwgen.h tools/rwgen_parts.h $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/cli/units.o
-	$(CC) $(CFLAGS) -Itools $(RWGEN_SRCS) $(BUILD)/user/cli/units.o -o $@ $(LDLIBS) -lpthread -lm
+# The traffic generator (tools/rwgen/): its driver and parts, and the BPF program above.
+RWGEN_SRCS := $(filter-out %.bpf.c,$(wildcard tools/rwgen/*.c))
+$(BUILD)/rwgen: $(RWGEN_SRCS) $(wildcard tools/rwgen/*.h) $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/cli/units.o
+	$(CC) $(CFLAGS) $(RWGEN_SRCS) $(BUILD)/user/cli/units.o -o $@ $(LDLIBS) -lpthread -lm
 
-$(BUILD)/rwsink: tools/rwsink.c $(HDRS) $(BUILD)/user/cli/units.o
-	$(CC) $(CFLAGS) tools/rwsink.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
+# The test harness (tests/harness/): the receiving observer, the delay line and
+# the loader's tick over a filled table, which the benchmark runs too.
+$(BUILD)/rwsink: tests/harness/rwsink.c $(HDRS) $(BUILD)/user/cli/units.o
+	$(CC) $(CFLAGS) tests/harness/rwsink.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
 
-$(BUILD)/rwdelay: tools/rwdelay.c $(HDRS) $(BUILD)/user/cli/units.o
-	$(CC) $(CFLAGS) tools/rwdelay.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
+$(BUILD)/rwdelay: tests/harness/rwdelay.c $(HDRS) $(BUILD)/user/cli/units.o
+	$(CC) $(CFLAGS) tests/harness/rwdelay.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
 
-$(BUILD)/progcost: tools/progcost.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) -Itools tools/progcost.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/tickbench: tests/harness/tickbench.c tests/harness/flowfill.c tests/harness/flowfill.h $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) -Itests/harness tests/harness/tickbench.c tests/harness/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
-$(BUILD)/decisions: tools/decisions.c $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) tools/decisions.c $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lm
+# The benchmark's own programs (bench/): the program's cost a packet in L1 (over a
+# table the harness's flowfill fills) and its decisions against an exact limiter.
+$(BUILD)/progcost: bench/progcost.c tests/harness/flowfill.c tests/harness/flowfill.h $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) -Itests/harness bench/progcost.c tests/harness/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
 
-$(BUILD)/tickbench: tools/tickbench.c tools/flowfill.c tools/flowfill.h $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) -Itools tools/tickbench.c tools/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)
+$(BUILD)/decisions: bench/decisions.c $(USER_LIB_OBJS) $(SKELS)
+	$(CC) $(CFLAGS) bench/decisions.c $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lm
 
 $(BUILD)/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3
@@ -150,7 +155,8 @@ test-unit: $(BUILD)/test_unit
 test-asan: $(ASAN)
 	$(BUILD)/asan/test_unit
 
-# The include edges between the rooms of user/; fails on one that points up.
+# The layout: include edges between the rooms of user/, include cycles anywhere,
+# folder sizes; fails on an include that points up, a cycle, or an oversized tooling folder.
 check-rooms:
 	@python3 tools/check_rooms.py
 
@@ -167,10 +173,11 @@ test-cpus: deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@./tests/cpus/run.sh $(BUILD)
 
-# Benchmarks (needs root): table on stdout, JSON in bench/results/. BENCH_QUICK=1: < 2 min.
+# Benchmarks (needs root, bench/bench.py): table on stdout, JSON in bench/results/,
+# the page docs/performance.md rendered from it. BENCH_QUICK=1: < 2 min.
 bench: deps
 	@$(MAKE) --no-print-directory all $(TOYS)
-	@python3 tools/bench.py $(BUILD)
+	@python3 bench/bench.py $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory all
@@ -211,8 +218,8 @@ uninstall:
 	      $(DESTDIR)$(BASHCOMPDIR)/ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall
 
 format:
-	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h user/*/*.c user/*/*.h include/*.h tools/*.c tools/*.h \
-		tools/toys/*.c tests/*/*.c tests/*/*.h tests/*.h
+	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h user/*/*.c user/*/*.h include/*.h tools/rwgen/*.c \
+		tools/rwgen/*.h bench/*.c bench/toys/*.c tests/*/*.c tests/*/*.h tests/*.h
 
 clean:
 	rm -rf $(BUILD)

@@ -721,7 +721,7 @@ _Static_assert(sizeof(struct rw_rule) == 144, "rw_rule layout");
 _Static_assert(sizeof(struct rw_rule_stats) == 16, "rw_rule_stats layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
 _Static_assert(sizeof(struct rw_stats) == 144, "rw_stats layout");
-/* tools/bench.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
+/* bench/rig.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 _Static_assert(sizeof(struct rw_wslot) == 128, "rw_wslot layout: one cache line");
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");

@@ -1,8 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs every test layer and ends with one "N passed, N failed" line:
-#   0. the layout: no include points up the rooms of user/ (tools/check_rooms.py);
-#      the options' table agrees with the man page, --help and completion
+#   0. the layout: no include points up the rooms of user/ nor runs in a
+#      circle, no tooling folder outgrows the product's (tools/check_rooms.py);
+#      the options' table agrees with the man page, --help and completion;
+#      every path the prose names exists and the README stays short;
+#      docs/performance.md is what bench/bench.py --report renders
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create; four of
@@ -33,6 +36,7 @@ suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/lay
 suite "layout: the options' table is the man page's and --help's" "$ROOT/tests/layout/test_options.sh"
 suite "layout: shell completion from the same table" "$ROOT/tests/layout/test_completion.sh"
 suite "layout: every path the prose names exists; the README stays short" "$ROOT/tests/layout/test_prose.sh"
+suite "layout: docs/performance.md is bench/results/latest.json rendered" "$ROOT/tests/layout/test_performance_page.sh"
 suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" \
 	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"

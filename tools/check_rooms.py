@@ -1,20 +1,33 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The rooms of user/ and which way their includes run.
+"""The layout of the tree: which way includes run, and how big a folder grows.
 
-Rooms, lowest first: cli, kernel, rank, views, service, then the top (main.c,
-run.c). A file may include its own room and the rooms below it; shared
-headers (include/) and generated skeletons are below them all. Prints the
-include edges between rooms with their counts, then every include that points
-up the list or any cycle of includes between files, and exits 1 if there is
-one. Also checks bpf/: each header includes only the headers before it in
-BPF_ORDER; and tools/rwgen*: its parts must not call into its main file.
+1. The rooms of user/, lowest first: cli, kernel, rank, views, service, then
+   the top (main.c, run.c). A file may include its own room and the rooms
+   below it; shared headers (include/) and generated skeletons are below them
+   all. Prints the include edges between rooms with their counts.
+2. No include cycle anywhere in the tree: every .c and .h under user/, bpf/,
+   include/, tools/, bench/ and tests/, each quoted include resolved as the
+   compiler does (the including file's folder, then the Makefile's -I folders).
+3. bpf/: each header includes only the headers before it in BPF_ORDER.
+4. The generator (tools/rwgen/): no part calls a function defined in its main
+   file, rwgen.c, so the parts stand without it.
+5. No folder of tooling is bigger than the largest folder of the product. A
+   folder's size is the bytes of its source files directly in it (*.c, *.h,
+   *.py, *.sh, so *.bpf.c too; not data such as bench/results/*.json, not its
+   subfolders), counting the files git tracks or would (every file in a copy
+   without git). Product: user/, bpf/, include/ and every folder under them. Tooling:
+   tools/, bench/, tests/ and every folder under them. A tooling folder over
+   the bound fails, unless OVER_ALLOWED names it with the reason; one named
+   there that is no longer over fails too, so the list only shrinks.
 
+Prints the findings and the sizes; exits 1 if any rule is broken.
 Usage: tools/check_rooms.py [ROOT]
 """
 import collections
 import os
 import re
+import subprocess
 import sys
 
 ROOMS = ["cli", "kernel", "rank", "views", "service", "top"]
@@ -23,36 +36,90 @@ ROOMS = ["cli", "kernel", "rank", "views", "service", "top"]
 BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "sketch.h", "history.h", "limit.h", "table.h",
              "policy.h"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+SOURCE_TREE = ["user", "bpf", "include", "tools", "bench", "tests"]
+GENERATOR, GENERATOR_MAIN = "tools/rwgen", "rwgen.c"
+PRODUCT = ["user", "bpf", "include"]
+TOOLING = ["tools", "bench", "tests"]
+SOURCE_EXT = (".c", ".h", ".py", ".sh")
+# Test suites over the bound today, each one topic too many for one folder
+# (issue 32): split them by topic, then take them out of this list.
+OVER_ALLOWED = {
+    "tests/bpf": "the BPF unit tests, one file a topic; to split by topic into folders",
+    "tests/integration": "the integration tests, one script a behaviour; to split by topic into folders",
+}
+C_WORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "_Static_assert"}
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 def room_of(path):
-    parts = path.split(os.sep)
+    parts = path.split("/")
     return parts[1] if len(parts) > 2 and parts[1] in ROOMS else "top"
 
 
-def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    os.chdir(root)
-    files = sorted(os.path.join(d, f) for d, _, fs in os.walk("user") for f in fs if f.endswith((".c", ".h")))
-    edges = collections.Counter()
-    bad, graph = [], collections.defaultdict(set)
+def tracked_files():
+    """Every file of the tree, relative: git's list (tracked, and new but not ignored) where there
+    is one, else the folders themselves."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", *SOURCE_TREE],
+                             capture_output=True, text=True, check=True).stdout
+        files = [f for f in out.split("\0") if f and os.path.isfile(f)]
+        if files:
+            return sorted(files)
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    return sorted(os.path.join(d, f).replace(os.sep, "/") for top in SOURCE_TREE if os.path.isdir(top)
+                  for d, _, fs in os.walk(top) for f in fs)
+
+
+def search_dirs():
+    """The Makefile's -I folders of the tree (include, user, bpf, tests, ...), in order."""
+    seen = []
+    for d in re.findall(r"-I([\w./-]+)", read("Makefile") if os.path.exists("Makefile") else ""):
+        if os.path.isdir(d) and d not in seen:
+            seen.append(d)
+    return seen
+
+
+def include_graph(files):
+    """file -> the files of the tree it includes (a generated or system header is no edge)."""
+    dirs, known, graph = search_dirs(), set(files), collections.defaultdict(set)
     for f in files:
-        src = room_of(f)
-        for inc in INCLUDE.findall(open(f, encoding="utf-8").read()):
-            target = os.path.join("user", inc)
-            if not os.path.exists(target):
-                continue  # include/ or a generated header: below every room
-            dst = room_of(target)
-            graph[f].add(target)
+        if not f.endswith((".c", ".h")):
+            continue
+        for inc in INCLUDE.findall(read(f)):
+            for d in [os.path.dirname(f)] + dirs:
+                target = os.path.normpath(os.path.join(d, inc)).replace(os.sep, "/")
+                if target in known:
+                    graph[f].add(target)
+                    break
+    return graph
+
+
+def room_findings(graph):
+    """The include edges between the rooms of user/, and each one that points up."""
+    edges, bad = collections.Counter(), []
+    for f in sorted(graph):
+        if not f.startswith("user/"):
+            continue
+        for target in sorted(t for t in graph[f] if t.startswith("user/")):
+            src, dst = room_of(f), room_of(target)
             if dst != src:
                 edges[(src, dst)] += 1
             if ROOMS.index(dst) > ROOMS.index(src):
-                bad.append(f"{f} includes {inc}: {src} may not include {dst} (it is above)")
+                bad.append(f"{f} includes {target[len('user/'):]}: {src} may not include {dst} (it is above)")
     print("include edges between rooms of user/ (from -> to: includes):")
     for (src, dst), n in sorted(edges.items(), key=lambda e: (ROOMS.index(e[0][0]), ROOMS.index(e[0][1]))):
         print(f"  {src:8s} -> {dst:8s} {n}")
-    # A cycle of includes between files (a header that ends up including itself).
-    state = {}
+    return edges, bad
+
+
+def cycles(graph):
+    """Every cycle of includes between files, each once (a header that ends up including itself)."""
+    state, bad = {}, []
 
     def visit(node, stack):
         state[node] = 1
@@ -63,27 +130,86 @@ def main():
                 visit(nxt, stack + [nxt])
         state[node] = 2
 
-    for f in files:
+    for f in sorted(graph):
         if f not in state:
             visit(f, [f])
-    # The data path: a header includes only the headers before it; every header has its place.
+    return bad
+
+
+def bpf_order():
+    """The data path: a header includes only the headers before it; every header has its place."""
+    bad = []
     for h in sorted(f for f in os.listdir("bpf") if f.endswith(".h")):
         if h not in BPF_ORDER:
             bad.append(f"bpf/{h} has no place in BPF_ORDER (tools/check_rooms.py, bpf/README.md)")
             continue
-        for inc in INCLUDE.findall(open(os.path.join("bpf", h), encoding="utf-8").read()):
+        for inc in INCLUDE.findall(read(os.path.join("bpf", h))):
             if inc in BPF_ORDER and BPF_ORDER.index(inc) >= BPF_ORDER.index(h):
                 bad.append(f"bpf/{h} includes {inc}, which comes after it in BPF_ORDER")
-    # The generator: its parts include rwgen_parts.h; none may need the main file.
-    gen = open("tools/rwgen.c", encoding="utf-8").read()
-    for part in ("tools/rwgen_safety.c", "tools/rwgen_frame.c", "tools/rwgen_sched.c"):
-        used = set(re.findall(r"\b(rwgen_\w+)\s*\(", open(part, encoding="utf-8").read()))
-        for name in sorted(used):
-            if re.search(r"^\w[^;]*\b" + name + r"\s*\([^;]*\)\s*\{", gen, re.M):
-                bad.append(f"{part} calls {name}, defined in tools/rwgen.c (the generator's main file)")
+    return bad
+
+
+def generator_parts():
+    """No part of the generator calls a function its main file defines."""
+    bad, main = [], read(os.path.join(GENERATOR, GENERATOR_MAIN))
+    parts = sorted(f for f in os.listdir(GENERATOR) if f.endswith(".c") and not f.endswith(".bpf.c")
+                   and f != GENERATOR_MAIN)
+    for part in parts:
+        called = set(re.findall(r"\b([A-Za-z_]\w*)\s*\(", read(os.path.join(GENERATOR, part)))) - C_WORDS
+        for name in sorted(called):
+            if re.search(r"^[A-Za-z_][\w \t*]*\b" + name + r"\s*\([^;{]*\)\s*\{", main, re.M):
+                bad.append(f"{GENERATOR}/{part} calls {name}, defined in {GENERATOR}/{GENERATOR_MAIN} "
+                           "(the generator's main file)")
+    return bad
+
+
+def folder_sizes(files):
+    """Bytes of source files directly in each folder (see 5. above)."""
+    sizes = collections.Counter()
+    for f in files:
+        if f.endswith(SOURCE_EXT):
+            sizes[os.path.dirname(f)] += os.path.getsize(f)
+    return sizes
+
+
+def under(folder, tops):
+    return any(folder == t or folder.startswith(t + "/") for t in tops)
+
+
+def size_findings(files):
+    """Every tooling folder against the largest product folder; prints both sides."""
+    sizes = folder_sizes(files)
+    product = {d: n for d, n in sizes.items() if under(d, PRODUCT)}
+    bound_dir = max(product, key=product.get)
+    bound, bad = product[bound_dir], []
+    print(f"folder sizes (bytes of *.c *.h *.py *.sh directly in it); the bound is the largest product "
+          f"folder, {bound_dir}: {bound}")
+    for d in sorted(d for d in sizes if under(d, TOOLING)):
+        over = sizes[d] > bound
+        note = ""
+        if over and d in OVER_ALLOWED:
+            note = f"  over, allowed: {OVER_ALLOWED[d]}"
+        elif over:
+            bad.append(f"{d} holds {sizes[d]} bytes of source, more than {bound_dir} ({bound}): split it by job")
+            note = "  OVER"
+        elif d in OVER_ALLOWED:
+            bad.append(f"{d} is no longer over the bound ({sizes[d]} <= {bound}): take it out of OVER_ALLOWED")
+        print(f"  {d:24s} {sizes[d]:7d}{note}")
+    return bad
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    os.chdir(root)
+    files = tracked_files()
+    graph = include_graph(files)
+    edges, bad = room_findings(graph)
+    bad += cycles(graph) + bpf_order() + generator_parts()
+    bad += size_findings(files)
     for b in bad:
-        print("  UPWARD/CYCLE: " + b)
-    print(f"{len(files)} files, {sum(edges.values())} includes between rooms, {len(bad)} upward or circular")
+        print("  UPWARD/CYCLE/SIZE: " + b)
+    user_files = [f for f in files if f.startswith("user/") and f.endswith((".c", ".h"))]
+    print(f"{len(user_files)} files, {sum(edges.values())} includes between rooms, {len(bad)} upward or circular")
     return 1 if bad else 0
 
 

@@ -10,7 +10,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 SECONDS_TO_RUN=${DEMO_SECONDS:-12}
-. "$ROOT/tools/testbed.sh"
+. "$ROOT/tests/harness/testbed.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "the demo needs root (it creates namespaces and loads BPF): sudo make demo" >&2

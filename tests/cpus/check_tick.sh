@@ -4,7 +4,7 @@
 # maps, loaded as `ratewall run` loads them) fills TICK_FLOWS tracked keys
 # (default 1 Mi) live on every CPU, then times the tick (batch read, window
 # sums over every CPU's record, ranking). Checked: every key placed is read
-# back, and the top key's window is exactly what tools/flowfill.c wrote: 1000
+# back, and the top key's window is exactly what tests/harness/flowfill.c wrote: 1000
 # packets in the live slot of every CPU's record and 999 + s in history slot
 # s = 1..9 (a CPU's record missed or read twice is off by 1000); said: the
 # tick's time at this CPU count (a guest runs at its own pace: no bar on it).

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `make test-cpus`: the cross-CPU checks (tests/cpus/suite.sh) inside QEMU
-# guests of 16 and 64 CPUs (tools/guest/boot.sh), since the per-CPU paths need
+# guests of 16 and 64 CPUs (tests/cpus/guest/boot.sh), since the per-CPU paths need
 # more CPUs than this host has. Prints each guest's checks, every line with
 # its CPU count, and one closing "N passed, N failed"; a guest that does not
 # boot, runs past its time, or whose kernel dies twice is one failure.
@@ -17,8 +17,8 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 
 tally_start "test-cpus needs root (packages, QEMU's 9p share of /)" rwcpusrun
-"$ROOT/tools/guest/install.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
-"$ROOT/tools/guest/mkinitramfs.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
+"$ROOT/tests/cpus/guest/install.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
+"$ROOT/tests/cpus/guest/mkinitramfs.sh" "$BUILD/guest" || { echo "0 passed, 1 failed"; exit 1; }
 
 # 25 minutes of waiting for the whole run, not for each guest.
 QUIET_LEFT=1500
@@ -37,7 +37,7 @@ wait_quiet() {
 # $LOG, the run directory in $run, the suite's status in $rc.
 guest() {
 	GUEST_DIR=$BUILD/guest GUEST_TIMEOUT=${GUEST_TIMEOUT:-2400} \
-		"$ROOT/tools/guest/boot.sh" "$1" env CHECKS="${CHECKS:-}" \
+		"$ROOT/tests/cpus/guest/boot.sh" "$1" env CHECKS="${CHECKS:-}" \
 		"$ROOT/tests/cpus/suite.sh" "$BUILD" >"$LOG" 2>&1
 	rc=$?
 	run=$(sed -n 's/^boot: .*run directory \(.*\)$/\1/p' "$LOG" | head -n 1)

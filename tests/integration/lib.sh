@@ -8,8 +8,8 @@ BUILD=${BUILD:-$ROOT/build}
 RW=${RW_BIN:-$BUILD/ratewall} # RW_BIN: e.g. the sanitizer build
 GEN=$BUILD/rwgen
 SINK=$BUILD/rwsink
-# shellcheck source=../../tools/testbed.sh
-. "$ROOT/tools/testbed.sh"
+# shellcheck source=../harness/testbed.sh
+. "$ROOT/tests/harness/testbed.sh"
 
 PASSED=0
 FAILED=0

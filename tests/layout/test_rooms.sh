@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # The layout check (tools/check_rooms.py): the tree passes it, and it fails on
 # each thing it exists to catch, planted in a copy of the tree: an include that
-# points up the rooms, a circle of headers, a generator part that calls into
-# the generator's main file. No root, no network.
+# points up the rooms, a circle of headers (in user/, the generator, bench/), a
+# generator part that calls into the generator's main file, a tooling folder
+# bigger than the largest product folder. No root, no network.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CHECK="$ROOT/tools/check_rooms.py"
@@ -15,12 +16,12 @@ trap 'rm -rf "$WORK"' EXIT
 ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
 
-# A fresh copy of what the check reads.
+# A fresh copy of what the check reads (without git: it counts every file).
 copy() {
 	rm -rf "$WORK/t"
-	mkdir -p "$WORK/t/tools"
-	cp -r "$ROOT/user" "$ROOT/bpf" "$WORK/t/"
-	cp "$ROOT"/tools/rwgen*.c "$ROOT"/tools/rwgen*.h "$WORK/t/tools/"
+	mkdir -p "$WORK/t"
+	cp -r "$ROOT/user" "$ROOT/bpf" "$ROOT/include" "$ROOT/tools" "$ROOT/bench" "$ROOT/tests" \
+		"$ROOT/Makefile" "$WORK/t/"
 }
 
 # expect NAME RC PATTERN: the check on the copy exits RC and says PATTERN.
@@ -39,9 +40,9 @@ out=$(python3 "$CHECK" "$ROOT" 2>&1)
 rc=$?
 echo "$out"
 if [ "$rc" -eq 0 ] && grep -qE '^[0-9]+ files, [0-9]+ includes between rooms, 0 upward or circular$' <<<"$out"; then
-	ok "the tree: no include points up the rooms, no circle"
+	ok "the tree: no include points up the rooms, no circle, no tooling folder over the bound"
 else
-	fail "the tree has upward or circular includes (exit $rc)"
+	fail "the tree has upward or circular includes or an oversized folder (exit $rc)"
 fi
 # Every room the Makefile builds is one the check knows, in the same order.
 mk=$(sed -n 's/^ROOMS := //p' "$ROOT/Makefile")
@@ -77,9 +78,43 @@ printf '#include "maps.h"\n' >"$WORK/t/bpf/stray.h"
 expect "a data-path header without a place in the order is refused" 1 'bpf/stray.h has no place'
 
 copy
-printf '\nvoid rwgen_planted(void)\n{\n}\n' >>"$WORK/t/tools/rwgen.c"
-printf '\nvoid rwgen_frame_uses(void);\nvoid rwgen_frame_uses(void)\n{\n\trwgen_planted();\n}\n' >>"$WORK/t/tools/rwgen_frame.c"
-expect "a generator part calling into rwgen.c is refused" 1 'rwgen_frame.c calls rwgen_planted, defined in tools/rwgen.c'
+printf '\nvoid rwgen_planted(void)\n{\n}\n' >>"$WORK/t/tools/rwgen/rwgen.c"
+printf '\nvoid rwgen_frame_uses(void);\nvoid rwgen_frame_uses(void)\n{\n\trwgen_planted();\n}\n' >>"$WORK/t/tools/rwgen/frame.c"
+expect "a generator part calling into rwgen.c is refused" 1 \
+	'tools/rwgen/frame.c calls rwgen_planted, defined in tools/rwgen/rwgen.c'
+
+copy
+sed -i '0,/#include <stdint.h>/s//#include <stdint.h>\n#include "schedule.h"/' "$WORK/t/tools/rwgen/opts.h"
+expect "a circle of the generator's headers is refused" 1 \
+	'include cycle: tools/rwgen/opts.h -> tools/rwgen/schedule.h -> tools/rwgen/opts.h'
+
+copy
+printf '#include "b.h"\n' >"$WORK/t/bench/a.h"
+printf '#include "a.h"\n' >"$WORK/t/bench/b.h"
+expect "a circle of headers in bench/ is refused" 1 'include cycle: bench/a.h -> bench/b.h -> bench/a.h'
+
+# Across folders, as the compiler finds them through the Makefile's -I folders:
+# a shared header including the harness's flowfill.h, which includes a header
+# of user/ that includes the shared one.
+copy
+printf '#include "flowfill.h"\n' >>"$WORK/t/include/ratewall_window.h"
+expect "a circle through the -I folders is refused" 1 \
+	'include cycle: user/kernel/table.h -> include/ratewall_window.h -> tests/harness/flowfill.h -> user/kernel/table.h'
+
+# Sizes: a tooling folder over the largest product folder fails; data does not count.
+copy
+head -c 300000 /dev/zero | tr '\0' '\n' >"$WORK/t/tools/rwgen/planted.c"
+expect "a tooling folder bigger than the largest product folder is refused" 1 \
+	'tools/rwgen holds [0-9]+ bytes of source, more than user/[a-z]+ \([0-9]+\): split it by job'
+
+copy
+head -c 300000 /dev/zero | tr '\0' '\n' >"$WORK/t/bench/results/planted.json"
+expect "data beside the benchmark (bench/results/*.json) does not count" 0 ' 0 upward or circular$'
+
+copy
+rm "$WORK/t"/tests/bpf/test_*.c
+expect "a folder allowed over the bound that no longer is must leave the list" 1 \
+	'tests/bpf is no longer over the bound .*: take it out of OVER_ALLOWED'
 
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

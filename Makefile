@@ -18,7 +18,7 @@ LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 
-# The rooms of user/ (see README "Building and layout"), lowest first; a file
+# The rooms of user/ (see docs/development.md), lowest first; a file
 # includes its own room and those before it (tools/check_rooms.py checks).
 ROOMS := cli kernel rank views service
 USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c

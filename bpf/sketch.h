@@ -432,7 +432,7 @@ static long rw_inherit_cpu(__u32 cpu, void *data)
  * the packet being processed (the tracked path counts that one), in this
  * CPU's scratch. The noise taken out is an average: a source whose buckets
  * hold less than it inherits up to that CPU's noise too little, one whose
- * buckets hold more up to their excess too much (README "Limits").
+ * buckets hold more up to their excess too much (docs/limits.md).
  */
 static __always_inline struct rw_scratch *rw_inherit_sums(__u64 h, __u64 epoch, __u32 units)
 {

@@ -4,7 +4,7 @@
  * Fixed-width types, explicit padding, sizes pinned by _Static_assert, so the
  * BPF object and the loader can never disagree about a layout.
  *
- * The data path has two tiers (see README "How it works"):
+ * The data path has two tiers (see docs/design.md):
  *   - a per-CPU count-min sketch that every untracked keyed packet bumps, and
  *   - tracked flows: sources promoted out of the sketch into a table the
  *     program owns (dir, keys, hot, hist below), one 32-byte record per CPU.

@@ -258,7 +258,7 @@ static void test_v6_prefix(void)
 	 * A table of 4 Ki entries for the 1 000 keys: on 64 CPUs the threshold
 	 * of a limit of 100 is 1, so every key is promoted at its first packet,
 	 * and in 1 Ki entries a few find their buckets full and are capped there
-	 * (996 of 1 000 passed; README Limits).
+	 * (996 of 1 000 passed; docs/limits.md).
 	 */
 	if (!env_open_mode(&e, 10, 100 * MS, 100, 0, 4096,
 			   (struct env_mode){ .key_kind = RW_KIND_SRC, .v6_prefix = 128 }))

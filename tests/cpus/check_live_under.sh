@@ -10,7 +10,7 @@
 #     packets; see bpf/ratewall.bpf.c);
 #   198.18.0.1 at 2x beside it: no 900 ms (the window less a slot) holds more
 #     than the limit, by rwsink's receive timestamps (and the race the
-#     README accepts at a promotion: a packet a CPU, once).
+#     docs/limits.md accepts at a promotion: a packet a CPU, once).
 # The light source runs at LIVE_LIGHT % of the limit (default 50): in an
 # emulated guest the generator does not hold its rate (a source asked for
 # 950 pps sent 786 to 1 148 a second on 16 CPUs), so at 95 % some of its
@@ -86,7 +86,7 @@ check "the light source's packets arrived on most CPUs ($light_cpus of $NCPU)" \
 check "a source at ${LIVE_LIGHT:-50} % of its limit over $NCPU CPUs loses nothing but what met a stalled insert ($light_lost lost, $stalled stalled drops in all)" \
 	at_most "$light_lost" "$stalled"
 check "  ... and ratewall's drops say the same ($rw_light_dropped)" test "$rw_light_dropped" -eq "$light_lost"
-# One packet a CPU over, once, is the race README Limits accepts at a
+# One packet a CPU over, once, is the race docs/limits.md accepts at a
 # promotion (a packet in flight on another CPU, untracked, as the insert
 # reads that CPU's sketch): 1 001-1 005 in four runs at 16 and 64 CPUs,
 # 1 000 in the others.

@@ -9,7 +9,7 @@
 #     packet; see check_live_under.sh);
 #   198.19.2.1 at 2x: the most rwsink saw in any 9 s (the 10 s window less a
 #     slot) is the window's limit, within 2 % under, and over by no more than
-#     README Limits allows the window it is promoted in (the sketch's noise
+#     docs/limits.md allows the window it is promoted in (the sketch's noise
 #     and a packet a CPU);
 #   the reports rank 198.19.2.1 first while it sends, and show no flood
 #     source above 3 times what it sent (the generator's exact counts; the
@@ -97,7 +97,7 @@ check "the load was there: 80 % of the flood, a tenth of the light source, the h
 check "a wide flood over $NCPU CPUs and a source at 50 % of its limit inside it lose nothing but what met a stalled insert ($((flood_sent - flood_nft)) and $light_lost lost, $stalled stalled drops)" \
 	at_most $((flood_sent - flood_nft + light_lost)) "$stalled"
 check "the socket observer lost nothing ($(sink_drops sink) socket drops)" test "$(sink_drops sink)" -eq 0
-# Over by no more than README Limits says of the window a source is promoted
+# Over by no more than docs/limits.md says of the window a source is promoted
 # in: the noise N a CPU (what it inherits is its buckets less their mean),
 # and the race of a packet a CPU; N rounded up. 10 079 at 16 CPUs with N = 6.
 over_ok=$((10 * LIMIT + NCPU * (${noise:-0} + 1) + NCPU - 1))

@@ -8,7 +8,7 @@
 #      first 2 s) is at least FLOOR % of the cap, and no 900 ms (the window
 #      less a slot, as test_limit_accuracy (c)) holds more than the cap's
 #      bytes. Issue 19 asks for 90 %; this version gets 85-88 % on the test
-#      VM (a round trip of 50 us: README "Admission"), so the check holds the
+#      VM (a round trip of 50 us: docs/design.md, "Admission"), so the check holds the
 #      floor it does reach, and each run prints where it stands against 90 %.
 #  (b) four parallel flows from the same source: the same, together
 #  (c) --pps 2000: one flow gets >= FLOOR % of 2000 packets a second, never more
@@ -17,7 +17,7 @@
 #  (f) --window 5s: one flow gets the issue's 90 %, and no 4.5 s (that window
 #      less a slot) holds more than 4.5 s of the rate plus the bank (200 ms of
 #      it): what the schedule promises, inside the window's budget. The exact
-#      1 s window is what costs TCP the rest (README "Limits").
+#      1 s window is what costs TCP the rest (docs/limits.md).
 #  (g) one flow at half the cap (iperf3 -b 5M, a 128 KiB write at a time,
 #      the first at once) under the default admission: not one packet
 #      dropped, not one retransmit

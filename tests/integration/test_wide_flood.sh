@@ -12,10 +12,10 @@
 #     /16 reported as the /16 and none of its /24s; nothing of the flood or of
 #     the light source dropped.
 # (b) A spoofed flood, a new IPv6 source every packet, at --pps 1000: nothing
-#     dropped; at --pps 100: no more than the README's bound; and a source at
+#     dropped; at --pps 100: no more than the bound in docs/limits.md; and a source at
 #     10 times its limit inside it held to its limit within 5 %.
 # "Nothing dropped" allows what met an insert stalled on another CPU past the
-# wait (stalled_drops, README "Limits"): none on one CPU.
+# wait (stalled_drops, docs/limits.md): none on one CPU.
 # WIDE_CPUS=N (default 1): a queue a CPU and every generator spread over N
 # CPUs (on 2 here one run lost 1 of 8.4 million flood packets and 1 of 14.7
 # million spoofed ones, before stalled drops were counted; the next, none).
@@ -115,7 +115,7 @@ check("(a) heavy prefixes sum to at most 100 % (+1 % noise) in every report", wo
 check("(a) none of the flood's /24s is reported heavy", not bad_prefix, bad_prefix[:5])
 check("(a) the flood is reported as 198.18.0.0/16 from its first report on", missing16 == 0, missing16)
 # Spread over CPUs (WIDE_CPUS), an insert on one may outlast another's wait
-# (stalled_drops, README "Limits"); on one CPU there is none.
+# (stalled_drops, docs/limits.md); on one CPU there is none.
 stalled = lines[-1]["totals"]["stalled_drops"]
 lost = {"flood": flood["sent"] - seen_flood, "light": light["sent"] - seen_light}
 check("(a) nothing of the flood dropped but what met a stalled insert (observer after XDP)",
@@ -157,7 +157,7 @@ echo "     --pps 1000: $sent spoofed packets, $((sent - seen)) dropped ($stalled
 check "(b) a spoofed flood at --pps 1000 loses nothing but what met a stalled insert" \
 	at_most $((sent - seen)) "$stalled"
 check "(b) inside it, a source at 10x its limit is held to it within 5 % ($rate pps)" within "$rate" 1000 0.05
-# README "Limits": at --pps 100 (a threshold of 50 a CPU on two CPUs) under
+# docs/limits.md: at --pps 100 (a threshold of 50 a CPU on two CPUs) under
 # about 1 000 packets of noise a bucket, a spoofed packet meets its cap when
 # both its buckets stand 50 above the noise: about 0.3 %; at most 1 % here.
 read -r sent seen rate _ < <(spoofed 100)

@@ -23,7 +23,7 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_HISTORY_MAX (256ULL << 20)
 #define RW_HISTORY_MAX_MIN (1ULL << 20)
 
-/* --burst: one default slot; the bank is twice that (README "Admission": measured with TCP) */
+/* --burst: one default slot; the bank is twice that (docs/design.md, "Admission": measured with TCP) */
 #define RW_DEFAULT_BURST_NS (100ULL * 1000000ULL)
 
 /* Tracked (promoted) sources; the sketch counts all the others. */

@@ -16,7 +16,7 @@
 #include "kernel/window.h"
 
 /*
- * The schema (README "History" shows it with example queries). Every table
+ * The schema (docs/operations.md, "History", shows it with example queries). Every table
  * is keyed by (instance, epoch) first: a window's rows go in with it, and go
  * out with it.
  */

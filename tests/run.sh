@@ -49,7 +49,7 @@ suite "BPF unit tests (ASan, UBSan)" "$BUILD/asan/test_bpf"
 # below: a minute each for the first two, 20 s for the third, and what they
 # drive (pins, adoption, rules files, reloads, the terminal view) is the
 # loader's own code, the same in both builds. Every other suite runs the plain one.
-for t in "$ROOT"/tests/integration/test_*.sh; do
+for t in "$ROOT"/tests/integration/*/test_*.sh; do
 	case "$(basename "$t")" in
 	test_persist.sh | test_policy.sh | test_tui.sh) continue ;;
 	esac
@@ -57,16 +57,16 @@ for t in "$ROOT"/tests/integration/test_*.sh; do
 done
 # The loader's tick (map reads, idle deletion, ranking, JSON) under the sanitizers.
 suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \
-	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_top_talkers.sh"
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/traffic/test_top_talkers.sh"
 # Pinning, adoption, --replace, status and stop under the sanitizers.
 suite "integration: test_persist (ratewall under ASan, UBSan)" \
-	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_persist.sh"
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_persist.sh"
 # Rules files, SIGHUP reloads and `rule` edits under the sanitizers.
 suite "integration: test_policy (ratewall under ASan, UBSan)" \
-	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_policy.sh"
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_policy.sh"
 # The terminal view (ncurses, key handling, read-only map passes) under the sanitizers.
 suite "integration: test_tui (ratewall under ASan, UBSan)" \
-	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/test_tui.sh"
+	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_tui.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -69,9 +69,9 @@ sed -i '0,/^#include/s//\/* see user\/cli\/nothing.c *\/\n#include/' "$WORK/t/us
 expect "a C comment naming a missing file is refused" 1 '^user/cli/units.c:[0-9]+: user/cli/nothing.c$'
 
 copy
-sed -i '2a # The contract in DESIGN.md, and tools/gone.py' "$WORK/t/tests/integration/test_keys.sh"
-expect "a shell comment naming a missing document is refused" 1 '^tests/integration/test_keys.sh:3: DESIGN.md$'
-expect "... and the path beside it" 1 '^tests/integration/test_keys.sh:3: tools/gone.py$'
+sed -i '2a # The contract in DESIGN.md, and tools/gone.py' "$WORK/t/tests/integration/traffic/test_keys.sh"
+expect "a shell comment naming a missing document is refused" 1 '^tests/integration/traffic/test_keys.sh:3: DESIGN.md$'
+expect "... and the path beside it" 1 '^tests/integration/traffic/test_keys.sh:3: tools/gone.py$'
 
 copy
 printf '\nstatic const char *planted = "user/cli/nothing.c"; /* build/ratewall, tests/cpus/check_*.sh, tests/fuzz/corpus/NAME */\n' \

@@ -5,7 +5,7 @@
 # memlock, the kernel's own map_mem_usage) within 5 %, at the defaults and at
 # other sizes; and it plans other CPU counts without loading anything.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 

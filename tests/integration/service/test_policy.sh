@@ -18,7 +18,7 @@
 #      even far under its limit, and everything after; the events file says
 #      limited, banned, unbanned, released, in that order
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 LIMIT=10000
 OFFERED=100000

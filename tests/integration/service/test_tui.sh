@@ -18,7 +18,7 @@
 #  (i) run --tui: the same view on a run, with --levels its heavy prefixes; q detaches
 #  (j) no terminal, no instance, --tui with --json: said, nothing attached
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PIN_DIR=/sys/fs/bpf/rwtest_tui_$$
 S=rwtui$$

@@ -16,7 +16,7 @@
 #  (h) no loader for long: a full flow table (no idle cleanup) under a spoofed
 #      flood still holds a new heavy source to its limit
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 LIMIT=10000
 OFFERED=100000

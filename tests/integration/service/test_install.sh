@@ -4,7 +4,7 @@
 # documents every command and option) and the systemd unit (systemd-analyze
 # verify says nothing). No network, no BPF: files only, under a temporary root.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 DEST=$WORK/dest
 make -s -C "$ROOT" BUILD="$BUILD" install DESTDIR="$DEST" PREFIX=/usr >"$WORK/install.log" 2>&1

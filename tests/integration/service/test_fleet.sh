@@ -10,7 +10,7 @@
 #      over its limit on some host, and only for it
 # Everything (namespaces, links, Prometheus) is removed on exit.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 BASE=$(tb_name)
 MON=${BASE}mon

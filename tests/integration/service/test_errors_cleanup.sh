@@ -5,7 +5,7 @@
 # (g) however ratewall ends (duration, SIGINT, SIGTERM, SIGKILL, a failure),
 #     no XDP program is left on the interface.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 

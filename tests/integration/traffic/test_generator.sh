@@ -4,7 +4,7 @@
 # anything, keeps its sources inside the test ranges, reports exactly what it
 # sent per source, and stays inside its packet and time bounds.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tb_up "$(tb_name)" 2 || { fail "testbed"; finish; exit 1; }
 # A veth takes redirected frames only when its peer runs XDP: pass them on to nft.

@@ -27,7 +27,7 @@
 # Every generator run is bounded by --count and --duration; every server and
 # client by its own time bound.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 CLIENT=198.18.0.1   # the real client, and the resolver dnsmasq answers on
 SERVER=198.18.0.254 # the receiver: the TCP server, dig's host
@@ -62,7 +62,7 @@ listen_drops() {
 # FAILED DROPS OVERFLOWS SENT" (the listen counters' growth over the run).
 syn_flood() {
 	local name=$1 d0 o0 d1 o1
-	ip netns exec "$TB_RCV" timeout 20 python3 "$ROOT/tests/integration/tcp_echo.py" server \
+	ip netns exec "$TB_RCV" timeout 20 python3 "$ROOT/tests/integration/traffic/tcp_echo.py" server \
 		"$SERVER" $PORT 4096 12 >"$WORK/$name.srv" 2>&1 &
 	local srv=$!
 	for _ in $(seq 50); do grep -q listening "$WORK/$name.srv" && break; sleep 0.1; done
@@ -72,7 +72,7 @@ syn_flood() {
 		>"$WORK/$name.gen" 2>&1 &
 	local g=$!
 	sleep 1
-	ip netns exec "$TB_SND" timeout 20 python3 "$ROOT/tests/integration/tcp_echo.py" client \
+	ip netns exec "$TB_SND" timeout 20 python3 "$ROOT/tests/integration/traffic/tcp_echo.py" client \
 		"$SERVER" $PORT 100 25 "$CLIENT" >"$WORK/$name.cli" 2>&1
 	wait "$g"
 	read -r d1 o1 <<<"$(listen_drops)"

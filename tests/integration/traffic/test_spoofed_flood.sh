@@ -7,7 +7,7 @@
 #  - reports stay on time (one a second, none late)
 #  - the flood stays in the sketch: few sources tracked, loader memory flat
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 LIMIT=10000
 HEAVY=50000  # pps offered by 198.18.0.1

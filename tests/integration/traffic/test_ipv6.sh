@@ -4,7 +4,7 @@
 # /64 of 2001:db8::/32, is held to the limit (counted by an nft observer) and
 # ranked under its /64 (the default --v6-prefix).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 nft_observe v6 ip6 saddr 2001:db8::1

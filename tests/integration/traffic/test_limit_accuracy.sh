@@ -9,7 +9,7 @@
 #  (+) a byte-rate limit: admitted bits/s = limit +-5%
 # (a) reads time with the precise clock, the others with the default (coarse).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 LIMIT=10000
 OFFERED=100000

@@ -4,7 +4,7 @@
 # is the true top-10, in order, with exact counts; every JSON line follows the
 # contract; idle flows are wiped once they leave the window.
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 

@@ -23,7 +23,7 @@
 #      dropped, not one retransmit
 # Every iperf3 run is bounded by timeout(1).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 CC=${TCP_CC:-cubic}
 RUN_S=8       # each TCP run

@@ -21,7 +21,7 @@
 #      status names the key; `ratewall top` (tmux, 80x24) heads its table FLOW
 #      and shows each flow on one row, both ends kept
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PIN_DIR=/sys/fs/bpf/rwtest_keys_$$
 S=rwkeys$$

@@ -22,7 +22,7 @@
 #      over and over and a reader that holds a read transaction for 1 s; every
 #      read answers, and the loader writes every window on time, saying nothing
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PIN_DIR=/sys/fs/bpf/rwtest_hist_$$
 RO=$WORK/ro

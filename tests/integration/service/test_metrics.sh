@@ -11,7 +11,7 @@
 #  (d) other paths 404, other methods 405; a busy port: exit 1, said, nothing
 #      attached
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 PORT=$((20000 + $$ % 10000))
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }

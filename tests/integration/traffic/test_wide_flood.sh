@@ -20,7 +20,7 @@
 # CPUs (on 2 here one run lost 1 of 8.4 million flood packets and 1 of 14.7
 # million spoofed ones, before stalled drops were counted; the next, none).
 set -u
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 CPUS=${WIDE_CPUS:-1}
 tb_up "$(tb_name)" "$CPUS" || { fail "testbed"; finish; exit 1; }

@@ -25,7 +25,7 @@ USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.
 PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
-	     user/kernel/meminfo.c user/views/view.c user/views/history.c user/views/events.c
+	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c user/views/events.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 

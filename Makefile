@@ -21,12 +21,12 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 # The rooms of user/ (see docs/development.md), lowest first; a file
 # includes its own room and those before it (tools/check_rooms.py checks).
 ROOMS := cli kernel rank views service
-USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c
+USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c user/run_start.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.
 PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
-	     user/kernel/meminfo.c user/views/view.c user/views/history.c user/views/events.c \
-	     user/views/report.c user/views/metrics_page.c
+	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
+	     user/views/events.c user/views/report.c user/views/metrics_page.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 

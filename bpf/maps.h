@@ -42,8 +42,8 @@ const volatile __u32 cfg_nr_ifaces;
 const volatile bool cfg_dry_run;
 /* --malformed drop: frames whose IP headers do not hold together are dropped */
 const volatile bool cfg_malformed_drop;
-/* --levels: sample one in (mask + 1) untracked packets for the loader; 0 = off */
-const volatile __u32 cfg_sample_mask;
+/* --levels: sample one in RW_SAMPLE_EVERY untracked packets for the loader */
+const volatile bool cfg_sample;
 /* --events: limited / banned / unbanned go to the `events` ring buffer */
 const volatile bool cfg_events;
 /* --ban: a tracked source over its limit is dropped entirely this long; 0 = off */

@@ -152,11 +152,11 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	stalled = busy && limited && !over_cap;
 	over_cap |= stalled;
 	/*
-	 * Every (mask + 1)-th untracked packet of this CPU and slot, for the
+	 * Every RW_SAMPLE_EVERY-th untracked packet of this CPU and slot, for the
 	 * prefix counts; not one that promoted its source, which the source's
 	 * exact count holds (the prefix counts would hold it twice).
 	 */
-	if (sample && cfg_sample_mask && !(ws->sketch_packets & cfg_sample_mask))
+	if (sample && cfg_sample && !(ws->sketch_packets & (RW_SAMPLE_EVERY - 1)))
 		rw_sample(key, t->epoch, ws);
 	st->sketch_packets++;
 	if (over_cap) {

@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 10
+#define RW_LAYOUT_VERSION 11
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tests of user/kernel/: The kernel room's code that needs no kernel: window sums and the rules of age, memory plans, the hash. */
+/*
+ * Unit tests of user/kernel/: The kernel room's code that needs no kernel: window sums and
+ * the rules of age, memory plans, the hash, the list of what the program enforces.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel/enforced.h"
 #include "kernel/meminfo.h"
 #include "kernel/memplan.h"
 #include "kernel/window.h"
@@ -267,6 +271,117 @@ static void test_flow_slot_counts(void)
 	CHECK_EQ(out[0] + out[2] + out[3], 0);
 }
 
+/* The options of a run: 20k pps a key over a 1 s window in 10 slots, the rest as the defaults. */
+static struct rw_config enforced_config(void)
+{
+	return (struct rw_config){ .window_ns = 1000000000ULL, .slots = 10, .pps = 20000,
+				   .burst_ns = RW_BURST_WINDOW, .v6_prefix = RW_DEFAULT_V6_PREFIX,
+				   .key_kind = RW_KIND_SRC };
+}
+
+struct said {
+	unsigned int n;
+	char text[512];
+};
+
+static void say_difference(const char *option, const char *was, const char *now, void *arg)
+{
+	struct said *d = arg;
+	size_t n = strlen(d->text);
+
+	snprintf(d->text + n, sizeof(d->text) - n, "%s%s %s -> %s", d->n++ ? "; " : "", option,
+		 was, now);
+}
+
+static const char *differences(const struct rw_config *was, const struct rw_config *now,
+			       struct said *d)
+{
+	struct rw_enforced a = rw_enforced_of_config(was, 1000, RW_CLOCK_PRECISE);
+	struct rw_enforced b = rw_enforced_of_config(now, 1000, RW_CLOCK_PRECISE);
+
+	memset(d, 0, sizeof(*d));
+	CHECK_EQ(rw_enforced_each_difference(&a, &b, say_difference, d), d->n);
+	return d->text;
+}
+
+/*
+ * --replace names each option whose fields differ, once, in the list's
+ * order, as the options read (a rate, not the per-window limit it became).
+ */
+static void test_enforced_differences(void)
+{
+	struct rw_config was = enforced_config(), now = enforced_config();
+	struct said d;
+
+	CHECK_STR(differences(&was, &now, &d), "");
+	now.pps = 10000;
+	CHECK_STR(differences(&was, &now, &d), "--pps 20.0k -> 10.0k");
+	now = enforced_config();
+	now.dry_run = true;
+	now.malformed_drop = true;
+	now.slots = 20; /* the slot length changes with it: still one option */
+	CHECK_STR(differences(&was, &now, &d),
+		  "--window/--slots 1s/10 slots -> 1s/20 slots; --dry-run off -> on; "
+		  "--malformed pass -> drop");
+	now = enforced_config();
+	now.burst_ns = 100 * 1000000ULL;
+	now.ban_ns = 0;
+	was.ban_ns = 2000000000ULL;
+	was.history_path[0] = 'h'; /* history keeps the events: the program emits them */
+	now.levels.n[0] = 1;
+	now.bps = 8000000;
+	CHECK_STR(differences(&was, &now, &d),
+		  "--bps none -> 8.00M; --events on -> off; --ban 2s -> off; --burst window -> 0.1s; "
+		  "--levels off -> on");
+	CHECK_EQ(d.n, 5);
+}
+
+/* What a change does to the flow state --replace keeps, by the class of the fields that differ. */
+static void test_enforced_change_classes(void)
+{
+	struct rw_config cfg = enforced_config();
+	struct rw_enforced a = rw_enforced_of_config(&cfg, 1000, RW_CLOCK_PRECISE), b = a;
+
+	CHECK(!rw_enforced_differs(&a, &b, RW_ENFORCED_KEPT));
+	b.limit_packets++;
+	CHECK(rw_enforced_differs(&a, &b, RW_ENFORCED_KEPT));
+	CHECK(!rw_enforced_differs(&a, &b, RW_ENFORCED_LAYOUT));
+	b = a;
+	b.coarse_clock = true;
+	CHECK(rw_enforced_differs(&a, &b, RW_ENFORCED_LAYOUT));
+	CHECK(!rw_enforced_differs(&a, &b, RW_ENFORCED_KEY));
+	b = rw_enforced_of_config(&cfg, 2000, RW_CLOCK_PRECISE);
+	CHECK(rw_enforced_differs(&a, &b, RW_ENFORCED_LAYOUT));
+	b = a;
+	b.v6_prefix = 48;
+	CHECK(rw_enforced_differs(&a, &b, RW_ENFORCED_KEY));
+}
+
+/*
+ * Every field has an option, and the fields of one option are neighbours
+ * in the list (they are named once, as one); status reads them all.
+ */
+static void test_enforced_options(void)
+{
+	struct rw_config cfg = enforced_config();
+	struct rw_enforced e = rw_enforced_of_config(&cfg, 1000, RW_CLOCK_COARSE);
+	char text[512];
+
+	CHECK_EQ(rw_enforced_nfields, 15);
+	for (size_t i = 0; i < rw_enforced_nfields; i++) {
+		CHECK(rw_enforced_fields[i].option[0] == '-');
+		for (size_t j = 0; j + 1 < i; j++) {
+			if (!strcmp(rw_enforced_fields[j].option, rw_enforced_fields[i].option))
+				CHECK(!strcmp(rw_enforced_fields[i - 1].option,
+					      rw_enforced_fields[i].option));
+		}
+	}
+	rw_enforced_options_text(&e, text, sizeof(text));
+	CHECK_STR(text, "--key src --rank none --v6-prefix 64 --pps 20.0k --bps none "
+			"--window/--slots 1s/10 slots --max-flows 1000 --clock coarse --dry-run off "
+			"--malformed pass --events off --ban off --burst window --levels off");
+}
+
 void run_kernel_tests(void)
 {
 	RUN(test_window_sum_skips_stale_slots);
@@ -277,4 +392,7 @@ void run_kernel_tests(void)
 	RUN(test_hash_rows_independent);
 	RUN(test_meminfo_available);
 	RUN(test_flow_slot_counts);
+	RUN(test_enforced_differences);
+	RUN(test_enforced_change_classes);
+	RUN(test_enforced_options);
 }

@@ -33,6 +33,39 @@ static uint64_t random_seed(void)
 	return seed | 1;
 }
 
+/*
+ * A field the program reads as is goes to its constant cfg_<field>, of the
+ * field's size: a constant renamed or resized in bpf/ fails the build here.
+ */
+#define RODATA_as_is(type, field)                                                          \
+	_Static_assert(sizeof(r->cfg_##field) == sizeof(type), "cfg_" #field " is a " #type); \
+	r->cfg_##field = p->field;
+#define RODATA_derived(type, field)
+#define RODATA_OF(type, field, option, text, rodata, change) RODATA_##rodata(type, field)
+
+/* The program's constants: the enforced fields, and what the loader derives. */
+static void set_rodata(struct ratewall_bpf__rodata *r, const struct rw_load_params *p,
+		       uint32_t ncpus, uint32_t nbuckets)
+{
+	RW_ENFORCED_FIELDS(RODATA_OF)
+	r->cfg_cap_packets = rw_limit_threshold(p->limit_packets, ncpus, RW_MAX_THRESHOLD);
+	r->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus, RW_MAX_THRESHOLD_BYTES);
+	r->cfg_nr_cpus = ncpus;
+	r->cfg_nbuckets = nbuckets; /* of max_flows */
+	r->cfg_entries = nbuckets * RW_WAYS;
+	r->cfg_bucket_size = rw_bucket_size(p->slots);
+	r->cfg_hash_mask = ~p->hash_clear;
+	r->cfg_bank_ns = rw_bank_of(p->burst_ns);
+	/* Other kinds ranked: the parser reads the whole flow, every kind's source. */
+	r->cfg_parse_kind = p->rank_mask ? RW_KIND_FLOW : p->key_kind;
+	r->cfg_v6_prefix = p->v6_prefix ? p->v6_prefix : RW_DEFAULT_V6_PREFIX;
+	r->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
+	r->cfg_test_clock = p->test_clock;
+	r->cfg_nr_ifaces = p->nifaces;
+	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
+		r->cfg_ifindex[i] = p->ifindex[i];
+}
+
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 {
 	uint32_t ncpus = rw_possible_cpus(), nbuckets = rw_table_buckets(p->max_flows);
@@ -43,44 +76,13 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	/* Every CPU's records of every entry are one array: its index must fit 32 bits. */
 	if (ncpus > RW_MAX_CPUS || (uint64_t)ncpus * nbuckets * RW_WAYS > 0xffffffffULL)
 		return -E2BIG;
+	if (p->key_kind >= RW_KIND_COUNT || p->v6_prefix > 128 ||
+	    (p->rank_mask & ((1u << p->key_kind) | ~((1u << RW_KIND_COUNT) - 1))))
+		return -EINVAL;
 	skel = ratewall_bpf__open();
 	if (!skel)
 		return -errno;
-	skel->rodata->cfg_slot_ns = p->slot_ns;
-	skel->rodata->cfg_slots = p->slots;
-	skel->rodata->cfg_limit_packets = p->limit_packets;
-	skel->rodata->cfg_limit_bytes = p->limit_bytes;
-	skel->rodata->cfg_cap_packets = rw_limit_threshold(p->limit_packets, ncpus, RW_MAX_THRESHOLD);
-	skel->rodata->cfg_cap_bytes = rw_limit_threshold(p->limit_bytes, ncpus,
-							 RW_MAX_THRESHOLD_BYTES);
-	skel->rodata->cfg_nr_cpus = ncpus;
-	skel->rodata->cfg_nbuckets = nbuckets;
-	skel->rodata->cfg_entries = nbuckets * RW_WAYS;
-	skel->rodata->cfg_bucket_size = rw_bucket_size(p->slots);
-	skel->rodata->cfg_hash_mask = ~p->hash_clear;
-	skel->rodata->cfg_events = p->events;
-	skel->rodata->cfg_ban_ns = p->ban_ns;
-	skel->rodata->cfg_burst_ns = p->burst_ns;
-	skel->rodata->cfg_bank_ns = rw_bank_of(p->burst_ns);
-	if (p->key_kind >= RW_KIND_COUNT || p->v6_prefix > 128 ||
-	    (p->rank_mask & ((1u << p->key_kind) | ~((1u << RW_KIND_COUNT) - 1)))) {
-		ratewall_bpf__destroy(skel);
-		return -EINVAL;
-	}
-	skel->rodata->cfg_key_kind = p->key_kind;
-	skel->rodata->cfg_rank_mask = p->rank_mask;
-	/* Other kinds ranked: the parser reads the whole flow, every kind's source. */
-	skel->rodata->cfg_parse_kind = p->rank_mask ? RW_KIND_FLOW : p->key_kind;
-	skel->rodata->cfg_v6_prefix = p->v6_prefix ? p->v6_prefix : RW_DEFAULT_V6_PREFIX;
-	skel->rodata->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
-	skel->rodata->cfg_test_clock = p->test_clock;
-	skel->rodata->cfg_coarse_clock = p->coarse_clock;
-	skel->rodata->cfg_dry_run = p->dry_run;
-	skel->rodata->cfg_malformed_drop = p->malformed_drop;
-	skel->rodata->cfg_sample_mask = p->sample ? RW_SAMPLE_EVERY - 1 : 0;
-	skel->rodata->cfg_nr_ifaces = p->nifaces;
-	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
-		skel->rodata->cfg_ifindex[i] = p->ifindex[i];
+	set_rodata(skel->rodata, p, ncpus, nbuckets);
 
 	err = bpf_map__set_max_entries(skel->maps.dir, nbuckets);
 	if (!err)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <bpf/libbpf.h>
 #include "cli/config.h"
+#include "kernel/enforced.h"
 #include "kernel/memplan.h"
 #include "kernel/table.h"
 
@@ -15,27 +16,13 @@ struct ratewall_bpf;
 
 /* Everything fixed at load time. Shared by `ratewall run` and the BPF tests. */
 struct rw_load_params {
-	uint64_t slot_ns;
-	uint32_t slots;
-	uint64_t limit_packets; /* per window, 0 = none */
-	uint64_t limit_bytes;   /* per window, 0 = none */
-	uint32_t max_flows;     /* tracked (promoted) sources */
+	RW_ENFORCED_MEMBERS;    /* what the program enforces (kernel/enforced.h) */
 	uint32_t max_rules;     /* rule_stats entries: rules in force at once; 0 = RW_MAX_RULES */
 	uint64_t hash_seed;     /* 0: a random one */
 	uint64_t hash_clear;    /* tests only: these bits of every hash are cleared (collisions) */
 	bool test_clock;
-	bool coarse_clock;
 	/* Where libbpf's own messages go (--verbose); NULL: nowhere. */
 	libbpf_print_fn_t libbpf_log;
-	bool dry_run;           /* count drops, enforce none */
-	bool malformed_drop;    /* drop frames with broken IP headers instead of passing them */
-	bool sample;            /* sample untracked packets for the prefix counts (--levels) */
-	bool events;            /* limited / banned / unbanned into the events ring buffer */
-	uint64_t ban_ns;        /* --ban, 0 = off */
-	uint64_t burst_ns;      /* --burst: how far ahead of its schedule a key may run */
-	uint8_t key_kind;       /* --key: enum rw_key_kind */
-	uint8_t v6_prefix;      /* --v6-prefix; 0 = RW_DEFAULT_V6_PREFIX */
-	uint8_t rank_mask;      /* --rank: a bit per kind ranked beside key_kind */
 	uint32_t nifaces;       /* per-interface totals for these; 0: all in one entry */
 	uint32_t ifindex[RW_MAX_IFACES];
 	/* Called after configuration, before the kernel load (e.g. to reuse pinned maps). */

@@ -14,8 +14,7 @@
 #include "cli/cli.h"
 #include "cli/clock.h"
 #include "cli/exit.h"
-#include "cli/key.h"
-#include "cli/units.h"
+#include "kernel/enforced.h"
 #include "ratewall.skel.h"
 #include "service/pins.h"
 #include "service/session.h"
@@ -42,41 +41,17 @@ static int pin_as(const struct rw_session *s, int fd, const char *what)
 	return bpf_obj_pin(fd, path) ? -errno : 0;
 }
 
-static uint32_t meta_flags(const struct rw_session *s)
-{
-	return (s->lp.dry_run ? RW_META_DRY_RUN : 0) |
-	       (s->lp.malformed_drop ? RW_META_MALFORMED_DROP : 0) |
-	       (s->lp.sample ? RW_META_SAMPLING : 0) | (s->lp.events ? RW_META_EVENTS : 0);
-}
-
-/* --v6-prefix as the program holds it (0 in the load parameters is the default). */
-static uint8_t v6_prefix(const struct rw_session *s)
-{
-	return s->lp.v6_prefix ? s->lp.v6_prefix : RW_DEFAULT_V6_PREFIX;
-}
-
 /* The options a program enforces, as the record keeps them. */
 static void meta_options(struct rw_meta *m, const struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
 
+	m->enforced = s->lp.enforced;
 	m->pps = cfg->pps;
 	m->bps = cfg->bps;
 	m->window_ns = cfg->window_ns;
-	m->slot_ns = s->lp.slot_ns;
-	m->slots = s->lp.slots;
-	m->limit_packets = s->lp.limit_packets;
-	m->limit_bytes = s->lp.limit_bytes;
-	m->max_flows = s->lp.max_flows;
 	m->ncpus = s->ncpus;
-	m->clock = s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE;
 	m->hash_seed = s->lp.hash_seed;
-	m->flags = meta_flags(s);
-	m->ban_ns = s->lp.ban_ns;
-	m->burst_ns = s->lp.burst_ns;
-	m->key_kind = s->lp.key_kind;
-	m->rank_mask = s->lp.rank_mask;
-	m->v6_prefix = v6_prefix(s);
 	m->nifaces = cfg->nifaces;
 	memset(m->ifaces, 0, sizeof(m->ifaces));
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
@@ -88,20 +63,17 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	m->interval_ns = cfg->interval_ns;
 }
 
-/* Same flow-state layout: the maps can be kept and their contents mean the same. */
 /* Keys of another kind or prefix mean nothing to the new program: its tables start afresh. */
 static bool same_key(const struct rw_meta *m, const struct rw_session *s)
 {
-	return m->key_kind == s->lp.key_kind && m->rank_mask == s->lp.rank_mask &&
-	       m->v6_prefix == v6_prefix(s);
+	return !rw_enforced_differs(&m->enforced, &s->lp.enforced, RW_ENFORCED_KEY);
 }
 
+/* Same flow-state layout: the maps can be kept and their contents mean the same. */
 static bool same_layout(const struct rw_meta *m, const struct rw_session *s)
 {
-	return m->slot_ns == s->lp.slot_ns && m->slots == s->lp.slots &&
-	       m->max_flows == s->lp.max_flows && m->ncpus == s->ncpus &&
-	       m->clock == (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE) &&
-	       same_key(m, s);
+	return m->ncpus == s->ncpus &&
+	       !rw_enforced_differs(&m->enforced, &s->lp.enforced, RW_ENFORCED_LAYOUT);
 }
 
 static bool same_ifaces(const struct rw_meta *m, const struct rw_session *s)
@@ -116,92 +88,33 @@ static bool same_ifaces(const struct rw_meta *m, const struct rw_session *s)
 	return true;
 }
 
-/* Appends "; what: pinned -> asked" to buf. */
-static void differs(char *buf, size_t len, const char *what, const char *was, const char *now)
-{
-	size_t n = strlen(buf);
+struct differences {
+	char *buf;
+	size_t len;
+};
 
-	snprintf(buf + n, len - n, "%s%s %s (pinned) -> %s", n ? "; " : "", what, was, now);
+/* Appends "WHAT PINNED (pinned) -> ASKED" to the differences said so far. */
+static void differs(const char *what, const char *was, const char *now, void *arg)
+{
+	struct differences *d = arg;
+	size_t n = strlen(d->buf);
+
+	snprintf(d->buf + n, d->len - n, "%s%s %s (pinned) -> %s", n ? "; " : "", what, was, now);
 }
 
-static void rate_text(uint64_t v, char *buf, size_t len)
-{
-	if (v)
-		rw_format_si((double)v, buf, len);
-	else
-		snprintf(buf, len, "none");
-}
-
-/* Says what the pinned program enforces differently; empty when nothing. */
+/* Says what the pinned program enforces differently, or where; empty when nothing. */
 static void describe_differences(const struct rw_meta *m, const struct rw_session *s, char *buf,
 				 size_t len)
 {
+	struct differences d = { buf, len };
 	char a[RW_NAME_MAX], b[RW_NAME_MAX];
 
 	buf[0] = '\0';
-	if (m->key_kind != s->lp.key_kind)
-		differs(buf, len, "--key", rw_key_kind_name(m->key_kind), rw_key_kind_name(s->lp.key_kind));
-	if (m->rank_mask != s->lp.rank_mask) {
-		rw_key_kinds_text(m->rank_mask, a, sizeof(a));
-		rw_key_kinds_text(s->lp.rank_mask, b, sizeof(b));
-		differs(buf, len, "--rank", a, b);
-	}
-	if (m->v6_prefix != v6_prefix(s)) {
-		snprintf(a, sizeof(a), "%u", m->v6_prefix);
-		snprintf(b, sizeof(b), "%u", v6_prefix(s));
-		differs(buf, len, "--v6-prefix", a, b);
-	}
-	if (m->limit_packets != s->lp.limit_packets) {
-		rate_text(m->pps, a, sizeof(a));
-		rate_text(s->cfg->pps, b, sizeof(b));
-		differs(buf, len, "--pps", a, b);
-	}
-	if (m->limit_bytes != s->lp.limit_bytes) {
-		rate_text(m->bps, a, sizeof(a));
-		rate_text(s->cfg->bps, b, sizeof(b));
-		differs(buf, len, "--bps", a, b);
-	}
-	if (m->slot_ns != s->lp.slot_ns || m->slots != s->lp.slots) {
-		snprintf(a, sizeof(a), "%.3gs/%u slots", m->window_ns / 1e9, m->slots);
-		snprintf(b, sizeof(b), "%.3gs/%u slots", s->cfg->window_ns / 1e9, s->lp.slots);
-		differs(buf, len, "--window/--slots", a, b);
-	}
-	if (m->max_flows != s->lp.max_flows) {
-		snprintf(a, sizeof(a), "%u", m->max_flows);
-		snprintf(b, sizeof(b), "%u", s->lp.max_flows);
-		differs(buf, len, "tracked flows", a, b);
-	}
-	if (m->clock != (s->lp.coarse_clock ? RW_CLOCK_COARSE : RW_CLOCK_PRECISE))
-		differs(buf, len, "--clock", m->clock == RW_CLOCK_COARSE ? "coarse" : "precise",
-			s->lp.coarse_clock ? "coarse" : "precise");
-	if ((m->flags ^ meta_flags(s)) & RW_META_DRY_RUN)
-		differs(buf, len, "--dry-run", m->flags & RW_META_DRY_RUN ? "on" : "off",
-			s->lp.dry_run ? "on" : "off");
-	if ((m->flags ^ meta_flags(s)) & RW_META_MALFORMED_DROP)
-		differs(buf, len, "--malformed", m->flags & RW_META_MALFORMED_DROP ? "drop" : "pass",
-			s->lp.malformed_drop ? "drop" : "pass");
-	if ((m->flags ^ meta_flags(s)) & RW_META_EVENTS)
-		differs(buf, len, "--events", m->flags & RW_META_EVENTS ? "on" : "off",
-			s->lp.events ? "on" : "off");
-	if (m->ban_ns != s->lp.ban_ns) {
-		snprintf(a, sizeof(a), "%.3gs", m->ban_ns / 1e9);
-		snprintf(b, sizeof(b), "%.3gs", s->lp.ban_ns / 1e9);
-		differs(buf, len, "--ban", m->ban_ns ? a : "off", s->lp.ban_ns ? b : "off");
-	}
-	if (m->burst_ns != s->lp.burst_ns) {
-		snprintf(a, sizeof(a), m->burst_ns == RW_BURST_WINDOW ? "window" : "%.3gs",
-			 m->burst_ns / 1e9);
-		snprintf(b, sizeof(b), s->lp.burst_ns == RW_BURST_WINDOW ? "window" : "%.3gs",
-			 s->lp.burst_ns / 1e9);
-		differs(buf, len, "--burst", a, b);
-	}
-	if ((m->flags ^ meta_flags(s)) & RW_META_SAMPLING)
-		differs(buf, len, "--levels", m->flags & RW_META_SAMPLING ? "on" : "off",
-			s->lp.sample ? "on" : "off");
+	rw_enforced_each_difference(&m->enforced, &s->lp.enforced, differs, &d);
 	if (m->ncpus != s->ncpus) {
 		snprintf(a, sizeof(a), "%u", m->ncpus);
 		snprintf(b, sizeof(b), "%u", s->ncpus);
-		differs(buf, len, "possible CPUs", a, b);
+		differs("possible CPUs", a, b, &d);
 	}
 	if (!same_ifaces(m, s)) {
 		a[0] = '\0';
@@ -212,7 +125,7 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 		for (uint32_t i = 0; i < s->cfg->nifaces; i++)
 			snprintf(b + strlen(b), sizeof(b) - strlen(b), "%s%s#%u", i ? "+" : "",
 				 s->cfg->ifnames[i], s->lp.ifindex[i]);
-		differs(buf, len, "interfaces", a, b);
+		differs("interfaces", a, b, &d);
 	}
 }
 

@@ -2,7 +2,8 @@
 /*
  * A persistent instance's pinned state in bpffs, ROOT/NAME/:
  *   meta          the loader's record (struct rw_meta): layout version,
- *                 options, start, loader pid, heartbeat, last errors
+ *                 what the program enforces (kernel/enforced.h), start,
+ *                 loader pid, heartbeat, last errors
  *   prog          the XDP program
  *   map_<name>    every map of the program
  *   link_<iface>  one XDP link per interface
@@ -20,15 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/config.h"
+#include "kernel/enforced.h"
 #include "rank/hhh.h"
 
 #define RW_META_MAGIC "ratewall"
 #define RW_META_ERRORS 10
 #define RW_META_ERROR_LEN 120
-#define RW_META_DRY_RUN (1u << 0)
-#define RW_META_MALFORMED_DROP (1u << 1)
-#define RW_META_SAMPLING (1u << 2) /* the program samples for --levels */
-#define RW_META_EVENTS (1u << 3)   /* the program emits events */
 
 struct rw_meta_iface {
 	char name[IF_NAMESIZE];
@@ -47,15 +45,11 @@ struct rw_meta {
 	uint32_t layout;     /* RW_LAYOUT_VERSION of the loader that created it */
 	uint32_t size;       /* sizeof(struct rw_meta) at that version */
 	char name[RW_NAME_MAX];
-	/* what the program enforces: a loader with other values must --replace */
-	uint64_t pps, bps, window_ns, slot_ns;
-	uint64_t limit_packets, limit_bytes; /* per window, as the program holds them */
-	uint32_t slots, max_flows, ncpus, clock; /* clock: enum rw_clock, resolved */
+	RW_ENFORCED_MEMBERS;     /* a loader that would enforce otherwise must --replace */
+	uint64_t pps, bps, window_ns; /* as given: the limits above are per window of them */
 	uint64_t hash_seed;
-	uint64_t ban_ns;         /* --ban, 0 = off */
-	uint64_t burst_ns;       /* --burst */
+	uint32_t ncpus;          /* possible CPUs: per-CPU state is sized by them */
 	uint32_t nifaces;
-	uint32_t flags;          /* RW_META_DRY_RUN, RW_META_MALFORMED_DROP */
 	struct rw_meta_iface ifaces[RW_MAX_IFACES];
 	uint64_t netns_ino;      /* network namespace of the interfaces */
 	uint64_t created_ns;     /* CLOCK_REALTIME */
@@ -65,10 +59,6 @@ struct rw_meta {
 	uint32_t loader_pid;     /* 0 once a loader left cleanly */
 	uint32_t loads;          /* loaders that ran it: 1 + adoptions + replacements */
 	uint32_t nerrors;        /* ever recorded; the last RW_META_ERRORS are kept */
-	uint8_t key_kind;        /* --key: enum rw_key_kind */
-	uint8_t v6_prefix;       /* --v6-prefix, resolved */
-	uint8_t rank_mask;       /* --rank: a bit per kind ranked beside key_kind */
-	uint8_t pad2;
 	struct rw_meta_error errors[RW_META_ERRORS];
 };
 

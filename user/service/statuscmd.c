@@ -17,6 +17,7 @@
 #include "cli/svccli.h"
 #include "cli/units.h"
 #include "kernel/flowtab.h"
+#include "kernel/enforced.h"
 #include "kernel/loader.h"
 #include "kernel/table.h"
 #include "service/pins.h"
@@ -91,6 +92,29 @@ static void format_time(uint64_t ns, char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm);
 }
 
+/* What the program enforces, as the options that set it, wrapped under their heading. */
+static void print_options(const struct rw_enforced *e)
+{
+	char text[512];
+	const char *at = text;
+
+	rw_enforced_options_text(e, text, sizeof(text));
+	while (*at) {
+		const char *cut = at + strlen(at);
+
+		/* Lines up to 80 columns, cut between an option and the one before it. */
+		if (cut - at > 80 - 15) {
+			cut = at + (80 - 15);
+			while (cut > at && strncmp(cut, " --", 3) != 0)
+				cut--;
+			if (cut == at)
+				cut = at + strlen(at);
+		}
+		printf("  %-12s %.*s\n", at == text ? "enforces" : "", (int)(cut - at), at);
+		at = *cut ? cut + 1 : cut;
+	}
+}
+
 static void print_text(const struct rw_status *st)
 {
 	const struct rw_meta *m = &st->in.meta;
@@ -106,19 +130,10 @@ static void print_text(const struct rw_status *st)
 		       m->ifaces[i].name, m->ifaces[i].ifindex,
 		       m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
 		       st->attached[i] ? "attached" : "NOT attached", st->link_id[i]);
-	snprintf(a, sizeof(a), "none");
-	snprintf(b, sizeof(b), "none");
-	if (m->pps)
-		rw_format_si((double)m->pps, a, sizeof(a));
-	if (m->bps)
-		rw_format_si((double)m->bps, b, sizeof(b));
 	rw_key_kinds_text(m->rank_mask, a, sizeof(a));
 	printf("  keys         %s (IPv6 addresses by /%u); also ranked: %s\n",
 	       rw_key_kind_name(m->key_kind), m->v6_prefix, a);
-	printf("  limits       %s pps, %s bps per key; window %.3gs in %u slots; %u tracked "
-	       "flows at most; malformed frames %s%s\n", a, b, m->window_ns / 1e9, m->slots,
-	       m->max_flows, m->flags & RW_META_MALFORMED_DROP ? "dropped" : "passed",
-	       m->flags & RW_META_DRY_RUN ? "; DRY RUN (nothing dropped)" : "");
+	print_options(&m->enforced);
 	printf("  program      id %u\n", st->prog_id);
 	format_time(m->created_ns, when, sizeof(when));
 	printf("  since        %s (%u loader%s)\n", when, m->loads, m->loads == 1 ? "" : "s");
@@ -182,8 +197,7 @@ static void print_json(const struct rw_status *st, bool first)
 	       ", \"slots\": %u, \"max_flows\": %u, \"dry_run\": %s, \"malformed\": \"%s\""
 	       ", \"prog_id\": %u, \"since\": %.3f, \"loads\": %u",
 	       m->pps, m->bps, m->window_ns / 1e6, m->slots, m->max_flows,
-	       m->flags & RW_META_DRY_RUN ? "true" : "false",
-	       m->flags & RW_META_MALFORMED_DROP ? "drop" : "pass", st->prog_id,
+	       m->dry_run ? "true" : "false", m->malformed_drop ? "drop" : "pass", st->prog_id,
 	       m->created_ns / 1e9, m->loads);
 	if (st->have_totals)
 		printf(", \"totals\": {\"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64

@@ -125,7 +125,7 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 		.stats_fd = m->stats,
 		.ncpus = meta->ncpus, .slots = meta->slots, .slot_ns = meta->slot_ns,
 		.start_ns = meta->start_clock_ns,
-		.clock = meta->clock == RW_CLOCK_COARSE ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC,
+		.clock = meta->coarse_clock ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC,
 		.max_flows = meta->max_flows, .sort = a->sort, .levels = &a->levels,
 		.key_kind = meta->key_kind, .rank_mask = meta->rank_mask,
 		.no_color = a->no_color,
@@ -152,7 +152,7 @@ static int watch(const struct rw_svc_args *a, struct rw_instance *in, struct top
 	snprintf(w.head.name, sizeof(w.head.name), "%s", meta->name);
 	w.head.pps = meta->pps;
 	w.head.bps = meta->bps;
-	w.head.dry_run = meta->flags & RW_META_DRY_RUN;
+	w.head.dry_run = meta->dry_run;
 	while (!stop_requested) {
 		int e;
 

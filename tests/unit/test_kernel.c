@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli/options.h"
 #include "kernel/enforced.h"
 #include "kernel/meminfo.h"
 #include "kernel/memplan.h"
@@ -382,6 +383,52 @@ static void test_enforced_options(void)
 			"--malformed pass --events off --ban off --burst window --levels off");
 }
 
+/* Whether an enforced field's option ("--window/--slots") names the option name. */
+static bool enforced_names(const char *options, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = options; (p = strstr(p, "--")); p += 2) {
+		if (!strncmp(p + 2, name, n) && (p[2 + n] == '\0' || p[2 + n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The options' table marks what a pinned instance changes only with --replace
+ * (--help's *); the enforced list is what --replace compares. They must be the
+ * same options, or --help would promise what --replace does not check. The one
+ * alias: --max-memory sizes the same max_flows --max-flows gives.
+ */
+static void test_pinned_options_are_enforced(void)
+{
+	for (size_t i = 0; i < rw_options_count; i++) {
+		const struct rw_opt *o = &rw_options[i];
+		bool pinned = o->flags & RW_OPT_PINNED, listed = false;
+		const char *name = strcmp(o->name, "max-memory") ? o->name : "max-flows";
+
+		for (size_t f = 0; f < rw_enforced_nfields; f++)
+			listed |= enforced_names(rw_enforced_fields[f].option, name);
+		if (pinned != listed)
+			fprintf(stderr, "    --%s: %s in the options' table, %s in the enforced list\n",
+				o->name, pinned ? "pinned" : "not pinned", listed ? "listed" : "not listed");
+		CHECK_EQ(pinned, listed);
+	}
+	for (size_t f = 0; f < rw_enforced_nfields; f++) {
+		char copy[64], *save;
+
+		snprintf(copy, sizeof(copy), "%s", rw_enforced_fields[f].option);
+		for (char *opt = strtok_r(copy, "/", &save); opt; opt = strtok_r(NULL, "/", &save)) {
+			const struct rw_opt *o = rw_opt_find(opt + 2);
+
+			CHECK(o != NULL);
+			if (o)
+				CHECK(o->flags & RW_OPT_PINNED);
+		}
+	}
+}
+
 void run_kernel_tests(void)
 {
 	RUN(test_window_sum_skips_stale_slots);
@@ -395,4 +442,5 @@ void run_kernel_tests(void)
 	RUN(test_enforced_differences);
 	RUN(test_enforced_change_classes);
 	RUN(test_enforced_options);
+	RUN(test_pinned_options_are_enforced);
 }

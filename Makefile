@@ -111,8 +111,8 @@ $(BUILD)/decisions: bench/decisions.c $(USER_LIB_OBJS) $(SKELS)
 $(BUILD)/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)
 	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3
 
-BPF_TEST_SRCS := $(wildcard tests/bpf/*.c)
-$(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
+BPF_TEST_SRCS := $(wildcard tests/bpf/*.c tests/bpf/*/*.c)
+$(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h tests/bpf/*/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lpthread
 
 # The same code again under AddressSanitizer and UBSan: the unit tests, the BPF

@@ -18,8 +18,7 @@
    subfolders), counting the files git tracks or would (every file in a copy
    without git). Product: user/, bpf/, include/ and every folder under them. Tooling:
    tools/, bench/, tests/ and every folder under them. A tooling folder over
-   the bound fails, unless OVER_ALLOWED names it with the reason; one named
-   there that is no longer over fails too, so the list only shrinks.
+   the bound fails: split it by topic into folders.
 
 Prints the findings and the sizes; exits 1 if any rule is broken.
 Usage: tools/check_rooms.py [ROOT]
@@ -41,11 +40,6 @@ GENERATOR, GENERATOR_MAIN = "tools/rwgen", "rwgen.c"
 PRODUCT = ["user", "bpf", "include"]
 TOOLING = ["tools", "bench", "tests"]
 SOURCE_EXT = (".c", ".h", ".py", ".sh")
-# Test suites over the bound today, each one topic too many for one folder
-# (issue 32): split them by topic, then take them out of this list.
-OVER_ALLOWED = {
-    "tests/bpf": "the BPF unit tests, one file a topic; to split by topic into folders",
-}
 C_WORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "_Static_assert"}
 
 
@@ -184,15 +178,10 @@ def size_findings(files):
     print(f"folder sizes (bytes of *.c *.h *.py *.sh directly in it); the bound is the largest product "
           f"folder, {bound_dir}: {bound}")
     for d in sorted(d for d in sizes if under(d, TOOLING)):
-        over = sizes[d] > bound
         note = ""
-        if over and d in OVER_ALLOWED:
-            note = f"  over, allowed: {OVER_ALLOWED[d]}"
-        elif over:
+        if sizes[d] > bound:
             bad.append(f"{d} holds {sizes[d]} bytes of source, more than {bound_dir} ({bound}): split it by job")
             note = "  OVER"
-        elif d in OVER_ALLOWED:
-            bad.append(f"{d} is no longer over the bound ({sizes[d]} <= {bound}): take it out of OVER_ALLOWED")
         print(f"  {d:24s} {sizes[d]:7d}{note}")
     return bad
 

@@ -105,7 +105,7 @@ struct rw_hist_slot *hist_rw(struct env *e, size_t *len);
 /* Entry idx's schedule in it; the mapping in *map, for munmap(*map, *len). */
 struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len);
 
-/* The tracked-flow table's own tests (test_table.c). */
+/* The tracked-flow table's own tests (table/test_table.c). */
 void run_table_tests(void);
 /* Keys of every kind (test_keys.c). */
 void run_key_tests(void);

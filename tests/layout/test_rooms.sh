@@ -111,10 +111,5 @@ copy
 head -c 300000 /dev/zero | tr '\0' '\n' >"$WORK/t/bench/results/planted.json"
 expect "data beside the benchmark (bench/results/*.json) does not count" 0 ' 0 upward or circular$'
 
-copy
-rm "$WORK/t"/tests/bpf/test_*.c
-expect "a folder allowed over the bound that no longer is must leave the list" 1 \
-	'tests/bpf is no longer over the bound .*: take it out of OVER_ALLOWED'
-
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

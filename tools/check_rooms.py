@@ -34,7 +34,7 @@ ROOMS = ["cli", "kernel", "rank", "views", "service", "top"]
 # only those before it.
 BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "sketch.h", "history.h", "limit.h", "table.h",
              "policy.h"]
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)  # [ \t], not \s: \s runs over blank lines, quadratic
 SOURCE_TREE = ["user", "bpf", "include", "tools", "bench", "tests"]
 GENERATOR, GENERATOR_MAIN = "tools/rwgen", "rwgen.c"
 PRODUCT = ["user", "bpf", "include"]

@@ -6,34 +6,8 @@
 # outside the repository, a comment naming a file that is not there. And it
 # leaves alone what is not a path of ours. No root, no network.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/planted.sh"
 CHECK="$ROOT/tests/layout/check_prose.py"
-PASSED=0
-FAILED=0
-WORK=$(mktemp -d /tmp/rwprose.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-
-ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-
-# A fresh copy of the tree (everything but build/ and .git).
-copy() {
-	rm -rf "$WORK/t"
-	mkdir -p "$WORK/t"
-	(cd "$ROOT" && tar --exclude=./build --exclude=./.git -cf - .) | tar -C "$WORK/t" -xf -
-}
-
-# expect NAME RC PATTERN: the check on the copy exits RC and says PATTERN.
-expect() {
-	local out rc
-	out=$(python3 "$CHECK" "$WORK/t" 2>&1)
-	rc=$?
-	if [ "$rc" -eq "$2" ] && grep -qE "$3" <<<"$out"; then
-		ok "$1"
-	else
-		fail "$1 (exit $rc, wanted $2 and /$3/): $(tail -n 3 <<<"$out")"
-	fi
-}
 
 out=$(python3 "$CHECK" "$ROOT" 2>&1)
 rc=$?

@@ -6,35 +6,10 @@
 # generator part that calls into the generator's main file, a tooling folder
 # bigger than the largest product folder. No root, no network.
 set -u
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/planted.sh"
 CHECK="$ROOT/tools/check_rooms.py"
-PASSED=0
-FAILED=0
-WORK=$(mktemp -d /tmp/rwrooms.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
-
-ok() { PASSED=$((PASSED + 1)); echo "ok   $*"; }
-fail() { FAILED=$((FAILED + 1)); echo "FAIL $*"; }
-
-# A fresh copy of what the check reads (without git: it counts every file).
-copy() {
-	rm -rf "$WORK/t"
-	mkdir -p "$WORK/t"
-	cp -r "$ROOT/user" "$ROOT/bpf" "$ROOT/include" "$ROOT/tools" "$ROOT/bench" "$ROOT/tests" \
-		"$ROOT/Makefile" "$WORK/t/"
-}
-
-# expect NAME RC PATTERN: the check on the copy exits RC and says PATTERN.
-expect() {
-	local out rc
-	out=$(python3 "$CHECK" "$WORK/t" 2>&1)
-	rc=$?
-	if [ "$rc" -eq "$2" ] && grep -qE "$3" <<<"$out"; then
-		ok "$1"
-	else
-		fail "$1 (exit $rc, wanted $2 and /$3/): $(tail -n 3 <<<"$out")"
-	fi
-}
+# What the check reads (without git: it counts every file).
+COPY=(user bpf include tools bench tests Makefile)
 
 out=$(python3 "$CHECK" "$ROOT" 2>&1)
 rc=$?
@@ -53,42 +28,42 @@ else
 	fail "the Makefile's rooms ($mk) differ from the check's ($py)"
 fi
 
-copy
+copy "${COPY[@]}"
 expect "an unchanged copy passes" 0 ' 0 upward or circular$'
 
-copy
+copy "${COPY[@]}"
 sed -i '0,/#include/s//#include "views\/view.h"\n#include/' "$WORK/t/user/kernel/table.c"
 expect "kernel including views is refused" 1 'user/kernel/table.c includes views/view.h: kernel may not include views'
 
-copy
+copy "${COPY[@]}"
 sed -i '0,/#include/s//#include "run.h"\n#include/' "$WORK/t/user/service/pins.c"
 expect "a room including the top (run.h) is refused" 1 'service may not include top'
 
-copy
+copy "${COPY[@]}"
 printf '#include "cli/b.h"\n' >"$WORK/t/user/cli/a.h"
 printf '#include "cli/a.h"\n' >"$WORK/t/user/cli/b.h"
 expect "a circle of headers in one room is refused" 1 'include cycle: user/cli/a.h -> user/cli/b.h -> user/cli/a.h'
 
-copy
+copy "${COPY[@]}"
 sed -i '0,/#include "maps.h"/s//#include "maps.h"\n#include "policy.h"/' "$WORK/t/bpf/sketch.h"
 expect "a data-path header including a later one is refused" 1 'bpf/sketch.h includes policy.h, which comes after it'
 
-copy
+copy "${COPY[@]}"
 printf '#include "maps.h"\n' >"$WORK/t/bpf/stray.h"
 expect "a data-path header without a place in the order is refused" 1 'bpf/stray.h has no place'
 
-copy
+copy "${COPY[@]}"
 printf '\nvoid rwgen_planted(void)\n{\n}\n' >>"$WORK/t/tools/rwgen/rwgen.c"
 printf '\nvoid rwgen_frame_uses(void);\nvoid rwgen_frame_uses(void)\n{\n\trwgen_planted();\n}\n' >>"$WORK/t/tools/rwgen/frame.c"
 expect "a generator part calling into rwgen.c is refused" 1 \
 	'tools/rwgen/frame.c calls rwgen_planted, defined in tools/rwgen/rwgen.c'
 
-copy
+copy "${COPY[@]}"
 sed -i '0,/#include <stdint.h>/s//#include <stdint.h>\n#include "schedule.h"/' "$WORK/t/tools/rwgen/opts.h"
 expect "a circle of the generator's headers is refused" 1 \
 	'include cycle: tools/rwgen/opts.h -> tools/rwgen/schedule.h -> tools/rwgen/opts.h'
 
-copy
+copy "${COPY[@]}"
 printf '#include "b.h"\n' >"$WORK/t/bench/a.h"
 printf '#include "a.h"\n' >"$WORK/t/bench/b.h"
 expect "a circle of headers in bench/ is refused" 1 'include cycle: bench/a.h -> bench/b.h -> bench/a.h'
@@ -96,18 +71,18 @@ expect "a circle of headers in bench/ is refused" 1 'include cycle: bench/a.h ->
 # Across folders, as the compiler finds them through the Makefile's -I folders:
 # a shared header including the harness's flowfill.h, which includes a header
 # of user/ that includes the shared one.
-copy
+copy "${COPY[@]}"
 printf '#include "flowfill.h"\n' >>"$WORK/t/include/ratewall_window.h"
 expect "a circle through the -I folders is refused" 1 \
 	'include cycle: user/kernel/table.h -> include/ratewall_window.h -> tests/harness/flowfill.h -> user/kernel/table.h'
 
 # Sizes: a tooling folder over the largest product folder fails; data does not count.
-copy
+copy "${COPY[@]}"
 head -c 300000 /dev/zero | tr '\0' '\n' >"$WORK/t/tools/rwgen/planted.c"
 expect "a tooling folder bigger than the largest product folder is refused" 1 \
 	'tools/rwgen holds [0-9]+ bytes of source, more than user/[a-z]+ \([0-9]+\): split it by job'
 
-copy
+copy "${COPY[@]}"
 head -c 300000 /dev/zero | tr '\0' '\n' >"$WORK/t/bench/results/planted.json"
 expect "data beside the benchmark (bench/results/*.json) does not count" 0 ' 0 upward or circular$'
 

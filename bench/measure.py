@@ -173,7 +173,7 @@ def run_accuracy(tb):
 def run_tcp(tb, rtt):
     """One TCP flow (iperf3, the kernel's stacks in both namespaces) through a
     10 Mbit/s cap: ratewall at its defaults, ratewall with the window alone
-    (--burst window: the admission before issue 19) and an nft limit, for each
+    (--burst window: the admission before the schedule) and an nft limit, for each
     congestion control. Goodput over the whole run and after its first 2 s,
     retransmits. `rtt` names the testbed's round trip: both ends on one veth
     (some 50 us), or through the delay line."""

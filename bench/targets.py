@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The targets of `make bench` (issue 15 and after) and which a result meets.
+"""The targets of `make bench` and which a result meets.
 
 Every target is a ratio side by side in one run (ratewall against the row's
 floor, its toy, a competitor, or itself with another option), or a figure of

@@ -634,7 +634,7 @@ static void test_clock_resolve(void)
 	CHECK_EQ(rw_clock_resolve(RW_CLOCK_PRECISE, 100000000ULL, burst, tick), RW_CLOCK_PRECISE);
 	CHECK_EQ(rw_clock_resolve(RW_CLOCK_COARSE, 1000000ULL, burst, tick), RW_CLOCK_COARSE);
 	/*
-	 * Issue 29: auto never lands where --clock coarse is refused. A burst
+	 * Auto never lands where --clock coarse is refused. A burst
 	 * under half a jiffy takes the precise clock, whatever the slot.
 	 */
 	CHECK_EQ(rw_clock_resolve(RW_CLOCK_AUTO, 100000000ULL, 0, tick), RW_CLOCK_PRECISE);
@@ -644,7 +644,7 @@ static void test_clock_resolve(void)
 }
 
 /*
- * Issue 29: the coarse clock moves once a jiffy, so a burst under half a
+ * The coarse clock moves once a jiffy, so a burst under half a
  * jiffy under-admits (--burst 0: a packet a jiffy a key) and a slot shorter
  * than a jiffy is skipped: --clock coarse with either is bad usage.
  */
@@ -1003,7 +1003,7 @@ static void test_rules_file(void)
 /*
  * An IPv6 src, dst or pair key keeps --v6-prefix bits of its address: a rule
  * or a `per /LEN` finer than that would share the key, its record and its
- * leases with its neighbours (issue 29), so it is refused, in every way rules
+ * leases with its neighbours, so it is refused, in every way rules
  * come in (a file, SIGHUP, `ratewall rule add`: all through rw_rule_parse).
  */
 static void test_rules_v6_prefix(void)

@@ -93,7 +93,7 @@ static int parse_rate_token(const char *tok, const char *unit_next, uint64_t *pp
  * the rule matches (the source; the destination under --key dst): a rule
  * longer than that, or a `per /LEN` longer, would share its key, record and
  * leases with the rest of the /v6-prefix, which a different rule or none
- * governs (issue 29: ::2 at the default limit spent ::1's leases). Flow keys
+ * governs (::2 at the default limit would spend ::1's leases). Flow keys
  * keep whole addresses. This is the one check: every rule comes through here.
  */
 static int fits_key(const struct rw_rule_spec *r, const struct rw_rule_scope *scope, char *err,

@@ -7,7 +7,7 @@
 #  (a) --bps 10M: one TCP flow's goodput over its steady part (after its
 #      first 2 s) is at least FLOOR % of the cap, and no 900 ms (the window
 #      less a slot, as test_limit_accuracy (c)) holds more than the cap's
-#      bytes. Issue 19 asks for 90 %; this version gets 85-88 % on the test
+#      bytes. The target is 90 %; this version gets 85-88 % on the test
 #      VM (a round trip of 50 us: docs/design.md, "Admission"), so the check holds the
 #      floor it does reach, and each run prints where it stands against 90 %.
 #  (b) four parallel flows from the same source: the same, together
@@ -89,7 +89,7 @@ against_target() {
 	awk -v w="$1" -v v="$2" -v c="$3" -v t=$TARGET 'BEGIN {
 		p = 100 * v / c; verdict = "NOT met"
 		if (p >= t) verdict = "met"
-		printf "     %s: %.1f %% of the cap; issue 19 target %d %%: %s\n", w, p, t, verdict }'
+		printf "     %s: %.1f %% of the cap; target %d %%: %s\n", w, p, t, verdict }'
 }
 
 # byte_cap_checks CASE WHAT: CASE's goodput against the 10 Mbit/s cap (the

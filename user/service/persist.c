@@ -485,6 +485,27 @@ static int open_dir(struct rw_session *s, bool *existed)
 	return -1;
 }
 
+/*
+ * A pinned instance keeps the rules' counts it was created with (rule_stats,
+ * a slot per rule id), through adoptions and --replace alike: rules in force
+ * keep their ids and counts. Another --max-rules is said, not silently dropped.
+ */
+static void say_rules_capacity(const struct rw_session *s)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = rw_pin_open_map_ro(s->inst.dir, "rule_stats");
+
+	if (fd < 0)
+		return;
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.max_entries != s->cfg->max_rules)
+		fprintf(stderr, "ratewall: --max-rules %u: instance %s keeps the %u it was created "
+			"with (rules keep their ids and counts); to change it: ratewall stop --name "
+			"%s, then start again\n", s->cfg->max_rules, s->cfg->name, info.max_entries,
+			s->cfg->name);
+	close(fd);
+}
+
 int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 {
 	const struct rw_config *cfg = s->cfg;
@@ -533,6 +554,8 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 		return RW_EXIT_USAGE;
 	}
 	describe_differences(&s->inst.meta, s, diff, sizeof(diff));
+	if (!diff[0] || cfg->replace)
+		say_rules_capacity(s);
 	if (!diff[0])
 		return adopt(s);
 	if (cfg->replace)

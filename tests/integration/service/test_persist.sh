@@ -151,6 +151,13 @@ in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 20k --slots 20 --
 rc=$?
 check "(d) another --burst without --replace: exit 2, named" \
 	eval 'test $rc -eq 2 && grep -q -- "--burst 0.1s (pinned) -> window" "$WORK/d3.err"'
+# --max-rules sizes the rules' counts when an instance is created; an adoption
+# with another one keeps them, and says so rather than dropping the option.
+in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --pps 20k --slots 20 --max-rules 100 \
+	--duration 1s >/dev/null 2>"$WORK/d4.err"
+rc=$?
+check "(d) another --max-rules adopts (exit 0) and says the instance keeps its 4096" \
+	eval 'test $rc -eq 0 && grep -q -- "--max-rules 100: instance .* keeps the 4096" "$WORK/d4.err"'
 # a record of layout version 99, as a future ratewall might leave it
 mkdir -p "$PIN_DIR/future"
 bpftool map create "$PIN_DIR/future/meta" type array key 4 value 16 entries 1 name meta &&

@@ -284,16 +284,20 @@ static const struct rw_rule_spec *find(const struct rw_ruleset *rs, const struct
 	return NULL;
 }
 
-/* How many ids there are: the entries of rule_stats (--max-rules). */
-unsigned int rw_rules_capacity(const struct rw_rule_env *env)
+unsigned int rw_rules_capacity_of(int stats_fd)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
 
-	if (bpf_obj_get_info_by_fd(env->stats_fd, &info, &len) || !info.max_entries ||
+	if (bpf_obj_get_info_by_fd(stats_fd, &info, &len) || !info.max_entries ||
 	    info.max_entries > RW_MAX_RULES)
 		return RW_MAX_RULES;
 	return info.max_entries;
+}
+
+unsigned int rw_rules_capacity(const struct rw_rule_env *env)
+{
+	return rw_rules_capacity_of(env->stats_fd);
 }
 
 /*

@@ -56,8 +56,9 @@ int rw_rules_install(const struct rw_rule_env *env, const struct rw_ruleset *rs)
 /* Adds or replaces one rule (a new one ties after every other) / deletes one (-ENOENT: none). */
 int rw_rules_add(const struct rw_rule_env *env, const struct rw_rule_spec *r);
 int rw_rules_del(const struct rw_rule_env *env, const struct rw_rule_spec *r);
-/* How many rules the instance holds at once (--max-rules). */
+/* How many rules the instance holds at once (--max-rules): the entries of rule_stats. */
 unsigned int rw_rules_capacity(const struct rw_rule_env *env);
+unsigned int rw_rules_capacity_of(int stats_fd);
 /* The rules in the kernel with their counts, in the order they tie in. */
 int rw_rules_read(const struct rw_rule_env *env, struct rw_ruleset *out);
 

@@ -15,6 +15,7 @@
 #include "cli/clock.h"
 #include "cli/exit.h"
 #include "kernel/enforced.h"
+#include "kernel/rules_maps.h"
 #include "ratewall.skel.h"
 #include "service/pins.h"
 #include "service/session.h"
@@ -492,17 +493,16 @@ static int open_dir(struct rw_session *s, bool *existed)
  */
 static void say_rules_capacity(const struct rw_session *s)
 {
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
 	int fd = rw_pin_open_map_ro(s->inst.dir, "rule_stats");
+	unsigned int kept;
 
 	if (fd < 0)
 		return;
-	if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.max_entries != s->cfg->max_rules)
+	kept = rw_rules_capacity_of(fd);
+	if (kept != s->cfg->max_rules)
 		fprintf(stderr, "ratewall: --max-rules %u: instance %s keeps the %u it was created "
 			"with (rules keep their ids and counts); to change it: ratewall stop --name "
-			"%s, then start again\n", s->cfg->max_rules, s->cfg->name, info.max_entries,
-			s->cfg->name);
+			"%s, then start again\n", s->cfg->max_rules, s->cfg->name, kept, s->cfg->name);
 	close(fd);
 }
 

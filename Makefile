@@ -20,7 +20,7 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 
 # The rooms of user/ (see docs/development.md), lowest first; a file
 # includes its own room and those before it (tools/check_rooms.py checks).
-ROOMS := cli kernel rank views service
+ROOMS := cli kernel rank views act service
 USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c user/run_start.c
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.

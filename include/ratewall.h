@@ -532,6 +532,11 @@ enum rw_event_type {
 	RW_EV_RELEASED = 2, /* a window with no drop after it was limited (the loader's) */
 	RW_EV_BANNED = 3,   /* --ban: dropped entirely until `until_ns` */
 	RW_EV_UNBANNED = 4, /* the ban ran out (seen at the source's next packet) */
+	/* The loader's alone, never the data path's: */
+	RW_EV_HEAVY = 5,    /* --levels: a prefix entered the heavy list */
+	RW_EV_LIGHT = 6,    /* --levels: a prefix left it */
+	RW_EV_HOOK = 7,     /* --on-event: how a command run for an event ended */
+	RW_EV_TYPES,
 };
 struct rw_event {
 	__u32 type;

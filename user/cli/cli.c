@@ -117,6 +117,35 @@ static int check_coarse(const struct rw_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * --on-event-* and --bgp-* shape --on-event and --bgp: given without them
+ * they would do nothing, so they are refused (a default is the table's own).
+ */
+static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
+{
+	struct rw_cli_args d;
+	struct rw_bgp_config bgp = cfg->bgp;
+
+	rw_opt_defaults(&d);
+	if (!cfg->hook.command[0] && memcmp(&cfg->hook, &d.cfg.hook, sizeof(cfg->hook)))
+		return fail(err, errlen, "--on-event-kinds, -timeout, -running and -rate shape "
+			    "--on-event: give --on-event CMD too");
+	if ((cfg->hook.kinds & (RW_EV_BIT(RW_EV_HEAVY) | RW_EV_BIT(RW_EV_LIGHT))) &&
+	    !cfg->levels.n[0] && !cfg->levels.n[1])
+		return fail(err, errlen, "--on-event-kinds heavy and light are of the prefixes "
+			    "--levels ranks: give --levels too");
+	strcpy(bgp.api, d.cfg.bgp.api);
+	if (!cfg->bgp.api[0] && memcmp(&bgp, &d.cfg.bgp, sizeof(bgp)))
+		return fail(err, errlen, "the --bgp-* options shape --bgp: give --bgp [HOST:]PORT too");
+	if (cfg->bgp.prefixes && !cfg->levels.n[0] && !cfg->levels.n[1])
+		return fail(err, errlen, "--bgp-prefixes announces the heavy prefixes of --levels: "
+			    "give --levels too");
+	if (cfg->bgp.api[0] && !cfg->ban_ns && !cfg->bgp.prefixes)
+		return fail(err, errlen, "--bgp announces banned keys: give --ban DURATION (or "
+			    "--bgp-prefixes with --levels)");
+	return 0;
+}
+
 static int validate(struct rw_config *cfg, char *err, size_t errlen)
 {
 	uint64_t slot_ns = rw_slot_ns(cfg);
@@ -148,7 +177,7 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	if (cfg->rank_mask & (1u << cfg->key_kind))
 		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
 			    rw_key_kind_name(cfg->key_kind));
-	return 0;
+	return validate_act(cfg, err, errlen);
 }
 
 #define RW_CONFIG_LINE_MAX 1024

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
+#include "cli/actconf.h"
 #include "cli/levels.h"
 #include "cli/rules.h"
 #include "ratewall.h"
@@ -80,6 +81,8 @@ struct rw_config {
 	uint64_t history_keep_ns;     /* --history-keep: windows older than this are deleted */
 	uint64_t history_max;         /* --history-max: bytes the database may take */
 	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
+	struct rw_hook_config hook;   /* --on-event: command "" without */
+	struct rw_bgp_config bgp;     /* --bgp: api "" without */
 	char name[RW_NAME_MAX];
 };
 

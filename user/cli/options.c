@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/actconf.h"
 #include "cli/cli.h"
 #include "cli/errmsg.h"
 #include "cli/key.h"
@@ -107,6 +108,64 @@ static int parse_name(const struct rw_opt *o, const char *arg, struct rw_cli_arg
 			    "control characters, and not . or ..", arg, RW_NAME_MAX - 1);
 	strcpy(a->cfg.name, arg);
 	return 0;
+}
+
+static int parse_on_event(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			  char *err, size_t errlen)
+{
+	char buf[RW_CMD_MAX], *argv[RW_CMD_WORDS], why[96];
+
+	(void)o;
+	if (strlen(arg) >= sizeof(a->cfg.hook.command))
+		return fail(err, errlen, "--on-event: the command is longer than %d bytes",
+			    RW_CMD_MAX - 1);
+	if (rw_split_words(arg, buf, argv, RW_CMD_WORDS, why, sizeof(why)) < 0)
+		return fail(err, errlen, "--on-event: '%s': %s", arg, why);
+	strcpy(a->cfg.hook.command, arg);
+	return 0;
+}
+
+static int parse_on_event_kinds(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+				char *err, size_t errlen)
+{
+	(void)o;
+	return rw_parse_event_kinds(arg, &a->cfg.hook.kinds, err, errlen);
+}
+
+static int parse_bgp(const struct rw_opt *o, const char *arg, struct rw_cli_args *a, char *err,
+		     size_t errlen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	(void)o;
+	if (strlen(arg) >= sizeof(a->cfg.bgp.api))
+		return fail(err, errlen, "--bgp: '%s' is too long", arg);
+	if (rw_parse_listen(arg, &ss, &len, err, errlen))
+		return fail(err, errlen, "--bgp: '%s' is not [HOST:]PORT of gobgpd's API", arg);
+	strcpy(a->cfg.bgp.api, arg);
+	return 0;
+}
+
+static int parse_bgp_next_hop(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			      char *err, size_t errlen)
+{
+	(void)o;
+	return rw_parse_next_hops(arg, &a->cfg.bgp, err, errlen);
+}
+
+static int parse_bgp_community(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			       char *err, size_t errlen)
+{
+	(void)o;
+	return rw_parse_communities(arg, &a->cfg.bgp, err, errlen);
+}
+
+static int parse_bgp_never(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			   char *err, size_t errlen)
+{
+	(void)o;
+	return rw_parse_never(arg, &a->cfg.bgp, err, errlen);
 }
 
 const char *const rw_sort_names[] = { "pps", "bps", "drops", NULL };         /* enum rw_sort */
@@ -208,6 +267,46 @@ const struct rw_opt rw_options[] = {
 	{ "metrics", 0, RW_OPT_CUSTOM, CFG(metrics), .parse = parse_metrics, .arg = "[ADDR:]PORT",
 	  .flags = KEY,
 	  .help = "serve /metrics for Prometheus (address default 127.0.0.1; IPv6 as [::1]:PORT)" },
+	{ "on-event", 0, RW_OPT_CUSTOM, CFG(hook.command), .parse = parse_on_event, .arg = "CMD",
+	  .flags = KEY,
+	  .help = "run CMD for each event of --on-event-kinds, the event as one JSON object on "
+		  "its stdin; CMD is split into words and run without a shell (write sh -c '...' "
+		  "for one)" },
+	{ "on-event-kinds", 0, RW_OPT_CUSTOM, CFG(hook.kinds), .parse = parse_on_event_kinds,
+	  .choices = rw_event_kind_names, .def = "banned,unbanned", .arg = "KIND[,KIND]",
+	  .flags = KEY, .help = "the events --on-event runs its command for" },
+	{ "on-event-timeout", 0, RW_OPT_DURATION, CFG(hook.timeout_ns), .min = 10000000ULL,
+	  .def = "10s", .arg = "DURATION", .flags = KEY,
+	  .help = "a command still running this long is killed, with what it started" },
+	{ "on-event-running", 0, RW_OPT_COUNT, CFG(hook.running), .min = 1, .max = 64, .def = "4",
+	  .arg = "N", .flags = KEY, .help = "commands running at once, at most" },
+	{ "on-event-rate", 0, RW_OPT_COUNT, CFG(hook.rate), .min = 1, .max = 10000, .def = "20",
+	  .arg = "N", .flags = KEY,
+	  .help = "commands started a second, at most; events beyond it are counted, not run" },
+	{ "bgp", 0, RW_OPT_CUSTOM, CFG(bgp.api), .parse = parse_bgp, .arg = "[HOST:]PORT",
+	  .flags = KEY,
+	  .help = "announce a blackhole route for each banned key through the GoBGP daemon "
+		  "whose API listens here (gobgpd --api-hosts; host default 127.0.0.1), and "
+		  "withdraw it when the ban ends" },
+	{ "bgp-command", 0, RW_OPT_PATH, CFG(bgp.command), .def = "gobgp", .arg = "PATH",
+	  .flags = KEY, .help = "GoBGP's client, that --bgp drives" },
+	{ "bgp-next-hop", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_next_hop,
+	  .arg = "ADDR[,ADDR6]", .flags = KEY,
+	  .help = "next hop of the routes (default: the speaker's own address)" },
+	{ "bgp-community", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_community,
+	  .def = "65535:666", .arg = "ASN:VALUE[,...]", .flags = KEY,
+	  .help = "communities of the routes (65535:666 is BLACKHOLE, RFC 7999)" },
+	{ "bgp-never", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_never,
+	  .arg = "CIDR[,CIDR]", .flags = KEY,
+	  .help = "never announce these (your own prefixes); the addresses of the interfaces and "
+		  "of allow rules never are either" },
+	{ "bgp-max", 0, RW_OPT_COUNT, CFG(bgp.max), .min = 1, .max = RW_BGP_MAX_ROUTES,
+	  .def = "1000", .arg = "N", .flags = KEY,
+	  .help = "routes announced at once, at most; the ones beyond are counted and said" },
+	{ "bgp-prefixes", 0, RW_OPT_SWITCH, CFG(bgp.prefixes), .flags = KEY,
+	  .help = "announce the heavy prefixes of --levels too, while they are heavy" },
+	{ "bgp-dry-run", 0, RW_OPT_SWITCH, CFG(bgp.dry_run), .flags = KEY,
+	  .help = "say what --bgp would announce and withdraw; announce nothing" },
 	{ "dry-run", 0, RW_OPT_SWITCH, CFG(dry_run), .flags = PINNED,
 	  .help = "drop nothing: count and report what would be dropped" },
 	{ "malformed", 0, RW_OPT_CHOICE, CFG(malformed_drop), .choices = malformed_names,

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * --bgp: blackhole routes announced through a GoBGP daemon (gobgpd), driven
+ * with its own client (gobgp, --bgp-command) against its API (--bgp). The
+ * loader hands over, each tick, the routes that should be announced now; a
+ * thread of its own brings the speaker there (announce what is new,
+ * withdraw what is gone), retries while the speaker does not answer, and
+ * watches the speaker and its sessions, so the tick never waits on it.
+ *
+ * What was announced is kept in a journal (a BPF hash map the instance pins
+ * with --persist), so that a loader that adopts the instance after a crash
+ * withdraws what ended meanwhile, and `ratewall stop` withdraws what is left.
+ */
+#ifndef RW_BGP_H
+#define RW_BGP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cli/actconf.h"
+
+#define RW_BGP_MSG_LEN 256
+
+struct rw_bgp;
+
+enum rw_bgp_state {
+	RW_BGP_STARTING,   /* not asked yet */
+	RW_BGP_DOWN,       /* the speaker's API does not answer */
+	RW_BGP_NO_SESSION, /* it answers; no BGP session is established */
+	RW_BGP_UP,         /* it answers and at least one session is established */
+	RW_BGP_DRY_RUN,    /* --bgp-dry-run: nothing is asked of it */
+};
+
+struct rw_bgp_counts {
+	enum rw_bgp_state state;
+	uint32_t peers, established; /* the speaker's neighbours, and those established */
+	uint32_t wanted;     /* routes the last tick wanted announced (after --bgp-max) */
+	uint32_t announced;  /* routes the speaker holds from us now */
+	uint32_t over_max;   /* routes the last tick wanted beyond --bgp-max: not announced */
+	uint64_t announces, withdraws; /* done, since the start */
+	uint64_t failures;   /* commands to the speaker that failed */
+	uint64_t never;      /* routes not announced: --bgp-never, an interface's address, an allow rule */
+	char last_error[RW_BGP_MSG_LEN]; /* "" when none */
+};
+
+/* The journal: a new BPF hash map of routes (not pinned), for at most max. Its fd, or -errno. */
+int rw_bgp_journal_create(uint32_t max);
+
+/*
+ * Starts the thread. journal_fd: the instance's pinned journal (routes an
+ * earlier loader announced are withdrawn unless wanted again), or -1 for
+ * one of its own. NULL with the reason in err when it cannot start.
+ */
+struct rw_bgp *rw_bgp_start(const struct rw_bgp_config *c, int journal_fd, char *err,
+			    size_t errlen);
+/* The routes wanted now (copied; replaces the last set). Never blocks on the speaker. */
+void rw_bgp_want(struct rw_bgp *b, const struct rw_route *r, size_t n, uint64_t never);
+void rw_bgp_counts(struct rw_bgp *b, struct rw_bgp_counts *c);
+/* What the thread has to say since the last call, oldest first (state changes, failures): at most max lines. */
+size_t rw_bgp_messages(struct rw_bgp *b, char (*out)[RW_BGP_MSG_LEN], size_t max);
+/*
+ * Ends the thread. withdraw: every route in the journal is withdrawn first
+ * (a run that ends its enforcement); else they stay announced (a pinned
+ * instance enforces on). Bounded in time. NULL is a no-op.
+ */
+void rw_bgp_stop(struct rw_bgp *b, bool withdraw);
+/*
+ * `ratewall stop`: withdraws every route of a pinned journal through the
+ * speaker c names. 0, or -errno with the reason in err.
+ */
+int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char *err,
+			    size_t errlen);
+
+#endif

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * --on-event CMD: runs the command for events, one process per event, the
+ * event as one JSON object on its stdin. A thread of its own starts the
+ * commands, waits for them and kills them at their timeout, so the tick and
+ * the data path never wait on one. Bounded: at most `running` at once, at
+ * most `rate` started a second, a queue of RW_HOOK_QUEUE; an event beyond
+ * them is dropped and counted, never queued without bound.
+ */
+#ifndef RW_HOOK_H
+#define RW_HOOK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cli/actconf.h"
+#include "cli/key.h"
+
+#define RW_HOOK_QUEUE 256
+#define RW_HOOK_JSON_MAX 1024
+
+struct rw_hook;
+
+/* What the commands did, since the start. */
+struct rw_hook_counts {
+	uint64_t started;   /* commands started */
+	uint64_t ok;        /* exited 0 */
+	uint64_t failed;    /* exited otherwise, killed by a signal other than the timeout's, or could not start */
+	uint64_t timed_out; /* killed at --on-event-timeout */
+	uint64_t dropped;   /* events not run: over the rate, the queue full, or left at the end */
+	int last_status;    /* of the last command that ended: its exit status, 128 + signal, -1: none yet */
+	uint32_t running;   /* now */
+	uint32_t queued;    /* now */
+};
+
+/* How one command ended, for the events and for what is said. */
+struct rw_hook_result {
+	uint32_t type;           /* the event's (enum rw_event_type) */
+	char key[RW_KEY_STRLEN]; /* the event's key, as text */
+	int status;              /* exit status; 128 + signal when killed; -1 when it could not start */
+	bool timed_out;
+	int start_errno;         /* status -1: why it could not start */
+	double seconds;          /* how long it ran */
+};
+
+/*
+ * Starts the thread for c (c->command "" is an error). NULL with the reason
+ * in err when it cannot start (no memory, no thread, a command that does
+ * not split into words). A command that cannot be found is not an error
+ * here: each event for it is counted as failed (rw_hook_check says so first).
+ */
+struct rw_hook *rw_hook_start(const struct rw_hook_config *c, char *err, size_t errlen);
+/*
+ * Whether c's command can be run: 0, or -errno with the reason in err (not
+ * found in PATH, not executable).
+ */
+int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen);
+/*
+ * Hands one event to the command: json is the object its stdin gets (a
+ * newline is added), key its key as text, type its kind. Never blocks. False
+ * when dropped (counted): over the rate or the queue full.
+ */
+bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char *json);
+/* The results of the commands that ended since the last call, oldest first: at most max. */
+size_t rw_hook_results(struct rw_hook *h, struct rw_hook_result *out, size_t max);
+void rw_hook_counts(struct rw_hook *h, struct rw_hook_counts *c);
+/*
+ * Ends the thread: waits up to grace_ns for the commands running, kills what
+ * still runs (each process group), counts what was still queued as dropped,
+ * and frees h. NULL is a no-op.
+ */
+void rw_hook_stop(struct rw_hook *h, uint64_t grace_ns);
+
+#endif

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What ratewall does beyond its own drop, as the options give it: --on-event
+ * runs a command for chosen events; --bgp announces blackhole routes through
+ * a GoBGP daemon. Parsing only: user/act/ acts on it.
+ */
+#ifndef RW_ACTCONF_H
+#define RW_ACTCONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ratewall.h"
+
+#define RW_CMD_MAX 512         /* --on-event's command line, bytes */
+#define RW_CMD_WORDS 32        /* and its words */
+#define RW_BGP_COMMUNITIES 8
+#define RW_BGP_NEVER_MAX 64
+#define RW_BGP_MAX_ROUTES 100000 /* --bgp-max's ceiling */
+
+/* --on-event-kinds: a bit per enum rw_event_type. */
+#define RW_EV_BIT(type) (1u << (type))
+#define RW_HOOK_DEFAULT_KINDS (RW_EV_BIT(RW_EV_BANNED) | RW_EV_BIT(RW_EV_UNBANNED))
+
+struct rw_hook_config {
+	char command[RW_CMD_MAX]; /* --on-event, as typed; "" = none */
+	uint32_t kinds;           /* RW_EV_BIT()s */
+	uint64_t timeout_ns;      /* killed (its process group) after this long */
+	uint32_t running;         /* commands at once, at most */
+	uint32_t rate;            /* commands started a second, at most */
+};
+
+/* A prefix as BGP carries it. */
+struct rw_route {
+	uint8_t family; /* AF_INET, AF_INET6 */
+	uint8_t len;
+	uint8_t addr[16]; /* host bits zero */
+};
+
+struct rw_bgp_config {
+	char api[64];             /* --bgp [HOST:]PORT of gobgpd's API; "" = no BGP */
+	char command[256];        /* --bgp-command: the gobgp client */
+	char next_hop4[16], next_hop6[48]; /* --bgp-next-hop; "" = the speaker's own */
+	uint32_t community[RW_BGP_COMMUNITIES]; /* (high << 16) | low */
+	uint32_t ncommunities;
+	struct rw_route never[RW_BGP_NEVER_MAX]; /* --bgp-never */
+	uint32_t nnever;
+	uint32_t max;             /* routes announced at once, at most */
+	bool prefixes;            /* --bgp-prefixes: heavy prefixes (--levels) too */
+	bool dry_run;             /* --bgp-dry-run: say, announce nothing */
+};
+
+/* "banned,unbanned,heavy" into RW_EV_BIT()s. -EINVAL, reason in err. */
+int rw_parse_event_kinds(const char *s, uint32_t *kinds, char *err, size_t errlen);
+/* The names of the kinds --on-event-kinds takes, NULL-ended (completion, help). */
+extern const char *const rw_event_kind_names[];
+/*
+ * A command line into words, the way a shell splits them but with nothing
+ * expanded: blanks separate, '...' and "..." quote, \ escapes the next
+ * character. The words point into buf (at least strlen(s) + 1 bytes);
+ * argv ends with NULL. The number of words, or -EINVAL (reason in err):
+ * none, an open quote, more than max - 1 words.
+ */
+int rw_split_words(const char *s, char *buf, char **argv, int max, char *err, size_t errlen);
+/* "198.18.0.0/15" or an address alone (its host route). -EINVAL, reason in err. */
+int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen);
+/* "198.18.0.0/15". */
+void rw_route_format(const struct rw_route *r, char *buf, size_t len);
+/* Whether a and b share an address (one holds the other). */
+bool rw_route_overlaps(const struct rw_route *a, const struct rw_route *b);
+/* "65535:666,64512:1" into communities. -EINVAL, reason in err. */
+int rw_parse_communities(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
+/* "192.0.2.1", "2001:db8::1" or both, comma-separated. -EINVAL, reason in err. */
+int rw_parse_next_hops(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
+/* "198.51.100.0/24,2001:db8:1::/48": more prefixes never announced. -EINVAL, reason in err. */
+int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
+
+#endif

@@ -26,7 +26,7 @@ USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.
 PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
 	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
-	     user/views/events.c user/views/report.c user/views/metrics_page.c
+	     user/views/events.c user/views/report.c user/views/metrics_page.c user/act/hook.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 
@@ -109,7 +109,7 @@ $(BUILD)/decisions: bench/decisions.c $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) bench/decisions.c $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lm
 
 $(BUILD)/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)
-	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3
+	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3 -lpthread
 
 BPF_TEST_SRCS := $(wildcard tests/bpf/*.c tests/bpf/*/*.c)
 $(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h tests/bpf/*/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
@@ -122,7 +122,7 @@ ASAN := $(BUILD)/asan/test_unit $(BUILD)/asan/test_bpf $(BUILD)/asan/ratewall
 ASAN_LIB_SRCS := $(USER_LIB_SRCS)
 
 $(BUILD)/asan/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3 -lpthread
 
 $(BUILD)/asan/test_bpf: $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) -o $@ $(LDLIBS) -lpthread

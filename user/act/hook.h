@@ -6,6 +6,10 @@
  * the data path never wait on one. Bounded: at most `running` at once, at
  * most `rate` started a second, a queue of RW_HOOK_QUEUE; an event beyond
  * them is dropped and counted, never queued without bound.
+ *
+ * A command is its process group: at its timeout the group is killed, and
+ * when the command itself ends, what it left running there is killed too,
+ * so nothing it started outlives it (a daemon of its own must setsid).
  */
 #ifndef RW_HOOK_H
 #define RW_HOOK_H
@@ -58,17 +62,22 @@ int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen);
 /*
  * Hands one event to the command: json is the object its stdin gets (a
  * newline is added), key its key as text, type its kind. Never blocks. False
- * when dropped (counted): over the rate or the queue full.
+ * when dropped (counted): over the rate, the queue full, the end begun, or
+ * json longer than RW_HOOK_JSON_MAX - 2 bytes (a cut object would not parse).
  */
 bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char *json);
 /* The results of the commands that ended since the last call, oldest first: at most max. */
 size_t rw_hook_results(struct rw_hook *h, struct rw_hook_result *out, size_t max);
 void rw_hook_counts(struct rw_hook *h, struct rw_hook_counts *c);
 /*
- * Ends the thread: waits up to grace_ns for the commands running, kills what
- * still runs (each process group), counts what was still queued as dropped,
- * and frees h. NULL is a no-op.
+ * Ends the thread: counts what was still queued as dropped, waits up to
+ * grace_ns for the commands running, kills what still runs (each process
+ * group; counted failed, status 137) and reaps it. h stays readable
+ * (rw_hook_counts, rw_hook_results: the final figures); offers are dropped.
+ * A second call, or NULL, is a no-op.
  */
+void rw_hook_end(struct rw_hook *h, uint64_t grace_ns);
+/* rw_hook_end, then frees h. NULL is a no-op. */
 void rw_hook_stop(struct rw_hook *h, uint64_t grace_ns);
 
 #endif

@@ -1,0 +1,580 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * --on-event's runner (hook.h). The callers' side (offer, results, counts)
+ * only copies under one mutex; a worker thread of its own starts the
+ * commands (posix_spawnp, no shell), watches each through a pidfd and kills
+ * its process group at its deadline, so nothing the commands do can hold up
+ * the tick.
+ */
+#define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
+#include "act/hook.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/clock.h"
+#include "cli/errmsg.h"
+
+extern char **environ;
+
+/* The event is written before the command starts: one write, never more than a pipe holds. */
+_Static_assert(RW_HOOK_JSON_MAX <= PIPE_BUF, "an event must fit a pipe whole");
+
+/* The results the caller has not read yet, at most: the oldest go first. */
+#define RESULTS_KEPT RW_HOOK_QUEUE
+/* How often a command without a pidfd (pidfd_open refused) is looked at. */
+#define NO_PIDFD_POLL_MS 20
+/* Where execvp looks when PATH is unset (glibc's _CS_PATH). */
+#define DEFAULT_PATH "/bin:/usr/bin"
+
+struct hook_event {
+	uint32_t type;
+	uint32_t len; /* of json, its newline included */
+	char key[RW_KEY_STRLEN];
+	char json[RW_HOOK_JSON_MAX];
+};
+
+/* A command running: the worker's alone. */
+struct hook_child {
+	pid_t pid; /* 0: the slot is free; also its process group */
+	int pidfd; /* -1: looked at every NO_PIDFD_POLL_MS instead */
+	bool killed, timed_out;
+	uint64_t start_ns, deadline_ns;
+	uint32_t type;
+	char key[RW_KEY_STRLEN];
+};
+
+struct rw_hook {
+	struct rw_hook_config cfg;
+	char words[RW_CMD_MAX];
+	char *argv[RW_CMD_WORDS];
+	pthread_t thread;
+	bool joined;
+	int wake_fd; /* eventfd: an event queued, or the end asked */
+
+	/* The worker's alone. */
+	struct hook_child *children; /* cfg.running slots */
+	uint32_t nchildren;
+	struct pollfd *pfds;        /* cfg.running + 1 */
+	struct hook_event current; /* the one being started */
+
+	pthread_mutex_t lock; /* everything below */
+	struct hook_event queue[RW_HOOK_QUEUE];
+	uint32_t q_head;
+	struct rw_hook_result results[RESULTS_KEPT];
+	uint32_t r_head, r_len;
+	struct rw_hook_counts counts; /* counts.queued: the queue's length */
+	double tokens;                /* the rate's bucket, at most cfg.rate */
+	uint64_t refilled_ns;
+	bool stopping;
+	uint64_t grace_end_ns;
+};
+
+static uint64_t mono_ns(void)
+{
+	return rw_clock_ns(CLOCK_MONOTONIC);
+}
+
+static void wake(struct rw_hook *h)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN only at a counter near 2^64: the worker is woken either way. */
+	if (write(h->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return;
+}
+
+/* --- The callers' side ---------------------------------------------------- */
+
+static void refill(struct rw_hook *h, uint64_t now)
+{
+	double burst = h->cfg.rate;
+
+	h->tokens += (double)(now - h->refilled_ns) * h->cfg.rate / 1e9;
+	if (h->tokens > burst)
+		h->tokens = burst;
+	h->refilled_ns = now;
+}
+
+bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char *json)
+{
+	size_t len = strlen(json);
+	uint64_t now = mono_ns();
+	bool queued = false;
+
+	pthread_mutex_lock(&h->lock);
+	refill(h, now);
+	/* A JSON object longer than a slot is dropped whole: a cut one would not parse. */
+	if (!h->stopping && len + 1 <= RW_HOOK_JSON_MAX && h->counts.queued < RW_HOOK_QUEUE &&
+	    h->tokens >= 1.0) {
+		struct hook_event *e = &h->queue[(h->q_head + h->counts.queued) % RW_HOOK_QUEUE];
+
+		h->tokens -= 1.0;
+		e->type = type;
+		snprintf(e->key, sizeof(e->key), "%s", key);
+		memcpy(e->json, json, len);
+		e->json[len] = '\n';
+		e->len = (uint32_t)len + 1;
+		h->counts.queued++;
+		queued = true;
+	} else {
+		h->counts.dropped++;
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (queued)
+		wake(h);
+	return queued;
+}
+
+size_t rw_hook_results(struct rw_hook *h, struct rw_hook_result *out, size_t max)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&h->lock);
+	for (; n < max && h->r_len; n++, h->r_len--) {
+		out[n] = h->results[h->r_head];
+		h->r_head = (h->r_head + 1) % RESULTS_KEPT;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return n;
+}
+
+void rw_hook_counts(struct rw_hook *h, struct rw_hook_counts *c)
+{
+	pthread_mutex_lock(&h->lock);
+	*c = h->counts;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* --- The worker ----------------------------------------------------------- */
+
+/*
+ * How a command ended, into the counts and the results. The one place that
+ * ends a command's time in counts.running, so started == ok + failed +
+ * timed_out + running holds in every snapshot.
+ */
+static void record(struct rw_hook *h, uint32_t type, const char *key, int status, bool timed_out,
+		   int start_errno, uint64_t start_ns)
+{
+	struct rw_hook_result *r;
+
+	pthread_mutex_lock(&h->lock);
+	if (timed_out)
+		h->counts.timed_out++;
+	else if (status == 0)
+		h->counts.ok++;
+	else
+		h->counts.failed++;
+	h->counts.last_status = status;
+	h->counts.running--;
+	if (h->r_len == RESULTS_KEPT) { /* the caller is behind: its oldest go */
+		h->r_head = (h->r_head + 1) % RESULTS_KEPT;
+		h->r_len--;
+	}
+	r = &h->results[(h->r_head + h->r_len++) % RESULTS_KEPT];
+	memset(r, 0, sizeof(*r));
+	r->type = type;
+	snprintf(r->key, sizeof(r->key), "%s", key);
+	r->status = status;
+	r->timed_out = timed_out;
+	r->start_errno = start_errno;
+	r->seconds = (double)(mono_ns() - start_ns) / 1e9;
+	pthread_mutex_unlock(&h->lock);
+}
+
+/* The oldest queued event, counted as started (and running) as it leaves; false: none, or the end. */
+static bool take_event(struct rw_hook *h, struct hook_event *ev)
+{
+	bool took = false;
+
+	pthread_mutex_lock(&h->lock);
+	if (!h->stopping && h->counts.queued) {
+		*ev = h->queue[h->q_head];
+		h->q_head = (h->q_head + 1) % RW_HOOK_QUEUE;
+		h->counts.queued--;
+		h->counts.started++;
+		h->counts.running++;
+		took = true;
+	}
+	pthread_mutex_unlock(&h->lock);
+	return took;
+}
+
+static bool stopping(struct rw_hook *h, uint64_t *grace_end_ns)
+{
+	bool s;
+
+	pthread_mutex_lock(&h->lock);
+	s = h->stopping;
+	*grace_end_ns = h->grace_end_ns;
+	pthread_mutex_unlock(&h->lock);
+	return s;
+}
+
+/*
+ * The command with ev on its stdin: a pipe that already holds the event and
+ * is closed behind it, so the command reads it and then EOF, and the worker
+ * never waits on a command that does not read. stdout to /dev/null, stderr
+ * ours; a process group of its own (its pid) to kill it whole; no fd of
+ * ours beyond those three, the signals at their defaults and none blocked
+ * (the worker blocks them all; ratewall ignores SIGPIPE).
+ */
+static int spawn(struct rw_hook *h, const struct hook_event *ev, pid_t *pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, all;
+	int in[2], err;
+	ssize_t n;
+
+	if (pipe2(in, O_CLOEXEC))
+		return errno;
+	if (fcntl(in[1], F_SETFL, O_NONBLOCK))
+		err = errno;
+	else if ((n = write(in[1], ev->json, ev->len)) != (ssize_t)ev->len)
+		err = n < 0 ? errno : EIO;
+	else
+		err = 0;
+	close(in[1]);
+	if (err) {
+		close(in[0]);
+		return err;
+	}
+	sigemptyset(&none);
+	sigfillset(&all);
+	err = posix_spawn_file_actions_init(&fa);
+	if (err) {
+		close(in[0]);
+		return err;
+	}
+	err = posix_spawnattr_init(&attr);
+	if (err) {
+		posix_spawn_file_actions_destroy(&fa);
+		close(in[0]);
+		return err;
+	}
+	err = posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	if (!err)
+		err = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	/* Whatever another part of ratewall opened without O_CLOEXEC stays ours too. */
+	if (!err)
+		err = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
+	if (!err)
+		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+						      POSIX_SPAWN_SETSIGDEF);
+	if (!err)
+		err = posix_spawnattr_setpgroup(&attr, 0);
+	if (!err)
+		err = posix_spawnattr_setsigmask(&attr, &none);
+	if (!err)
+		err = posix_spawnattr_setsigdefault(&attr, &all);
+	if (!err)
+		err = posix_spawnp(pid, h->argv[0], &fa, &attr, h->argv, environ);
+	posix_spawnattr_destroy(&attr);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	return err;
+}
+
+static void start(struct rw_hook *h, const struct hook_event *ev)
+{
+	struct hook_child *c = h->children;
+	uint64_t now = mono_ns();
+	pid_t pid;
+	int err;
+
+	while (c->pid)
+		c++;
+	err = spawn(h, ev, &pid);
+	if (err) {
+		record(h, ev->type, ev->key, -1, false, err, now);
+		return;
+	}
+	c->pid = pid;
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* O_CLOEXEC of itself */
+	c->killed = c->timed_out = false;
+	c->start_ns = now;
+	c->deadline_ns = now + h->cfg.timeout_ns;
+	c->type = ev->type;
+	memcpy(c->key, ev->key, sizeof(c->key));
+	h->nchildren++;
+}
+
+/* The command and what it started (its process group); the leader is not reaped yet, so the group is still its own. */
+static void kill_group(struct hook_child *c)
+{
+	kill(-c->pid, SIGKILL);
+	kill(c->pid, SIGKILL); /* one that left its group */
+}
+
+/*
+ * Reaps c if it ended: what it left running in its process group is killed
+ * first (before the reap, while the group's id cannot be another's), so no
+ * command outlives its end or escapes --on-event-running.
+ */
+static void reap_if_ended(struct rw_hook *h, struct hook_child *c)
+{
+	siginfo_t si = { 0 };
+	int status, why = 0;
+
+	if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0) {
+		if (si.si_pid == 0)
+			return; /* still running */
+		kill_group(c);
+		waitpid(c->pid, NULL, 0); /* ours, and ended: returns at once */
+		status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+	} else {
+		status = -1; /* ECHILD: reaped behind our back (SIGCHLD ignored) */
+		why = errno;
+	}
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	record(h, c->type, c->key, status, c->timed_out, why, c->start_ns);
+	c->pid = 0;
+	h->nchildren--;
+}
+
+/* Milliseconds until deadline, rounded up so the wake-up is never early; -1: none. */
+static int ms_until(uint64_t deadline, uint64_t now)
+{
+	uint64_t ms;
+
+	if (deadline == UINT64_MAX)
+		return -1;
+	if (deadline <= now)
+		return 0;
+	ms = (deadline - now + 999999) / 1000000;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+/*
+ * One wait: until a command ends, new work or the end is asked, or the
+ * nearest deadline (a command's timeout, the end's grace). Then reaps what
+ * ended and kills what is past its deadline.
+ */
+static void wait_once(struct rw_hook *h, bool ending, uint64_t grace_end_ns)
+{
+	uint64_t nearest = UINT64_MAX, now = mono_ns();
+	bool blind = false;
+	nfds_t n = 1;
+	int timeout;
+
+	h->pfds[0] = (struct pollfd){ .fd = h->wake_fd, .events = POLLIN };
+	for (uint32_t i = 0; i < h->cfg.running; i++) {
+		struct hook_child *c = &h->children[i];
+
+		if (!c->pid)
+			continue;
+		/* One killed already is only waited for: its pidfd says when it is gone. */
+		if (!c->killed && c->deadline_ns < nearest)
+			nearest = c->deadline_ns;
+		if (!c->killed && ending && grace_end_ns < nearest)
+			nearest = grace_end_ns;
+		if (c->pidfd >= 0)
+			h->pfds[n++] = (struct pollfd){ .fd = c->pidfd, .events = POLLIN };
+		else
+			blind = true;
+	}
+	timeout = ms_until(nearest, now);
+	if (blind && (timeout < 0 || timeout > NO_PIDFD_POLL_MS))
+		timeout = NO_PIDFD_POLL_MS;
+	if (poll(h->pfds, n, timeout) > 0 && (h->pfds[0].revents & POLLIN)) {
+		uint64_t v;
+
+		if (read(h->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+			return;
+	}
+	/* Every command is looked at: a pidfd's POLLIN is only a hint of which. */
+	now = mono_ns();
+	for (uint32_t i = 0; i < h->cfg.running; i++) {
+		struct hook_child *c = &h->children[i];
+
+		if (!c->pid)
+			continue;
+		reap_if_ended(h, c);
+		if (!c->pid || c->killed)
+			continue;
+		if (now >= c->deadline_ns) {
+			c->timed_out = true;
+		} else if (!ending || now < grace_end_ns) {
+			continue;
+		}
+		kill_group(c);
+		c->killed = true;
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct rw_hook *h = arg;
+	uint64_t grace_end_ns;
+
+	for (;;) {
+		bool ending;
+
+		while (h->nchildren < h->cfg.running && take_event(h, &h->current))
+			start(h, &h->current);
+		ending = stopping(h, &grace_end_ns);
+		if (ending && !h->nchildren)
+			break;
+		wait_once(h, ending, grace_end_ns);
+	}
+	return NULL;
+}
+
+/* --- Start, end, check ---------------------------------------------------- */
+
+static void hook_free(struct rw_hook *h)
+{
+	if (h->wake_fd >= 0)
+		close(h->wake_fd);
+	free(h->children);
+	free(h->pfds);
+	free(h);
+}
+
+struct rw_hook *rw_hook_start(const struct rw_hook_config *c, char *err, size_t errlen)
+{
+	sigset_t all, old;
+	struct rw_hook *h;
+	char why[96];
+	int ret;
+
+	if (!c->command[0]) {
+		rw_fail(err, errlen, -EINVAL, "--on-event: no command");
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h) {
+		rw_fail(err, errlen, -ENOMEM, "--on-event: no memory");
+		return NULL;
+	}
+	h->cfg = *c;
+	h->cfg.running = c->running ? c->running : 1;
+	h->cfg.rate = c->rate ? c->rate : 1;
+	h->wake_fd = -1;
+	if (rw_split_words(c->command, h->words, h->argv, RW_CMD_WORDS, why, sizeof(why)) < 0) {
+		rw_fail(err, errlen, -EINVAL, "--on-event: '%s': %s", c->command, why);
+		hook_free(h);
+		return NULL;
+	}
+	h->children = calloc(h->cfg.running, sizeof(*h->children));
+	h->pfds = calloc(h->cfg.running + 1, sizeof(*h->pfds));
+	if (!h->children || !h->pfds) {
+		rw_fail(err, errlen, -ENOMEM, "--on-event: no memory");
+		hook_free(h);
+		return NULL;
+	}
+	h->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (h->wake_fd < 0) {
+		rw_fail(err, errlen, -errno, "--on-event: eventfd: %s", strerror(errno));
+		hook_free(h);
+		return NULL;
+	}
+	h->counts.last_status = -1;
+	h->tokens = h->cfg.rate;
+	h->refilled_ns = mono_ns();
+	pthread_mutex_init(&h->lock, NULL);
+	/* The worker takes no signal: SIGINT, SIGTERM and SIGHUP stay the tick's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = pthread_create(&h->thread, NULL, worker, h);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		rw_fail(err, errlen, -ret, "--on-event: no thread: %s", strerror(ret));
+		pthread_mutex_destroy(&h->lock);
+		hook_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void rw_hook_end(struct rw_hook *h, uint64_t grace_ns)
+{
+	if (!h || h->joined)
+		return;
+	pthread_mutex_lock(&h->lock);
+	h->stopping = true;
+	h->grace_end_ns = mono_ns() + grace_ns;
+	h->counts.dropped += h->counts.queued;
+	h->counts.queued = 0;
+	pthread_mutex_unlock(&h->lock);
+	wake(h);
+	pthread_join(h->thread, NULL);
+	h->joined = true;
+}
+
+void rw_hook_stop(struct rw_hook *h, uint64_t grace_ns)
+{
+	if (!h)
+		return;
+	rw_hook_end(h, grace_ns);
+	pthread_mutex_destroy(&h->lock);
+	hook_free(h);
+}
+
+/* As execve would see path: 0, -ENOENT, -EACCES (no x bit for us, or not a file). */
+static int runnable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return errno == EACCES ? -EACCES : -ENOENT;
+	if (!S_ISREG(st.st_mode) || faccessat(AT_FDCWD, path, X_OK, AT_EACCESS))
+		return -EACCES;
+	return 0;
+}
+
+int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen)
+{
+	char words[RW_CMD_MAX], *argv[RW_CMD_WORDS], why[96], path[PATH_MAX];
+	const char *name, *dirs;
+	bool denied = false;
+	int ret;
+
+	if (rw_split_words(c->command, words, argv, RW_CMD_WORDS, why, sizeof(why)) < 0)
+		return rw_fail(err, errlen, -EINVAL, "'%s': %s", c->command, why);
+	name = argv[0];
+	if (strchr(name, '/')) {
+		ret = runnable(name);
+		if (ret)
+			return rw_fail(err, errlen, ret, "%s: %s", name,
+				       ret == -ENOENT ? "not found" : "not executable");
+		return 0;
+	}
+	/* execvp's search: each PATH entry in turn, "" the current directory. */
+	dirs = getenv("PATH");
+	if (!dirs)
+		dirs = DEFAULT_PATH;
+	for (const char *d = dirs;; d++) {
+		const char *end = strchrnul(d, ':');
+		int len = (int)(end - d);
+
+		if (snprintf(path, sizeof(path), "%.*s%s%s", len, d, len ? "/" : "", name) <
+		    (int)sizeof(path)) {
+			ret = runnable(path);
+			if (!ret)
+				return 0;
+			denied |= ret == -EACCES;
+		}
+		d = end;
+		if (!*d)
+			break;
+	}
+	if (denied)
+		return rw_fail(err, errlen, -EACCES, "%s: not executable where PATH finds it", name);
+	return rw_fail(err, errlen, -ENOENT, "%s: not found in PATH", name);
+}

@@ -386,6 +386,10 @@ void rw_run_end(struct rw_session *s, int exit_status)
 		fputs(s->said, stderr);
 	}
 	/* A run that ends its enforcement withdraws its routes; a pinned instance's stay. */
+	if (s->inst.meta_fd >= 0 && s->act.bgp && s->act.counts.bgp.announced)
+		fprintf(stderr, "ratewall: its %u BGP routes stay announced while the kernel enforces "
+			"their bans (ratewall stop --name %s withdraws them)\n",
+			s->act.counts.bgp.announced, s->cfg->name);
 	rw_act_stop(&s->act, s->inst.meta_fd < 0);
 	if (s->act_fd >= 0)
 		close(s->act_fd);

@@ -427,6 +427,16 @@ int rw_run(const struct rw_config *cfg)
 	}
 	if (rw_run_start_parts(&s))
 		goto out;
+	/*
+	 * Each tick's end reads the rules for the next tick's events: read them
+	 * once before the first, so its events (a ban in the first interval)
+	 * name their rule too. A failed read names none, as at a tick.
+	 */
+	{
+		struct rw_rule_env env = rw_session_rule_env(&s);
+
+		rw_rules_read(&env, &s.tick_rules);
+	}
 	s.tick0_ns = mono_ns();
 	rw_run_describe(&s, &plan);
 	if (cfg->history_path[0])

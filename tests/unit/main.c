@@ -10,5 +10,6 @@ int main(void)
 	run_rank_tests();
 	run_views_tests();
 	run_history_tests();
+	run_bgp_tests();
 	return tl_finish();
 }

@@ -56,5 +56,6 @@ void run_kernel_tests(void);
 void run_rank_tests(void);
 void run_views_tests(void);
 void run_history_tests(void);
+void run_bgp_tests(void);
 
 #endif

@@ -25,6 +25,7 @@
 #include "rank/rank.h"
 #include "rank/thresholds.h"
 #include "run_parts.h"
+#include "service/actpins.h"
 #include "service/persist.h"
 #include "service/session.h"
 #include "views/report.h"
@@ -91,6 +92,8 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 		return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
 	}
 	rw_ranker_offer(&s->ranker, &e);
+	if (rw_act_on(&s->act))
+		rw_act_flow(&s->act, key, sum, e.banned);
 	if (s->hhh && rw_run_levels_side(s, key))
 		rw_hhh_exact(s->hhh, key, sum->packets);
 	if (rw_events_on(&s->events))
@@ -197,6 +200,12 @@ static int tick(struct rw_session *s)
 	if (err)
 		return err;
 	rw_persist_heartbeat(s);
+	/* The events of the tick (and heavy, light) to --on-event, the banned keys to --bgp. */
+	s->act.rules = &s->tick_rules;
+	rw_act_tick(&s->act, &s->events, rep.hhh, rep.nhhh, rep.tick.total.packets, now,
+		    rw_run_act_say, s);
+	rep.act = rw_act_on(&s->act) ? &s->act.counts : NULL;
+	rw_persist_act(s);
 	if (s->event_rb) {
 		rw_events_tick_end(&s->events, now);
 		rep.events_not_written = s->events.not_written;
@@ -262,6 +271,15 @@ void rw_run_say_error(struct rw_session *s, const char *fmt, ...)
 	va_end(ap);
 	rw_run_tell(s, msg);
 	rw_persist_error(s, msg);
+}
+
+/* What the act room says: a line, or an error kept in a pinned instance's record too. */
+void rw_run_act_say(void *arg, bool error, const char *msg)
+{
+	if (error)
+		rw_run_say_error(arg, "%s", msg);
+	else
+		rw_run_tell(arg, msg);
 }
 
 /* Says once when an interface goes away (the kernel detaches its link); false when none is left. */
@@ -384,7 +402,8 @@ static int loop(struct rw_session *s)
 
 int rw_run(const struct rw_config *cfg)
 {
-	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .heavy_fd = -1,
+	struct rw_session s = { .cfg = cfg, .prog_fd = -1, .heavy_fd = -1, .act_fd = -1,
+				.bgp_journal_fd = -1,
 				.maps = { { -1, -1, -1, -1 }, -1, -1, -1, -1, -1, -1, -1 },
 				.inst = { .dir_fd = -1, .meta_fd = -1 } };
 	struct rw_memplan plan;

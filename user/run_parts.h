@@ -27,6 +27,9 @@ void rw_run_tell(struct rw_session *s, const char *msg);
 void rw_run_say_error(struct rw_session *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* run.c: what the act room says (rw_act_say_fn): error, also kept as rw_run_say_error keeps it. */
+void rw_run_act_say(void *arg, bool error, const char *msg);
+
 /*
  * What is said before anything is loaded: the interfaces, the terminal,
  * root, the memory plan (into *plan), the rules file. The exit status when

@@ -21,6 +21,7 @@
 #include "cli/units.h"
 #include "kernel/meminfo.h"
 #include "ratewall.skel.h"
+#include "service/actpins.h"
 #include "service/persist.h"
 
 /* Refuses maps that would take more than their share of free memory. */
@@ -220,6 +221,23 @@ static int start_hhh(struct rw_session *s)
 	return s->samples ? 0 : -errno;
 }
 
+/* --on-event, --bgp: their record and journal (--persist), the runner and the BGP thread. 0, or -1 once said. */
+static int start_act(struct rw_session *s)
+{
+	char err[512];
+
+	if (rw_persist_act_start(s, err, sizeof(err)) ||
+	    rw_act_start(&s->act, s->cfg, s->bgp_journal_fd, rw_run_act_say, s, err, sizeof(err))) {
+		fprintf(stderr, "ratewall: %s\n", err);
+		return -1;
+	}
+	if (rw_act_on(&s->act)) {
+		s->events.on_event = rw_act_event;
+		s->events.on_event_arg = &s->act;
+	}
+	return 0;
+}
+
 /* The main kind's ranking, and each --rank kind's. 0, or -1 once said. */
 static int start_rankers(struct rw_session *s)
 {
@@ -272,7 +290,7 @@ int rw_run_start_parts(struct rw_session *s)
 		s->flowtab.on_unban = on_unban;
 		s->flowtab.on_unban_arg = s;
 	}
-	return 0;
+	return start_act(s);
 }
 
 /*
@@ -367,6 +385,16 @@ void rw_run_end(struct rw_session *s, int exit_status)
 		free(s->watch);
 		fputs(s->said, stderr);
 	}
+	/* A run that ends its enforcement withdraws its routes; a pinned instance's stay. */
+	if (s->inst.meta_fd >= 0 && s->act.bgp && s->act.counts.bgp.announced)
+		fprintf(stderr, "ratewall: its %u BGP routes stay announced while the kernel enforces "
+			"their bans (ratewall stop --name %s withdraws them)\n",
+			s->act.counts.bgp.announced, s->cfg->name);
+	rw_act_stop(&s->act, s->inst.meta_fd < 0);
+	if (s->act_fd >= 0)
+		close(s->act_fd);
+	if (s->bgp_journal_fd >= 0)
+		close(s->bgp_journal_fd);
 	/* Closing a pinned link's fd leaves it attached: that is --persist. */
 	for (uint32_t i = 0; i < s->nat; i++)
 		rw_xdp_detach(&s->at[i]);

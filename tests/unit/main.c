@@ -5,6 +5,7 @@
 int main(void)
 {
 	run_cli_tests();
+	run_actconf_tests();
 	run_kinds_tests();
 	run_kernel_tests();
 	run_rank_tests();

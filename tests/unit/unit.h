@@ -51,6 +51,7 @@ static inline struct rw_key v6(const char *a)
 }
 
 void run_cli_tests(void);
+void run_actconf_tests(void);
 void run_kinds_tests(void);
 void run_kernel_tests(void);
 void run_rank_tests(void);

@@ -18,34 +18,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/actconf.h"
+#include "cli/actcounts.h"
 
-#define RW_BGP_MSG_LEN 256
 #define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker is killed after this */
 #define RW_BGP_HEALTH_NS 2000000000ULL      /* the speaker and its sessions are asked this often */
 #define RW_BGP_RETRY_NS 1000000000ULL       /* and work that failed is tried again this often */
 #define RW_BGP_STOP_BUDGET_NS 5000000000ULL /* withdrawing everything at the end takes at most this */
 
 struct rw_bgp;
-
-enum rw_bgp_state {
-	RW_BGP_STARTING,   /* not asked yet */
-	RW_BGP_DOWN,       /* the speaker's API does not answer */
-	RW_BGP_NO_SESSION, /* it answers; no BGP session is established */
-	RW_BGP_UP,         /* it answers and at least one session is established */
-	RW_BGP_DRY_RUN,    /* --bgp-dry-run: nothing is asked of it */
-};
-
-struct rw_bgp_counts {
-	enum rw_bgp_state state;
-	uint32_t peers, established; /* the speaker's neighbours, and those established */
-	uint32_t wanted;     /* routes the last tick wanted announced (after --bgp-max) */
-	uint32_t announced;  /* routes the speaker holds from us now */
-	uint32_t over_max;   /* routes the last tick wanted beyond --bgp-max: not announced */
-	uint64_t announces, withdraws; /* done, since the start */
-	uint64_t failures;   /* commands to the speaker that failed */
-	uint64_t never;      /* routes not announced: --bgp-never, an interface's address, an allow rule */
-	char last_error[RW_BGP_MSG_LEN]; /* "" when none */
-};
 
 /* The journal: a new BPF hash map of routes (not pinned), for at most max. Its fd, or -errno. */
 int rw_bgp_journal_create(uint32_t max);

@@ -14,24 +14,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/actconf.h"
+#include "cli/actcounts.h"
 #include "cli/key.h"
 
 #define RW_HOOK_QUEUE 256
 #define RW_HOOK_JSON_MAX 1024
 
 struct rw_hook;
-
-/* What the commands did, since the start. */
-struct rw_hook_counts {
-	uint64_t started;   /* commands started */
-	uint64_t ok;        /* exited 0 */
-	uint64_t failed;    /* exited otherwise, killed by a signal other than the timeout's, or could not start */
-	uint64_t timed_out; /* killed at --on-event-timeout */
-	uint64_t dropped;   /* events not run: over the rate, the queue full, or left at the end */
-	int last_status;    /* of the last command that ended: its exit status, 128 + signal, -1: none yet */
-	uint32_t running;   /* now */
-	uint32_t queued;    /* now */
-};
 
 /* How one command ended, for the events and for what is said. */
 struct rw_hook_result {

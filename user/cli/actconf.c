@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "cli/actconf.h"
+#include "cli/actcounts.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -219,4 +220,11 @@ int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t err
 {
 	b->nnever = 0;
 	return each_item(s, "bgp-never", one_never, b, err, errlen);
+}
+
+const char *rw_bgp_state_name(enum rw_bgp_state s)
+{
+	static const char *const names[] = { "starting", "down", "no session", "up", "dry run" };
+
+	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }

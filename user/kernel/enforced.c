@@ -129,7 +129,8 @@ struct rw_enforced rw_enforced_of_config(const struct rw_config *cfg, uint32_t m
 		.coarse_clock = clock == RW_CLOCK_COARSE,
 		.dry_run = cfg->dry_run,
 		.malformed_drop = cfg->malformed_drop,
-		.events = cfg->events_path[0] || cfg->history_path[0], /* history keeps them too */
+		/* --history keeps them too, and --on-event acts on them */
+		.events = cfg->events_path[0] || cfg->history_path[0] || cfg->hook.command[0],
 		.ban_ns = cfg->ban_ns,
 		.burst_ns = cfg->burst_ns,
 		.sample = cfg->levels.n[0] || cfg->levels.n[1],

@@ -30,16 +30,9 @@ static bool pinned(const struct rw_session *s)
 	return s->inst.meta_fd >= 0;
 }
 
-/* Pins fd as dir/what, replacing whatever was pinned there. */
 static int pin_as(const struct rw_session *s, int fd, const char *what)
 {
-	char path[PATH_MAX];
-
-	if (rw_pin_path(path, sizeof(path), s->inst.dir, what))
-		return -ENAMETOOLONG;
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return bpf_obj_pin(fd, path) ? -errno : 0;
+	return rw_pin_fd(s->inst.dir, fd, what);
 }
 
 /* The options a program enforces, as the record keeps them. */

@@ -172,6 +172,17 @@ int rw_meta_create(void)
 	return fd < 0 ? -errno : fd;
 }
 
+int rw_pin_fd(const char *dir, int fd, const char *what)
+{
+	char path[PATH_MAX];
+
+	if (rw_pin_path(path, sizeof(path), dir, what))
+		return -ENAMETOOLONG;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return bpf_obj_pin(fd, path) ? -errno : 0;
+}
+
 int rw_heavy_create(void)
 {
 	LIBBPF_OPTS(bpf_map_create_opts, opts);

@@ -9,6 +9,9 @@
  *   link_<iface>  one XDP link per interface
  *   heavy         with --levels: the last tick's heavy prefixes (struct
  *                 rw_heavy_record), for `ratewall top`
+ *   act           with --on-event or --bgp: what the loader acts with, and
+ *                 its counts (struct rw_act_record, act/record.h)
+ *   bgp_routes    with --bgp: the routes announced (act/bgp.h's journal)
  * Whatever lives here outlives the loader: the kernel keeps enforcing, and
  * the next loader adopts it. `meta` is pinned last when an instance is created:
  * a directory without it is a creation that never finished.
@@ -91,6 +94,8 @@ void rw_pin_link_name(char *buf, size_t len, const char *ifname);
 int rw_pin_open(const char *dir, const char *what);
 int rw_pin_open_map(const char *dir, const char *map);
 int rw_pin_open_link(const char *dir, const char *ifname);
+/* Pins fd as dir/what, replacing whatever was pinned there. 0 or -errno. */
+int rw_pin_fd(const char *dir, int fd, const char *what);
 /* dir/what and dir/map_<map> for reading only: the kernel refuses every write through them. */
 int rw_pin_open_ro(const char *dir, const char *what);
 int rw_pin_open_map_ro(const char *dir, const char *map);

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+#include "act/act.h"
 #include "cli/config.h"
 #include "cli/rules.h"
 #include "kernel/flowtab.h"
@@ -58,6 +59,9 @@ struct rw_session {
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
 	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */
 	int heavy_fd;                 /* --persist --levels: the pinned heavy-prefix record, else -1 */
+	struct rw_act act;            /* --on-event, --bgp (and heavy/light events) */
+	int act_fd;                   /* --persist with either: the pinned act record, else -1 */
+	int bgp_journal_fd;           /* --persist --bgp: the pinned journal, else -1 */
 	struct rw_history history;    /* --history: path "" without */
 	char history_said[256];       /* the last history error said ("" after a good write) */
 	bool first_tick_now;          /* report at once, not an interval after the start */

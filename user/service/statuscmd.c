@@ -20,7 +20,9 @@
 #include "kernel/enforced.h"
 #include "kernel/loader.h"
 #include "kernel/table.h"
+#include "service/actpins.h"
 #include "service/pins.h"
+#include "views/actview.h"
 #include "views/report.h"
 
 /* What status shows of one instance, gathered before printing either form. */
@@ -34,6 +36,7 @@ struct rw_status {
 	struct rw_stats totals;
 	bool have_totals;
 	int64_t tracked;       /* -1: unknown */
+	struct rw_act_record act; /* --on-event, --bgp: at_ns 0 without */
 	bool alive;
 	double heartbeat_age;  /* seconds, < 0: never */
 };
@@ -78,6 +81,8 @@ static void gather(struct rw_status *st)
 		st->tracked = n < 0 ? -1 : n;
 		close(fd);
 	}
+	if (rw_act_pins_read(in->dir, &st->act))
+		memset(&st->act, 0, sizeof(st->act));
 	st->alive = rw_instance_loader_alive(in->dir_fd);
 	st->heartbeat_age = m->heartbeat_ns ?
 			    ((double)rw_clock_ns(CLOCK_REALTIME) - (double)m->heartbeat_ns) / 1e9 : -1;
@@ -154,6 +159,8 @@ static void print_text(const struct rw_status *st)
 	else
 		printf("  loader       not running: the last one left %.1f s ago; the kernel enforces "
 		       "on its own\n", st->heartbeat_age);
+	if (st->act.at_ns)
+		rw_act_text(stdout, &st->act.counts, st->act.hook_command, st->act.bgp.api);
 	if (!m->nerrors)
 		printf("  errors       none\n");
 	for (uint32_t k = 0; k < m->nerrors && k < RW_META_ERRORS; k++) {
@@ -214,7 +221,10 @@ static void print_json(const struct rw_status *st, bool first)
 		rw_json_string(stdout, e->msg);
 		printf("}");
 	}
-	printf("], \"errors_total\": %u}", m->nerrors);
+	printf("], \"errors_total\": %u", m->nerrors);
+	if (st->act.at_ns)
+		rw_act_json(stdout, &st->act.counts);
+	printf("}");
 }
 
 static int show_one(const char *name, void *arg)

@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/svccli.h"
+#include "service/actpins.h"
 #include "service/pins.h"
 
 /* How long a running loader gets to leave on SIGTERM before its links are cut anyway. */
@@ -63,6 +64,19 @@ static void end_loader(const struct rw_instance *in)
 		sleep_ms(20);
 }
 
+/* --bgp: the routes the instance still has announced go with it (its loader left them). */
+static void withdraw_routes(const char *name, const char *dir)
+{
+	char err[512];
+	size_t n;
+	int e = rw_act_pins_withdraw(dir, &n, err, sizeof(err));
+
+	if (e < 0)
+		fprintf(stderr, "ratewall: %s: %s\n", name, err);
+	else if (e > 0)
+		fprintf(stderr, "ratewall: %s: withdrew its %zu BGP routes\n", name, n);
+}
+
 static int stop_one(const char *name, void *arg)
 {
 	struct stop_ctx *ctx = arg;
@@ -76,6 +90,7 @@ static int stop_one(const char *name, void *arg)
 	}
 	if (e == 0)
 		end_loader(&in);
+	withdraw_routes(name, in.dir);
 	rw_instance_close(&in);
 	e = rw_instance_remove(in.dir);
 	if (e) {

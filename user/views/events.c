@@ -7,8 +7,11 @@
 #include <string.h>
 
 #include "cli/key.h"
+#include "views/report.h"
 
-static const char *const names[] = { "?", "limited", "released", "banned", "unbanned" };
+static const char *const names[] = { "?",     "limited", "released", "banned",
+				      "unbanned", "heavy",  "light",    "hook" };
+_Static_assert(sizeof(names) / sizeof(names[0]) == RW_EV_TYPES, "a name for each event type");
 
 const char *rw_event_name(uint32_t type)
 {
@@ -100,6 +103,9 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	uint32_t rule;
 	char k[RW_KEY_STRLEN];
 
+	if (o->on_event)
+		o->on_event(o->on_event_arg, type, key, wall_of(o, ts_ns), cpu,
+			    until_ns ? wall_of(o, until_ns) : 0);
 	if (!budget(o, ts_ns))
 		return;
 	if (o->keep)
@@ -131,6 +137,32 @@ void rw_events_unbanned(struct rw_events_out *o, const struct rw_key *key, uint6
 			uint64_t until_clock_ns)
 {
 	write_event(o, RW_EV_UNBANNED, key, now_clock_ns, -1, until_clock_ns);
+}
+
+void rw_events_prefix(struct rw_events_out *o, uint32_t type, const struct rw_key *prefix,
+		      uint64_t now_clock_ns)
+{
+	write_event(o, type, prefix, now_clock_ns, -1, 0);
+}
+
+void rw_events_hook(struct rw_events_out *o, uint32_t type, const char *key, int status,
+		    bool timed_out, const char *error, double seconds, uint64_t now_clock_ns)
+{
+	if (!o->f || !budget(o, now_clock_ns))
+		return;
+	fprintf(o->f, "{\"ts\": %.6f, \"event\": \"hook\", \"for\": \"%s\", \"key\": ",
+		wall_of(o, now_clock_ns), rw_event_name(type));
+	rw_json_string(o->f, key);
+	fprintf(o->f, ", \"seconds\": %.3f", seconds);
+	if (timed_out)
+		fprintf(o->f, ", \"timed_out\": true");
+	if (error) {
+		fprintf(o->f, ", \"error\": ");
+		rw_json_string(o->f, error);
+	} else {
+		fprintf(o->f, ", \"exit\": %d", status);
+	}
+	fprintf(o->f, "}\n");
 }
 
 void rw_events_flow(struct rw_events_out *o, const struct rw_key *key,

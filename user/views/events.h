@@ -43,12 +43,16 @@ struct rw_events_out {
 	uint64_t not_written;    /* ever, over the budget */
 	uint64_t said;           /* not_written already said in the file */
 	const struct rw_ruleset *rules; /* the rules in force, to name a key's (NULL: none) */
+	/* --on-event, --bgp: every event is handed on here too, the budget's or not (NULL: none). */
+	void (*on_event)(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
+			 double until);
+	void *on_event_arg;
 };
 
-/* Whether events are wanted at all: a file, --history, or both. */
+/* Whether events are wanted at all: a file, --history, a command, or more. */
 static inline bool rw_events_on(const struct rw_events_out *o)
 {
-	return o->f || o->keep;
+	return o->f || o->keep || o->on_event;
 }
 
 /* "-" is stdout; NULL or "": no file. keep: hold each tick's events (--history). 0 or -errno. */
@@ -61,6 +65,16 @@ void rw_events_kernel(struct rw_events_out *o, const struct rw_event *ev);
 /* A ban that ran out, ended by the loader (clock: the program's clock). */
 void rw_events_unbanned(struct rw_events_out *o, const struct rw_key *key, uint64_t now_clock_ns,
 			uint64_t until_clock_ns);
+/* --levels: a prefix that became heavy or light (RW_EV_HEAVY, RW_EV_LIGHT), on the program's clock. */
+void rw_events_prefix(struct rw_events_out *o, uint32_t type, const struct rw_key *prefix,
+		      uint64_t now_clock_ns);
+/*
+ * --on-event: how a command run for an event (of type `type`, key as text)
+ * ended: its exit status (128 + signal when killed), timed out, or error
+ * (it could not start: why; status -1). Into the file only.
+ */
+void rw_events_hook(struct rw_events_out *o, uint32_t type, const char *key, int status,
+		    bool timed_out, const char *error, double seconds, uint64_t now_clock_ns);
 /* The name of an event type ("limited", ...); "?" for none. */
 const char *rw_event_name(uint32_t type);
 /* Starts a tick's list of kept events afresh (after the window was written). */

@@ -95,6 +95,46 @@ static void top_gauge(FILE *out, const struct rw_report *r, const char *name, co
 			    r->rankings[k].n);
 }
 
+/* --on-event and --bgp: what they did. */
+static void act_metrics(FILE *out, const struct rw_act_counts *c)
+{
+	const struct rw_hook_counts *h = &c->hook;
+	const struct rw_bgp_counts *b = &c->bgp;
+
+	if (c->hook_on) {
+		head(out, "ratewall_on_event_commands_total", "counter",
+		     "--on-event commands by how they ended; not_run: events over its bounds.");
+		fprintf(out, "ratewall_on_event_commands_total{result=\"ok\"} %" PRIu64 "\n"
+			"ratewall_on_event_commands_total{result=\"failed\"} %" PRIu64 "\n"
+			"ratewall_on_event_commands_total{result=\"timed_out\"} %" PRIu64 "\n"
+			"ratewall_on_event_commands_total{result=\"not_run\"} %" PRIu64 "\n",
+			h->ok, h->failed, h->timed_out, h->dropped);
+		head(out, "ratewall_on_event_last_exit_status", "gauge",
+		     "Exit status of the last --on-event command that ended (128 + signal when "
+		     "killed, -1: none yet or it could not start).");
+		fprintf(out, "ratewall_on_event_last_exit_status %d\n", h->last_status);
+		head(out, "ratewall_on_event_running", "gauge", "--on-event commands running now.");
+		fprintf(out, "ratewall_on_event_running %u\n", h->running);
+	}
+	if (c->bgp_on) {
+		head(out, "ratewall_bgp_speaker_up", "gauge",
+		     "1 when the BGP speaker answers and a session is established.");
+		fprintf(out, "ratewall_bgp_speaker_up %d\n", b->state == RW_BGP_UP);
+		head(out, "ratewall_bgp_sessions_established", "gauge",
+		     "The speaker's BGP sessions established.");
+		fprintf(out, "ratewall_bgp_sessions_established %u\n", b->established);
+		head(out, "ratewall_bgp_routes_announced", "gauge",
+		     "Blackhole routes the speaker holds from ratewall now.");
+		fprintf(out, "ratewall_bgp_routes_announced %u\n", b->announced);
+		head(out, "ratewall_bgp_routes_over_max", "gauge",
+		     "Routes wanted beyond --bgp-max, not announced.");
+		fprintf(out, "ratewall_bgp_routes_over_max %u\n", b->over_max);
+		head(out, "ratewall_bgp_failures_total", "counter",
+		     "Commands to the BGP speaker that failed.");
+		fprintf(out, "ratewall_bgp_failures_total %" PRIu64 "\n", b->failures);
+	}
+}
+
 void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r)
 {
 	head(out, "ratewall_build_info", "gauge", "Version of the running ratewall; always 1.");
@@ -178,6 +218,8 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 				key, RW_KEY_PREFIX_LEN(&r->hhh[i].prefix), r->hhh[i].residual);
 		}
 	}
+	if (r->act)
+		act_metrics(out, r->act);
 }
 
 void rw_metrics_count_tick(struct rw_metrics *m, uint64_t tick_ns)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "views/report.h"
+#include "views/actview.h"
 
 #include <inttypes.h>
 #include <time.h>
@@ -221,6 +222,9 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			(uint64_t)st->rx_bytes, (uint64_t)rw_stats_passed(st), (uint64_t)st->dropped,
 			(uint64_t)st->dropped_bytes);
 	}
-	fprintf(out, "]}\n");
+	fprintf(out, "]");
+	if (r->act)
+		rw_act_json(out, r->act);
+	fprintf(out, "}\n");
 	fflush(out);
 }

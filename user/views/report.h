@@ -4,6 +4,7 @@
 #define RW_REPORT_H
 
 #include <stdio.h>
+#include "cli/actcounts.h"
 #include "cli/config.h"
 #include "cli/rules.h"
 #include "kernel/flowtab.h"
@@ -42,6 +43,7 @@ struct rw_report {
 	const struct rw_event_rec *events; /* --history: the events of this interval */
 	uint32_t nevents;
 	const struct rw_ruleset *rules; /* in force, with their counts (NULL: not read) */
+	const struct rw_act_counts *act; /* --on-event, --bgp: what they did (NULL: neither) */
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "act/act.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/errmsg.h"
+#include "cli/key.h"
+#include "cli/kinds.h"
+#include "views/report.h"
+
+/* Lines said a tick at most about commands that failed (the rest are counted in one line). */
+#define RW_ACT_SAY_PER_TICK 3
+/* How long the commands still running get at the end before they are killed. */
+#define RW_ACT_STOP_GRACE_NS 2000000000ULL
+
+/* A key's own address (a destination for --key dst; a source otherwise) as a route. */
+static struct rw_route route_of_key(const struct rw_key *key)
+{
+	struct rw_route r = { .family = key->family == RW_FAMILY_IPV6 ? AF_INET6 : AF_INET };
+	unsigned int full = r.family == AF_INET6 ? 128 : 32;
+
+	memcpy(r.addr, key->addr, r.family == AF_INET6 ? 16 : 4);
+	r.len = (uint8_t)(key->prefix_len && key->prefix_len < full ? key->prefix_len : full);
+	return r;
+}
+
+/* The addresses of the run's interfaces (never announced: they are ours). */
+static void find_own(struct rw_act *a)
+{
+	const uint32_t cap = sizeof(a->own) / sizeof(a->own[0]);
+	struct ifaddrs *all, *i;
+
+	if (getifaddrs(&all))
+		return;
+	for (i = all; i && a->nown < cap; i = i->ifa_next) {
+		struct rw_route *r = &a->own[a->nown];
+		bool ours = false;
+
+		if (!i->ifa_addr || (i->ifa_addr->sa_family != AF_INET &&
+				     i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		for (uint32_t k = 0; k < a->cfg->nifaces; k++)
+			ours |= strcmp(i->ifa_name, a->cfg->ifnames[k]) == 0;
+		if (!ours)
+			continue;
+		memset(r, 0, sizeof(*r));
+		r->family = (uint8_t)i->ifa_addr->sa_family;
+		if (r->family == AF_INET) {
+			memcpy(r->addr, &((struct sockaddr_in *)i->ifa_addr)->sin_addr, 4);
+			r->len = 32;
+		} else {
+			memcpy(r->addr, &((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr, 16);
+			r->len = 128;
+		}
+		a->nown++;
+	}
+	freeifaddrs(all);
+}
+
+int rw_act_start(struct rw_act *a, const struct rw_config *cfg, int journal_fd,
+		 rw_act_say_fn say, void *say_arg, char *err, size_t errlen)
+{
+	char why[256];
+
+	memset(a, 0, sizeof(*a));
+	a->cfg = cfg;
+	a->window_s = (double)cfg->window_ns / 1e9;
+	a->levels = cfg->levels.n[0] || cfg->levels.n[1];
+	if (cfg->hook.command[0]) {
+		a->pending = calloc(RW_ACT_PENDING, sizeof(*a->pending));
+		if (!a->pending)
+			return rw_fail(err, errlen, -ENOMEM, "--on-event: out of memory");
+		if (rw_hook_check(&cfg->hook, why, sizeof(why)) < 0) {
+			char msg[400];
+
+			snprintf(msg, sizeof(msg), "--on-event: %s; enforcement goes on, and each "
+				 "event for it is counted as failed", why);
+			say(say_arg, true, msg);
+		}
+		a->hook = rw_hook_start(&cfg->hook, why, sizeof(why));
+		if (!a->hook)
+			return rw_fail(err, errlen, -EINVAL, "--on-event: %s", why);
+		a->counts.hook_on = true;
+	}
+	if (cfg->bgp.api[0]) {
+		find_own(a);
+		a->bgp = rw_bgp_start(&cfg->bgp, journal_fd, why, sizeof(why));
+		if (!a->bgp) {
+			rw_act_stop(a, false);
+			return rw_fail(err, errlen, -EINVAL, "--bgp: %s", why);
+		}
+		a->counts.bgp_on = true;
+	}
+	return 0;
+}
+
+void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
+		  double until)
+{
+	struct rw_act *a = arg;
+	struct rw_act_pending *p;
+
+	if (!a->hook || !(a->cfg->hook.kinds & RW_EV_BIT(type)))
+		return;
+	if (a->npending == RW_ACT_PENDING) {
+		a->pending_lost++;
+		return;
+	}
+	p = &a->pending[a->npending++];
+	*p = (struct rw_act_pending){ .type = type, .cpu = cpu, .ts = ts, .until = until,
+				      .key = *key };
+	if (type != RW_EV_HEAVY && type != RW_EV_LIGHT)
+		rw_keyset_add(&a->pending_keys, key);
+}
+
+/* --bgp: a route more for this tick, unless it is one never to announce. */
+static void want_route(struct rw_act *a, const struct rw_route *r)
+{
+	const struct rw_bgp_config *b = &a->cfg->bgp;
+
+	for (uint32_t i = 0; i < b->nnever; i++)
+		if (rw_route_overlaps(r, &b->never[i]))
+			goto never;
+	for (uint32_t i = 0; i < a->nown; i++)
+		if (rw_route_overlaps(r, &a->own[i]))
+			goto never;
+	for (size_t i = 0; a->rules && i < a->rules->n; i++) {
+		const struct rw_rule_spec *rule = &a->rules->rule[i];
+		struct rw_route allow = route_of_key(&rule->prefix);
+
+		allow.len = rule->plen;
+		if (rule->action == RW_RULE_ALLOW && rw_route_overlaps(r, &allow))
+			goto never;
+	}
+	if (a->nwant == a->capwant) {
+		uint32_t cap = a->capwant ? 2 * a->capwant : 64;
+		struct rw_route *w = realloc(a->want, cap * sizeof(*w));
+
+		if (!w)
+			return; /* wanted again next tick */
+		a->want = w;
+		a->capwant = cap;
+	}
+	a->want[a->nwant++] = *r;
+	return;
+never:
+	a->never++;
+}
+
+void rw_act_flow(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
+		 bool banned)
+{
+	if (banned && a->bgp) {
+		struct rw_route r = route_of_key(key);
+
+		want_route(a, &r);
+	}
+	if (!a->npending || !rw_keyset_has(&a->pending_keys, key))
+		return;
+	for (uint32_t i = 0; i < a->npending; i++) {
+		struct rw_act_pending *p = &a->pending[i];
+
+		if (!p->seen && memcmp(&p->key, key, sizeof(*key)) == 0) {
+			p->sum = *sum;
+			p->seen = true;
+		}
+	}
+}
+
+static bool same_prefix(const struct rw_hhh_item *x, const struct rw_hhh_item *y)
+{
+	return memcmp(&x->prefix, &y->prefix, sizeof(x->prefix)) == 0;
+}
+
+static bool listed(const struct rw_hhh_item *item, const struct rw_hhh_item *list, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (same_prefix(item, &list[i]))
+			return true;
+	return false;
+}
+
+/*
+ * --levels: a prefix that entered the heavy list is `heavy`, one that left it
+ * `light` (into the events output, which hands them on to rw_act_event).
+ */
+static void heavy_edges(struct rw_act *a, struct rw_events_out *ev, const struct rw_hhh_item *hhh,
+			uint32_t n, uint64_t total, uint64_t now)
+{
+	uint32_t first = a->npending;
+	struct rw_hhh_item *keep;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!listed(&hhh[i], a->heavy, a->nheavy))
+			rw_events_prefix(ev, RW_EV_HEAVY, &hhh[i].prefix, now);
+	for (uint32_t i = 0; i < a->nheavy; i++)
+		if (!listed(&a->heavy[i], hhh, n))
+			rw_events_prefix(ev, RW_EV_LIGHT, &a->heavy[i].prefix, now);
+	/* The events just queued get their prefix's counts. */
+	for (uint32_t i = first; i < a->npending; i++) {
+		struct rw_act_pending *p = &a->pending[i];
+		const struct rw_hhh_item *list = p->type == RW_EV_HEAVY ? hhh : a->heavy;
+		uint32_t m = p->type == RW_EV_HEAVY ? n : a->nheavy;
+
+		for (uint32_t j = 0; j < m; j++) {
+			if (memcmp(&list[j].prefix, &p->key, sizeof(p->key)))
+				continue;
+			p->prefix_packets = list[j].packets;
+			p->share = 100.0 * (double)list[j].residual / (double)(total ? total : 1);
+		}
+	}
+	keep = n ? realloc(a->heavy, n * sizeof(*keep)) : a->heavy;
+	if (n && !keep)
+		return; /* the old list stays: edges are found again next tick */
+	a->heavy = keep;
+	if (n)
+		memcpy(a->heavy, hhh, n * sizeof(*hhh));
+	a->nheavy = n;
+}
+
+/* The object the command gets on its stdin. */
+static void event_json(const struct rw_act *a, const struct rw_act_pending *p, char *buf,
+		       size_t len)
+{
+	const struct rw_config *cfg = a->cfg;
+	FILE *f = fmemopen(buf, len, "w");
+	char key[RW_KEY_STRLEN];
+	uint32_t rule;
+
+	if (!f) {
+		snprintf(buf, len, "{}");
+		return;
+	}
+	rw_key_format(&p->key, key, sizeof(key));
+	fprintf(f, "{\"ts\": %.6f, \"event\": \"%s\", \"kind\": \"%s\", \"key\": ", p->ts,
+		rw_event_name(p->type), rw_key_kind_name(rw_kind_of(&p->key)));
+	rw_json_string(f, key);
+	if (rw_rule_id_of_key(a->rules, &p->key, &rule))
+		fprintf(f, ", \"rule\": %u", rule);
+	if (p->type == RW_EV_HEAVY || p->type == RW_EV_LIGHT) {
+		fprintf(f, ", \"prefix_len\": %u, \"packets\": %llu, \"pps\": %.1f",
+			RW_KEY_PREFIX_LEN(&p->key), (unsigned long long)p->prefix_packets,
+			(double)p->prefix_packets / a->window_s);
+		if (p->type == RW_EV_HEAVY)
+			fprintf(f, ", \"share_pct\": %.2f", p->share);
+	} else {
+		/* The key's window as the scan of this tick read it (zeros: gone from the table). */
+		fprintf(f, ", \"pps\": %.1f, \"bps\": %.1f, \"window\": {\"seconds\": %.3f, "
+			"\"packets\": %llu, \"bytes\": %llu, \"drop_packets\": %llu, "
+			"\"drop_bytes\": %llu}",
+			(double)p->sum.packets / a->window_s, 8.0 * (double)p->sum.bytes / a->window_s,
+			a->window_s, (unsigned long long)p->sum.packets,
+			(unsigned long long)p->sum.bytes, (unsigned long long)p->sum.drop_packets,
+			(unsigned long long)p->sum.drop_bytes);
+	}
+	if (p->until > 0)
+		fprintf(f, ", \"%s\": %.6f", p->type == RW_EV_BANNED ? "until" : "was_until",
+			p->until);
+	if (p->cpu >= 0)
+		fprintf(f, ", \"cpu\": %d", p->cpu);
+	fprintf(f, ", \"interfaces\": [");
+	for (uint32_t i = 0; i < cfg->nifaces; i++) {
+		fprintf(f, i ? ", " : "");
+		rw_json_string(f, cfg->ifnames[i]);
+	}
+	fprintf(f, "], \"instance\": ");
+	rw_json_string(f, cfg->name);
+	fprintf(f, "}");
+	if (fclose(f) || !memchr(buf, '\0', len))
+		snprintf(buf, len, "{}");
+}
+
+/* The pending events to the command; the ones it ended into the events output, and said. */
+static void run_hook(struct rw_act *a, struct rw_events_out *ev, uint64_t now, rw_act_say_fn say,
+		     void *say_arg)
+{
+	struct rw_hook_result res[64];
+	struct rw_hook_counts *c = &a->counts.hook;
+	char json[RW_HOOK_JSON_MAX], key[RW_KEY_STRLEN], msg[512];
+	uint32_t said = 0, more = 0;
+	size_t n;
+
+	for (uint32_t i = 0; i < a->npending; i++) {
+		const struct rw_act_pending *p = &a->pending[i];
+
+		event_json(a, p, json, sizeof(json));
+		rw_key_format(&p->key, key, sizeof(key));
+		rw_hook_offer(a->hook, p->type, key, json);
+	}
+	a->npending = 0;
+	rw_keyset_free(&a->pending_keys);
+	while ((n = rw_hook_results(a->hook, res, sizeof(res) / sizeof(res[0]))) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			const struct rw_hook_result *r = &res[i];
+			const char *error = r->status < 0 ? strerror(r->start_errno) : NULL;
+
+			rw_events_hook(ev, r->type, r->key, r->status, r->timed_out, error, r->seconds,
+				       now);
+			if (r->status == 0)
+				continue;
+			if (said++ >= RW_ACT_SAY_PER_TICK) {
+				more++;
+				continue;
+			}
+			if (r->timed_out)
+				snprintf(msg, sizeof(msg), "--on-event: killed after %.1f s (the timeout) "
+					 "for %s %s", r->seconds, rw_event_name(r->type), r->key);
+			else if (error)
+				snprintf(msg, sizeof(msg), "--on-event: could not start for %s %s: %s",
+					 rw_event_name(r->type), r->key, error);
+			else
+				snprintf(msg, sizeof(msg), "--on-event: exited %d for %s %s", r->status,
+					 rw_event_name(r->type), r->key);
+			say(say_arg, true, msg);
+		}
+	}
+	if (more) {
+		snprintf(msg, sizeof(msg), "--on-event: %u more commands failed this tick", more);
+		say(say_arg, true, msg);
+	}
+	rw_hook_counts(a->hook, c);
+	c->dropped += a->pending_lost;
+	if (c->dropped > a->dropped_said) {
+		snprintf(msg, sizeof(msg), "--on-event: %llu events not run (over --on-event-rate %u "
+			 "a second or %d waiting; %llu in all)",
+			 (unsigned long long)(c->dropped - a->dropped_said), a->cfg->hook.rate,
+			 RW_HOOK_QUEUE, (unsigned long long)c->dropped);
+		say(say_arg, false, msg);
+		a->dropped_said = c->dropped;
+	}
+}
+
+/* --bgp: the routes of this tick, heavy prefixes after the banned keys, to the thread. */
+static void feed_bgp(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t nhhh,
+		     rw_act_say_fn say, void *say_arg)
+{
+	char msg[RW_BGP_MSG_LEN];
+
+	for (uint32_t i = 0; a->cfg->bgp.prefixes && i < nhhh; i++) {
+		struct rw_route r = route_of_key(&hhh[i].prefix);
+
+		want_route(a, &r);
+	}
+	rw_bgp_want(a->bgp, a->want, a->nwant, a->never);
+	a->nwant = 0;
+	a->never = 0;
+	/* Said, not kept as errors: the pinned record keeps the speaker's state and last error. */
+	while (rw_bgp_messages(a->bgp, &msg, 1))
+		say(say_arg, false, msg);
+	rw_bgp_counts(a->bgp, &a->counts.bgp);
+}
+
+void rw_act_tick(struct rw_act *a, struct rw_events_out *ev, const struct rw_hhh_item *hhh,
+		 uint32_t nhhh, uint64_t total, uint64_t now_clock_ns, rw_act_say_fn say,
+		 void *say_arg)
+{
+	if (a->levels && rw_events_on(ev))
+		heavy_edges(a, ev, hhh, nhhh, total, now_clock_ns);
+	if (a->hook)
+		run_hook(a, ev, now_clock_ns, say, say_arg);
+	if (a->bgp)
+		feed_bgp(a, hhh, nhhh, say, say_arg);
+}
+
+void rw_act_stop(struct rw_act *a, bool withdraw)
+{
+	rw_hook_stop(a->hook, RW_ACT_STOP_GRACE_NS);
+	rw_bgp_stop(a->bgp, withdraw);
+	a->hook = NULL;
+	a->bgp = NULL;
+	free(a->pending);
+	free(a->heavy);
+	free(a->want);
+	rw_keyset_free(&a->pending_keys);
+	a->pending = NULL;
+	a->heavy = NULL;
+	a->want = NULL;
+}

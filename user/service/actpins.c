@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "service/actpins.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "act/bgp.h"
+#include "act/record.h"
+#include "cli/clock.h"
+#include "cli/errmsg.h"
+#include "service/pins.h"
+
+#define ACT_PIN "act"
+#define JOURNAL_PIN "bgp_routes"
+
+/* Routes in a journal (a hash map of struct rw_route). */
+static size_t journal_size(int fd)
+{
+	struct rw_route k, next;
+	size_t n = 0;
+
+	for (const void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next) && n < SIZE_MAX;
+	     prev = &k) {
+		k = next;
+		n++;
+	}
+	return n;
+}
+
+/* Whether fd is a journal as act/bgp.c makes them. */
+static bool is_journal(int fd)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_HASH &&
+	       info.key_size == sizeof(struct rw_route);
+}
+
+static void unpin(const char *dir, const char *what)
+{
+	char path[PATH_MAX];
+
+	if (rw_pin_path(path, sizeof(path), dir, what) == 0)
+		unlink(path);
+}
+
+int rw_act_pins_read(const char *dir, struct rw_act_record *r)
+{
+	int fd = rw_pin_open_ro(dir, ACT_PIN), e;
+
+	if (fd < 0)
+		return fd;
+	e = rw_act_record_read(fd, r);
+	close(fd);
+	return e;
+}
+
+int rw_act_pins_withdraw(const char *dir, size_t *n, char *err, size_t errlen)
+{
+	struct rw_act_record r;
+	int fd = rw_pin_open(dir, JOURNAL_PIN), e;
+
+	*n = 0;
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		return rw_fail(err, errlen, fd, "cannot open %s/%s: %s", dir, JOURNAL_PIN,
+			       strerror(-fd));
+	*n = is_journal(fd) ? journal_size(fd) : 0;
+	e = *n ? rw_act_pins_read(dir, &r) : 0;
+	if (e)
+		e = rw_fail(err, errlen, e, "%zu routes stay announced: the record of the speaker "
+			    "cannot be read (%s)", *n, strerror(-e));
+	else if (*n)
+		e = rw_bgp_withdraw_journal(&r.bgp, fd, err, errlen);
+	close(fd);
+	return e ? e : *n > 0;
+}
+
+/* --bgp not given to this loader: what an earlier one announced is withdrawn. */
+static void withdraw_former(struct rw_session *s, char *err, size_t errlen)
+{
+	size_t n;
+	int e = rw_act_pins_withdraw(s->inst.dir, &n, err, errlen);
+
+	if (e < 0)
+		fprintf(stderr, "ratewall: --bgp is not given any more, and %s\n", err);
+	else if (e > 0)
+		fprintf(stderr, "ratewall: --bgp is not given any more: withdrew the %zu routes "
+			"an earlier loader announced\n", n);
+	if (e >= 0)
+		unpin(s->inst.dir, JOURNAL_PIN);
+}
+
+/* The journal an earlier loader pinned, else a new one pinned: its fd, or -errno. */
+static int journal(struct rw_session *s)
+{
+	int fd = rw_pin_open(s->inst.dir, JOURNAL_PIN), e;
+
+	if (fd >= 0 && is_journal(fd))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	fd = rw_bgp_journal_create(RW_BGP_MAX_ROUTES);
+	if (fd < 0)
+		return fd;
+	e = rw_pin_fd(s->inst.dir, fd, JOURNAL_PIN);
+	if (e) {
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+int rw_persist_act_start(struct rw_session *s, char *err, size_t errlen)
+{
+	const struct rw_config *cfg = s->cfg;
+	int e;
+
+	s->act_fd = s->bgp_journal_fd = -1;
+	if (s->inst.meta_fd < 0)
+		return 0;
+	if (!cfg->bgp.api[0])
+		withdraw_former(s, err, errlen);
+	else if ((s->bgp_journal_fd = journal(s)) < 0)
+		return rw_fail(err, errlen, s->bgp_journal_fd, "cannot pin the BGP journal: %s",
+			       strerror(-s->bgp_journal_fd));
+	if (!cfg->hook.command[0] && !cfg->bgp.api[0]) {
+		/* A record no loader updates would show a former run's counts as now. */
+		unpin(s->inst.dir, ACT_PIN);
+		return 0;
+	}
+	s->act_fd = rw_act_record_create();
+	if (s->act_fd < 0)
+		return rw_fail(err, errlen, s->act_fd, "cannot make the act record: %s",
+			       strerror(-s->act_fd));
+	e = rw_pin_fd(s->inst.dir, s->act_fd, ACT_PIN);
+	return e ? rw_fail(err, errlen, e, "cannot pin the act record: %s", strerror(-e)) : 0;
+}
+
+void rw_persist_act(struct rw_session *s)
+{
+	struct rw_act_record r = { .at_ns = rw_clock_ns(CLOCK_REALTIME), .counts = s->act.counts,
+				   .bgp = s->cfg->bgp };
+
+	if (s->act_fd < 0)
+		return;
+	snprintf(r.hook_command, sizeof(r.hook_command), "%s", s->cfg->hook.command);
+	rw_act_record_write(s->act_fd, &r);
+}

@@ -333,6 +333,13 @@ static void test_bgp_no_session_and_refusals(void)
 			   "(198.19.255.2: Idle)\n"));
 	CHECK_EQ(lines_with(said, "bgp: announcing 198.18.0.1/32 failed: error: the fake speaker "
 				  "refuses 198.18.0.1/32\n"), 1); /* said once, tried again each second */
+	CHECK(strstr(said, "bgp: a BGP session is up: 1 of 1 established\n"));
+	/* Lost and established again: "back". */
+	fake_file("nosession", true);
+	CHECK(WAIT_FOR(b, n, n.state == RW_BGP_NO_SESSION, 3000));
+	fake_file("nosession", false);
+	CHECK(WAIT_FOR(b, n, n.state == RW_BGP_UP, 3000));
+	collect(b, said, sizeof(said));
 	CHECK(strstr(said, "bgp: a BGP session is back: 1 of 1 established\n"));
 	rw_bgp_stop(b, true);
 	CHECK_STR(fake_read("rib"), "");

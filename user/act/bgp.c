@@ -60,6 +60,7 @@ struct rw_bgp {
 	struct rw_held_set held;
 	struct rw_route_target target;
 	enum rw_bgp_state state;
+	bool was_up; /* a session was established once: one coming now is "back" */
 	uint32_t peers, established;
 	uint64_t next_health, next_retry;
 	bool pending; /* work a pass left undone (a failure): tried again at next_retry */
@@ -179,6 +180,7 @@ static void describe(const struct rw_bgp *b, const struct rw_route *r, char *buf
 static void set_state(struct rw_bgp *b, enum rw_bgp_state to, const char *why)
 {
 	enum rw_bgp_state from = b->state;
+	bool again;
 
 	if (from == to)
 		return;
@@ -191,6 +193,8 @@ static void set_state(struct rw_bgp *b, enum rw_bgp_state to, const char *why)
 		/* It may have restarted, and lost every route. */
 		rw_held_doubt(&b->held);
 	}
+	again = b->was_up;
+	b->was_up |= to == RW_BGP_UP;
 	if (to == RW_BGP_NO_SESSION) {
 		say(b, "bgp: the speaker%s%s answers%s but no BGP session is established (%s)",
 		    from == RW_BGP_DOWN ? " at " : "", from == RW_BGP_DOWN ? b->g.api : "",
@@ -199,7 +203,8 @@ static void set_state(struct rw_bgp *b, enum rw_bgp_state to, const char *why)
 		say(b, "bgp: the speaker at %s is back; %u of %u BGP sessions established: every "
 		       "route is announced again", b->g.api, b->established, b->peers);
 	} else if (from == RW_BGP_NO_SESSION) {
-		say(b, "bgp: a BGP session is back: %u of %u established", b->established, b->peers);
+		say(b, "bgp: a BGP session is %s: %u of %u established", again ? "back" : "up",
+		    b->established, b->peers);
 	} else {
 		say(b, "bgp: the speaker at %s answers; %u of %u BGP sessions established", b->g.api,
 		    b->established, b->peers);

@@ -222,6 +222,11 @@ static void test_gobgp_reasons(void)
 	c.status = 2;
 	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
 	CHECK_STR(why, "the client exited with status 2");
+	/* What reaches a terminal is one line, without its control characters. */
+	c.out = "{\"error\":\"one\033[31m\nand another\"}";
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "one?[31m");
+	c.out = "";
 	c.timed_out = true;
 	c.status = 128 + 9;
 	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));

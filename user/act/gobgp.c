@@ -138,6 +138,19 @@ static const char *skip_space(const char *s)
 	return s;
 }
 
+/* One line, fit for a terminal: cut at a line's end, other control characters shown as '?'. */
+static void tame(char *buf)
+{
+	for (char *p = buf; *p; p++) {
+		if (*p == '\n' || *p == '\r') {
+			*p = '\0';
+			break;
+		}
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	}
+}
+
 /* Past the string s points at (its opening '"'); NULL when it does not end. */
 static const char *skip_string(const char *s)
 {
@@ -235,6 +248,7 @@ int rw_gobgp_parse_peers(const char *json, struct rw_gobgp_peers *p)
 
 			snprintf(p->down, sizeof(p->down), "%.*s: %s", alen > 64 ? 64 : alen,
 				 close ? addr + 1 : "?", rw_gobgp_state_name((int)st));
+			tame(p->down);
 		}
 		s = skip_space(end);
 		if (*s == ',')
@@ -274,7 +288,7 @@ static bool first_line(const char *s, char *buf, size_t len)
 	return false;
 }
 
-void rw_gobgp_reason(const struct rw_capture *c, uint64_t timeout_ns, char *buf, size_t len)
+static void reason(const struct rw_capture *c, uint64_t timeout_ns, char *buf, size_t len)
 {
 	const char *out = c->out ? c->out : "", *e;
 
@@ -300,4 +314,13 @@ void rw_gobgp_reason(const struct rw_capture *c, uint64_t timeout_ns, char *buf,
 		snprintf(buf, len, "the client was killed by signal %d", c->status - 128);
 	else
 		snprintf(buf, len, "the client exited with status %d", c->status);
+}
+
+void rw_gobgp_reason(const struct rw_capture *c, uint64_t timeout_ns, char *buf, size_t len)
+{
+	if (!len)
+		return;
+	buf[0] = '\0';
+	reason(c, timeout_ns, buf, len);
+	tame(buf);
 }

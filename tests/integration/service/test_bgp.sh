@@ -11,7 +11,8 @@
 #  (c) a source in --bgp-never and one under an allow rule, flooded over
 #      their limit too, are never announced; a run that ends withdraws all
 #  (d) --levels v4:32,24 --bgp-prefixes: a /24 flood of sources each under
-#      its limit is announced as the /24
+#      its limit is announced as the /24; the same floods from a --bgp-never
+#      /24 and an allowed /24 are heavy too, and never announced
 #  (e) --persist, two bans, the loader SIGKILLed, one ban ends while it is
 #      dead: after the restart exactly the one still banned is announced
 #  (f) gobgpd killed: said, the flood still limited; gobgpd started again
@@ -170,17 +171,27 @@ stop_ratewall INT
 check "(c) a run that ends withdraws what it announced" until_ 2 bird_empty
 
 # (d) a pinned instance that announces heavy prefixes too: a /24 flood
-PINNED="$TB_RX $RUN --ban 6s --levels v4:32,24 --bgp-prefixes --events $WORK/p.events"
+PINNED="$TB_RX $RUN --ban 6s --levels v4:32,24 --bgp-prefixes --events $WORK/p.events
+	--bgp-never 198.18.9.0/24 --rules $WORK/rules"
 # shellcheck disable=SC2086 # PINNED is words
 start_persist "$WORK/p" $PINNED || fail "(d) a pinned ratewall starts"
-gen --src 198.18.7.1 --sources 200 --rate 10000 --duration 2s >/dev/null &
+# The same flood from a --bgp-never /24 and an allowed one: heavy too, never announced.
+gen --src 198.18.7.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
 G1=$!
+gen --src 198.18.9.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
+G2=$!
+gen --src 198.18.10.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
+G3=$!
 t0=$(date +%s.%N)
 seen=$(when_ 3 announced 198.18.7.0/24)
-echo "     (d) 200 sources of 198.18.7.0/24 at 50 pps each: the /24 in BIRD's table $(elapsed "$t0" "${seen:-0}") s after the flood began"
+echo "     (d) 100 sources of 198.18.7.0/24 at 50 pps each: the /24 in BIRD's table $(elapsed "$t0" "${seen:-0}") s after the flood began"
 check "(d) the /24 is announced with 65535:666" test -n "$seen"
 check "(d) ... and not one source of it" eval "! bird_routes | grep -q '^198\.18\.7\..*/32'"
-wait $G1
+wait $G1 $G2 $G3
+heavy_never=$(event_time "$WORK/p.events" 198.18.9.0/24 heavy ts)
+heavy_allowed=$(event_time "$WORK/p.events" 198.18.10.0/24 heavy ts)
+check "(d) the --bgp-never /24 and the allowed /24 were heavy too" \
+	test -n "$heavy_never" -a -n "$heavy_allowed"
 check "(d) withdrawn once the flood is over" until_ 3 absent 198.18.7.0/24
 
 # (e) two bans, the loader killed, one ends while it is dead
@@ -237,8 +248,8 @@ wait "$G1" 2>/dev/null
 
 kill "$SAMPLER" 2>/dev/null
 wait "$SAMPLER" 2>/dev/null
-check "(c) BIRD's table never held the --bgp-never source nor the allowed one ($(wc -l <"$WORK/bird.seen") rows seen)" \
+check "(c, d) BIRD's table never held a --bgp-never prefix nor an allowed one ($(wc -l <"$WORK/bird.seen") rows seen)" \
 	eval "! grep -qE '^198\.18\.(9|10)\.' '$WORK/bird.seen'"
-check "(c) ... nor did the speaker's, ever (its log of ratewall's commands)" \
+check "(c, d) ... nor did the speaker's, ever (its log of ratewall's commands)" \
 	eval "! grep -qE 'announced 198\.18\.(9|10)\.' '$WORK'/*.err"
 finish

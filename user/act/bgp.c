@@ -353,7 +353,8 @@ static void announce_pass(struct rw_bgp *b, bool *checked)
 				if (i >= 0)
 					rw_held_remove(&b->held, (size_t)i);
 				b->pending = true;
-				command_failed(b, "journaling", r, strerror(-err));
+				command_failed(b, "journaling", r, err == -E2BIG ? "the journal is full" :
+								  strerror(-err));
 				continue;
 			}
 		}

@@ -59,3 +59,15 @@ int rw_journal_load(int fd, struct rw_held_set *s)
 	}
 	return errno == ENOENT ? 0 : -errno;
 }
+
+size_t rw_journal_count(int fd)
+{
+	struct rw_route k, next;
+	size_t n = 0;
+
+	for (const void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next); prev = &k) {
+		k = next;
+		n++;
+	}
+	return n;
+}

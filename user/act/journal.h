@@ -11,11 +11,14 @@
 #ifndef RW_JOURNAL_H
 #define RW_JOURNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "act/routes.h"
 
 /* Routes it can hold. 0, or -errno (-EINVAL: not a journal: another key or value size). */
 int rw_journal_capacity(int fd, uint32_t *max);
+/* Routes in it now. */
+size_t rw_journal_count(int fd);
 /* 0, or -errno (-E2BIG: full). */
 int rw_journal_put(int fd, const struct rw_route *r, uint64_t when_ns);
 /* 0 (also when it was not there), or -errno. */

@@ -27,7 +27,8 @@ USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
 	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
 	     user/views/events.c user/views/report.c user/views/metrics_page.c \
-	     user/views/actview.c user/act/hook.c
+	     user/views/actview.c user/act/gobgp.c user/act/capture.c user/act/routes.c \
+	     user/act/hook.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 

@@ -7,13 +7,15 @@
 # sqlite3: the history tests read the database with the shell an operator would use;
 # iperf3: the TCP tests and benchmark run a real client and server in the namespaces;
 # ethtool: they turn GRO off on the receiving veth, so the observer sees every frame;
-# dnsmasq-base and bind9-dnsutils: the reflection test's DNS server and dig).
+# dnsmasq-base and bind9-dnsutils: the reflection test's DNS server and dig;
+# gobgpd and bird2: the --bgp test drives a real GoBGP daemon and checks what a
+# BIRD 2 peering with it holds, both in namespaces).
 # Quiet and quick when everything is already there.
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
-libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils"
+libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils gobgpd bird2"
 
 missing=""
 for p in $PACKAGES; do
@@ -29,7 +31,7 @@ fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# Packages with services (prometheus) are installed, never started: the tests
+# Packages with services (prometheus, gobgpd, bird2) are installed, never started: the tests
 # run their own copies inside namespaces.
 norc=""
 if [ ! -e /usr/sbin/policy-rc.d ]; then

@@ -383,6 +383,7 @@ void rw_run_end(struct rw_session *s, int exit_status)
 	if (s->watch) {
 		rw_watch_close(s->watch);
 		free(s->watch);
+		s->watch = NULL; /* what is said from here on goes to stderr */
 		fputs(s->said, stderr);
 	}
 	/* A run that ends its enforcement withdraws its routes; a pinned instance's stay. */
@@ -390,7 +391,7 @@ void rw_run_end(struct rw_session *s, int exit_status)
 		fprintf(stderr, "ratewall: its %u BGP routes stay announced while the kernel enforces "
 			"their bans (ratewall stop --name %s withdraws them)\n",
 			s->act.counts.bgp.announced, s->cfg->name);
-	rw_act_stop(&s->act, s->inst.meta_fd < 0);
+	rw_act_stop(&s->act, s->inst.meta_fd < 0, rw_run_act_say, s);
 	if (s->act_fd >= 0)
 		close(s->act_fd);
 	if (s->bgp_journal_fd >= 0)

@@ -1170,5 +1170,6 @@ int main(void)
 	run_pace_tests();
 	run_flood_tests();
 	run_rule_match_tests();
+	run_bgp_tests();
 	return tl_finish();
 }

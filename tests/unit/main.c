@@ -12,5 +12,6 @@ int main(void)
 	run_views_tests();
 	run_history_tests();
 	run_hook_tests();
+	run_bgp_tests();
 	return tl_finish();
 }

@@ -58,5 +58,6 @@ void run_rank_tests(void);
 void run_views_tests(void);
 void run_history_tests(void);
 void run_hook_tests(void);
+void run_bgp_tests(void);
 
 #endif

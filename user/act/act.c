@@ -91,7 +91,7 @@ int rw_act_start(struct rw_act *a, const struct rw_config *cfg, int journal_fd,
 		find_own(a);
 		a->bgp = rw_bgp_start(&cfg->bgp, journal_fd, why, sizeof(why));
 		if (!a->bgp) {
-			rw_act_stop(a, false);
+			rw_act_stop(a, false, say, say_arg);
 			return rw_fail(err, errlen, -EINVAL, "--bgp: %s", why);
 		}
 		a->counts.bgp_on = true;
@@ -118,8 +118,12 @@ void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts,
 		rw_keyset_add(&a->pending_keys, key);
 }
 
-/* --bgp: a route more for this tick, unless it is one never to announce. */
-static void want_route(struct rw_act *a, const struct rw_route *r)
+/*
+ * --bgp: a route more for this tick, unless it is one never to announce.
+ * weight orders them (--bgp-max keeps the first): banned keys by their
+ * window's packets, then heavy prefixes by theirs.
+ */
+static void want_route(struct rw_act *a, const struct rw_route *r, uint64_t weight)
 {
 	const struct rw_bgp_config *b = &a->cfg->bgp;
 
@@ -140,13 +144,17 @@ static void want_route(struct rw_act *a, const struct rw_route *r)
 	if (a->nwant == a->capwant) {
 		uint32_t cap = a->capwant ? 2 * a->capwant : 64;
 		struct rw_route *w = realloc(a->want, cap * sizeof(*w));
+		struct rw_act_route *c = realloc(a->candidate, cap * sizeof(*c));
 
-		if (!w)
+		if (c)
+			a->candidate = c;
+		if (w)
+			a->want = w;
+		if (!w || !c)
 			return; /* wanted again next tick */
-		a->want = w;
 		a->capwant = cap;
 	}
-	a->want[a->nwant++] = *r;
+	a->candidate[a->nwant++] = (struct rw_act_route){ .weight = weight, .route = *r };
 	return;
 never:
 	a->never++;
@@ -158,7 +166,8 @@ void rw_act_flow(struct rw_act *a, const struct rw_key *key, const struct rw_win
 	if (banned && a->bgp) {
 		struct rw_route r = route_of_key(key);
 
-		want_route(a, &r);
+		/* Above every heavy prefix's weight: a ban is announced first. */
+		want_route(a, &r, UINT64_MAX / 2 + sum->packets / 2);
 	}
 	if (!a->npending || !rw_keyset_has(&a->pending_keys, key))
 		return;
@@ -335,6 +344,21 @@ static void run_hook(struct rw_act *a, struct rw_events_out *ev, uint64_t now, r
 	}
 }
 
+static int heavier_first(const void *x, const void *y)
+{
+	const struct rw_act_route *a = x, *b = y;
+
+	return a->weight < b->weight ? 1 : a->weight > b->weight ? -1 : 0;
+}
+
+/* The candidates heaviest first, into want. */
+static void order_by_weight(struct rw_act *a)
+{
+	qsort(a->candidate, a->nwant, sizeof(*a->candidate), heavier_first);
+	for (uint32_t i = 0; i < a->nwant; i++)
+		a->want[i] = a->candidate[i].route;
+}
+
 /* --bgp: the routes of this tick, heavy prefixes after the banned keys, to the thread. */
 static void feed_bgp(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t nhhh,
 		     rw_act_say_fn say, void *say_arg)
@@ -344,8 +368,9 @@ static void feed_bgp(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t n
 	for (uint32_t i = 0; a->cfg->bgp.prefixes && i < nhhh; i++) {
 		struct rw_route r = route_of_key(&hhh[i].prefix);
 
-		want_route(a, &r);
+		want_route(a, &r, hhh[i].residual / 2);
 	}
+	order_by_weight(a);
 	rw_bgp_want(a->bgp, a->want, a->nwant, a->never);
 	a->nwant = 0;
 	a->never = 0;
@@ -367,16 +392,26 @@ void rw_act_tick(struct rw_act *a, struct rw_events_out *ev, const struct rw_hhh
 		feed_bgp(a, hhh, nhhh, say, say_arg);
 }
 
-void rw_act_stop(struct rw_act *a, bool withdraw)
+void rw_act_stop(struct rw_act *a, bool withdraw, rw_act_say_fn say, void *say_arg)
 {
+	char msg[RW_BGP_MSG_LEN];
+
 	rw_hook_stop(a->hook, RW_ACT_STOP_GRACE_NS);
-	rw_bgp_stop(a->bgp, withdraw);
+	if (a->bgp) {
+		/* What the last withdrawals did (and what is left announced) is said. */
+		rw_bgp_end(a->bgp, withdraw);
+		while (rw_bgp_messages(a->bgp, &msg, 1))
+			say(say_arg, false, msg);
+		rw_bgp_stop(a->bgp, withdraw);
+	}
 	a->hook = NULL;
 	a->bgp = NULL;
 	free(a->pending);
 	free(a->heavy);
 	free(a->want);
+	free(a->candidate);
 	rw_keyset_free(&a->pending_keys);
+	a->candidate = NULL;
 	a->pending = NULL;
 	a->heavy = NULL;
 	a->want = NULL;

@@ -41,6 +41,12 @@ struct rw_act_pending {
 	double share;            /* heavy: its share (%), net of its heavy more-specific prefixes */
 };
 
+/* A route a tick wants announced, and its weight (act.c: want_route). */
+struct rw_act_route {
+	uint64_t weight;
+	struct rw_route route;
+};
+
 struct rw_act {
 	const struct rw_config *cfg;
 	struct rw_hook *hook;    /* --on-event; NULL without */
@@ -52,7 +58,8 @@ struct rw_act {
 	bool levels;             /* --levels: heavy and light events */
 	struct rw_hhh_item *heavy; /* the last tick's heavy prefixes */
 	uint32_t nheavy;
-	struct rw_route *want;   /* --bgp: this tick's routes, banned keys first */
+	struct rw_act_route *candidate; /* --bgp: this tick's routes and their weights */
+	struct rw_route *want;   /* the same, heaviest first, as the BGP thread takes them */
 	uint32_t nwant, capwant;
 	uint64_t never;          /* routes kept out of want this tick (never announced) */
 	struct rw_route own[2 * RW_MAX_IFACES * 8]; /* the interfaces' own addresses */
@@ -96,9 +103,10 @@ void rw_act_tick(struct rw_act *a, struct rw_events_out *ev, const struct rw_hhh
 		 uint32_t nhhh, uint64_t total, uint64_t now_clock_ns, rw_act_say_fn say,
 		 void *say_arg);
 /*
- * Ends both. withdraw: the BGP routes are withdrawn (the run's enforcement
- * ends with it); else they stay with the pinned instance.
+ * Ends both (what the BGP thread did last is said through say). withdraw:
+ * the BGP routes are withdrawn (the run's enforcement ends with it); else
+ * they stay with the pinned instance.
  */
-void rw_act_stop(struct rw_act *a, bool withdraw);
+void rw_act_stop(struct rw_act *a, bool withdraw, rw_act_say_fn say, void *say_arg);
 
 #endif

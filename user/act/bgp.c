@@ -1,49 +1,754 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* PLACEHOLDER until the bgp branch lands: refuses to start. */
+/*
+ * The BGP driver's thread. Each turn it takes the last wanted set, asks the
+ * speaker how it is when that is due, and makes one pass: withdraw what is
+ * held and not wanted, then announce, most wanted first, what is wanted and
+ * not surely held. "Held" is the journal's copy in memory; a route in it is
+ * "sure" once the speaker took it, and every route goes unsure again when
+ * the speaker may have lost them (it was down, or a route we hold is gone
+ * from its table), so the next pass announces them again.
+ */
+#define _GNU_SOURCE /* F_DUPFD_CLOEXEC */
 #include "act/bgp.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
-int rw_bgp_journal_create(uint32_t max)
+#include "act/capture.h"
+#include "act/gobgp.h"
+#include "act/journal.h"
+#include "act/routes.h"
+#include "cli/clock.h"
+#include "cli/errmsg.h"
+
+#define MSG_QUEUE 256
+#define NEVER UINT64_MAX
+
+struct rw_bgp {
+	struct rw_bgp_config cfg;
+	struct rw_gobgp g;
+	int journal_fd;
+	uint32_t limit; /* --bgp-max, or the journal's capacity when that is less */
+	pthread_t thread;
+	bool running;
+
+	pthread_mutex_t mu; /* the fields down to abort_cmd */
+	pthread_cond_t cv;
+	struct rw_route *want;
+	size_t nwant, want_cap;
+	bool want_new, want_lost;
+	uint64_t never;
+	bool stop, stop_withdraw;
+	struct rw_bgp_counts counts;
+	char msg[MSG_QUEUE][RW_BGP_MSG_LEN];
+	size_t msg_first, msg_n;
+	uint64_t msg_lost;
+	atomic_bool abort_cmd; /* kills the command in flight: the end is asked */
+	atomic_bool news;      /* a newer wanted set waits: a long pass yields to it */
+
+	/* The thread's own. */
+	struct rw_route *mine;
+	size_t nmine, mine_cap;
+	struct rw_held_set held;
+	struct rw_route_target target;
+	enum rw_bgp_state state;
+	bool was_up; /* a session was established once: one coming now is "back" */
+	uint32_t peers, established;
+	uint64_t next_health, next_retry;
+	bool pending; /* work a pass left undone (a failure): tried again at next_retry */
+	uint32_t said_over;
+	size_t probe; /* the held route the next health check looks up */
+	uint64_t announces, withdraws, failures;
+	char last_error[RW_BGP_MSG_LEN];
+	char said_error[RW_BGP_MSG_LEN];
+};
+
+static uint64_t now_ns(void)
 {
-	(void)max;
-	return -ENOSYS;
+	return rw_clock_ns(CLOCK_MONOTONIC);
+}
+
+__attribute__((format(printf, 2, 3))) static void say(struct rw_bgp *b, const char *fmt, ...)
+{
+	char line[RW_BGP_MSG_LEN];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&b->mu);
+	if (b->msg_n == MSG_QUEUE) {
+		b->msg_lost++;
+	} else {
+		memcpy(b->msg[(b->msg_first + b->msg_n) % MSG_QUEUE], line, sizeof(line));
+		b->msg_n++;
+	}
+	pthread_mutex_unlock(&b->mu);
+}
+
+static void publish(struct rw_bgp *b)
+{
+	struct rw_bgp_counts c = {
+		.state = b->state,
+		.peers = b->peers,
+		.established = b->established,
+		.wanted = (uint32_t)b->target.n,
+		.announced = (uint32_t)rw_held_sure(&b->held),
+		.over_max = b->target.over_max,
+		.announces = b->announces,
+		.withdraws = b->withdraws,
+		.failures = b->failures,
+	};
+
+	memcpy(c.last_error, b->last_error, sizeof(c.last_error));
+	pthread_mutex_lock(&b->mu);
+	c.never = b->never;
+	b->counts = c;
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* A failure of a command: counted, kept as the last error. */
+__attribute__((format(printf, 2, 3))) static void failed(struct rw_bgp *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->last_error, sizeof(b->last_error), fmt, ap);
+	va_end(ap);
+	b->failures++;
+}
+
+/*
+ * Runs the client; 0 when it ran and exited 0, else -errno (-ENOENT: not
+ * found; -EIO: it failed; -ECANCELED: the end killed it) with why in buf.
+ */
+static int run_client(const struct rw_gobgp_argv *a, uint64_t timeout_ns, const atomic_bool *abort,
+		      struct rw_capture *cap, char *why, size_t len)
+{
+	int err = rw_capture_run(a->argv, timeout_ns, abort, cap);
+
+	if (err) {
+		snprintf(why, len, "cannot run %s: %s", a->argv[0], strerror(-err));
+		return err;
+	}
+	if (cap->aborted) {
+		snprintf(why, len, "stopped");
+		return -ECANCELED;
+	}
+	if (cap->status) {
+		rw_gobgp_reason(cap, timeout_ns, why, len);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One route to the speaker (add) or away (del). 0, or -errno with why. */
+static int route_command(const struct rw_gobgp *g, bool add, const struct rw_route *r,
+			 uint64_t timeout_ns, const atomic_bool *abort, char *why, size_t len)
+{
+	struct rw_gobgp_argv a;
+	struct rw_capture cap;
+	int err;
+
+	if (add)
+		rw_gobgp_add(g, r, &a);
+	else
+		rw_gobgp_del(g, r, &a);
+	err = run_client(&a, timeout_ns, abort, &cap, why, len);
+	rw_capture_free(&cap);
+	return err;
+}
+
+static void describe(const struct rw_bgp *b, const struct rw_route *r, char *buf, size_t len)
+{
+	const char *nh = r->family == AF_INET6 ? b->g.next_hop6 : b->g.next_hop4;
+	char prefix[64];
+
+	rw_route_format(r, prefix, sizeof(prefix));
+	snprintf(buf, len, "%s%s%s%s%s", prefix, nh[0] ? " nexthop " : "", nh,
+		 b->g.communities[0] ? " community " : "", b->g.communities);
+}
+
+static void set_state(struct rw_bgp *b, enum rw_bgp_state to, const char *why)
+{
+	enum rw_bgp_state from = b->state;
+	bool again;
+
+	if (from == to)
+		return;
+	b->state = to;
+	if (to == RW_BGP_DOWN) {
+		say(b, "bgp: the speaker at %s does not answer: %s", b->g.api, why);
+		return;
+	}
+	if (from == RW_BGP_DOWN && b->held.n) {
+		/* It may have restarted, and lost every route. */
+		rw_held_doubt(&b->held);
+	}
+	again = b->was_up;
+	b->was_up |= to == RW_BGP_UP;
+	if (to == RW_BGP_NO_SESSION) {
+		say(b, "bgp: the speaker%s%s answers%s but no BGP session is established (%s)",
+		    from == RW_BGP_DOWN ? " at " : "", from == RW_BGP_DOWN ? b->g.api : "",
+		    from == RW_BGP_DOWN ? " again" : "", b->peers ? why : "it has no neighbours");
+	} else if (from == RW_BGP_DOWN) {
+		say(b, "bgp: the speaker at %s is back; %u of %u BGP sessions established: every "
+		       "route is announced again", b->g.api, b->established, b->peers);
+	} else if (from == RW_BGP_NO_SESSION) {
+		say(b, "bgp: a BGP session is %s: %u of %u established", again ? "back" : "up",
+		    b->established, b->peers);
+	} else {
+		say(b, "bgp: the speaker at %s answers; %u of %u BGP sessions established", b->g.api,
+		    b->established, b->peers);
+	}
+}
+
+/* Looks up one route we hold for sure: gone means the speaker restarted and lost them all. */
+static void probe(struct rw_bgp *b)
+{
+	struct rw_gobgp_argv a;
+	struct rw_capture cap;
+	char why[RW_BGP_MSG_LEN], prefix[64];
+	size_t i;
+	int present = -1;
+
+	for (i = 0; i < b->held.n && !b->held.e[(b->probe + i) % b->held.n].sure; i++)
+		;
+	if (i == b->held.n)
+		return;
+	i = (b->probe + i) % b->held.n;
+	b->probe = i + 1;
+	rw_gobgp_lookup(&b->g, &b->held.e[i].r, &a);
+	if (!run_client(&a, RW_BGP_TIMEOUT_NS, &b->abort_cmd, &cap, why, sizeof(why)))
+		present = rw_gobgp_parse_lookup(cap.out, &b->held.e[i].r);
+	rw_capture_free(&cap);
+	if (present != 0)
+		return; /* there, or no clear answer: the next check asks again */
+	rw_route_format(&b->held.e[i].r, prefix, sizeof(prefix));
+	say(b, "bgp: the speaker no longer holds %s (it restarted?): every route is announced again",
+	    prefix);
+	rw_held_doubt(&b->held);
+}
+
+/* Asks the speaker for its neighbours: the state, said when it changes. */
+static void health(struct rw_bgp *b)
+{
+	struct rw_gobgp_argv a;
+	struct rw_capture cap;
+	struct rw_gobgp_peers p;
+	char why[RW_BGP_MSG_LEN];
+	int err;
+
+	rw_gobgp_neighbors(&b->g, &a);
+	err = run_client(&a, RW_BGP_TIMEOUT_NS, &b->abort_cmd, &cap, why, sizeof(why));
+	if (!err && rw_gobgp_parse_peers(cap.out, &p)) {
+		snprintf(why, sizeof(why), "its answer to `neighbor -j` is not a list of neighbours: %.60s",
+			 cap.out ? cap.out : "");
+		err = -EPROTO;
+	}
+	rw_capture_free(&cap);
+	if (err == -ECANCELED)
+		return;
+	b->next_health = now_ns() + (err ? RW_BGP_RETRY_NS : RW_BGP_HEALTH_NS);
+	if (err) {
+		failed(b, "%s", why);
+		set_state(b, RW_BGP_DOWN, why);
+		return;
+	}
+	b->peers = p.peers;
+	b->established = p.established;
+	set_state(b, p.established ? RW_BGP_UP : RW_BGP_NO_SESSION, p.down);
+	probe(b);
+}
+
+/* A command failed while the speaker seemed fine: said once for each new reason. */
+static void command_failed(struct rw_bgp *b, const char *doing, const struct rw_route *r,
+			   const char *why)
+{
+	char prefix[64];
+
+	rw_route_format(r, prefix, sizeof(prefix));
+	failed(b, "%s %s: %s", doing, prefix, why);
+	if (strcmp(b->said_error, why)) {
+		say(b, "bgp: %s %s failed: %s", doing, prefix, why);
+		snprintf(b->said_error, sizeof(b->said_error), "%s", why);
+	}
+}
+
+/*
+ * After a failure: is the speaker down? One health check a pass (a failed
+ * command of a speaker that answers, e.g. a refused next hop, does not stop
+ * the others).
+ */
+static bool down_after_failure(struct rw_bgp *b, bool *checked)
+{
+	if (!*checked) {
+		*checked = true;
+		health(b);
+	}
+	return b->state == RW_BGP_DOWN;
+}
+
+/* The pass stops early for the end, and for a newer wanted set (it starts again on it). */
+static bool pass_yields(struct rw_bgp *b)
+{
+	return atomic_load(&b->abort_cmd) || atomic_load(&b->news);
+}
+
+static void withdraw_pass(struct rw_bgp *b, bool *checked)
+{
+	char why[RW_BGP_MSG_LEN], text[RW_BGP_MSG_LEN];
+
+	for (size_t i = b->held.n; i-- > 0 && !pass_yields(b);) {
+		struct rw_route r = b->held.e[i].r;
+		int err;
+
+		if (rw_route_target_has(&b->target, &r))
+			continue;
+		err = route_command(&b->g, false, &r, RW_BGP_TIMEOUT_NS, &b->abort_cmd, why, sizeof(why));
+		if (err == -ECANCELED)
+			return;
+		if (err) {
+			b->pending = true;
+			if (down_after_failure(b, checked))
+				return;
+			command_failed(b, "withdrawing", &r, why);
+			continue;
+		}
+		rw_journal_del(b->journal_fd, &r); /* a stale entry is only withdrawn again */
+		rw_held_remove(&b->held, i);
+		b->withdraws++;
+		rw_route_format(&r, text, sizeof(text));
+		say(b, "bgp: withdrew %s", text);
+		publish(b);
+	}
+}
+
+static void announce_pass(struct rw_bgp *b, bool *checked)
+{
+	char why[RW_BGP_MSG_LEN], text[RW_BGP_MSG_LEN];
+
+	for (size_t k = 0; k < b->target.n && !pass_yields(b); k++) {
+		const struct rw_route *r = &b->target.order[k];
+		long i = rw_held_find(&b->held, r);
+		int err;
+
+		if (i >= 0 && b->held.e[i].sure)
+			continue;
+		if (i < 0) {
+			/* Into the journal first: a crash after this leaves a route to withdraw, not one unknown. */
+			err = rw_held_add(&b->held, r, false);
+			if (!err)
+				err = rw_journal_put(b->journal_fd, r, rw_clock_ns(CLOCK_REALTIME));
+			if (err) {
+				i = rw_held_find(&b->held, r);
+				if (i >= 0)
+					rw_held_remove(&b->held, (size_t)i);
+				b->pending = true;
+				command_failed(b, "journaling", r, err == -E2BIG ? "the journal is full" :
+								  strerror(-err));
+				continue;
+			}
+		}
+		err = route_command(&b->g, true, r, RW_BGP_TIMEOUT_NS, &b->abort_cmd, why, sizeof(why));
+		if (err == -ECANCELED)
+			return;
+		if (err) {
+			/* Held, unsure: the speaker may have taken it before it failed. */
+			b->pending = true;
+			if (down_after_failure(b, checked))
+				return;
+			command_failed(b, "announcing", r, why);
+			continue;
+		}
+		rw_held_add(&b->held, r, true);
+		b->announces++;
+		describe(b, r, text, sizeof(text));
+		say(b, "bgp: announced %s", text);
+		publish(b);
+	}
+}
+
+static void pass(struct rw_bgp *b)
+{
+	bool checked = false;
+
+	b->pending = false;
+	withdraw_pass(b, &checked);
+	if (b->state != RW_BGP_DOWN)
+		announce_pass(b, &checked);
+	if (b->pending)
+		b->next_retry = now_ns() + RW_BGP_RETRY_NS;
+}
+
+/* --bgp-dry-run: the same walk, said and nothing asked. */
+static void dry_pass(struct rw_bgp *b)
+{
+	char text[RW_BGP_MSG_LEN];
+
+	for (size_t i = b->held.n; i-- > 0;) {
+		if (rw_route_target_has(&b->target, &b->held.e[i].r))
+			continue;
+		rw_route_format(&b->held.e[i].r, text, sizeof(text));
+		say(b, "bgp: would withdraw %s", text);
+		rw_held_remove(&b->held, i);
+		b->withdraws++;
+	}
+	for (size_t k = 0; k < b->target.n; k++) {
+		const struct rw_route *r = &b->target.order[k];
+
+		if (rw_held_find(&b->held, r) >= 0)
+			continue;
+		if (rw_held_add(&b->held, r, true))
+			continue;
+		describe(b, r, text, sizeof(text));
+		say(b, "bgp: would announce %s", text);
+		b->announces++;
+	}
+}
+
+static void take_target(struct rw_bgp *b)
+{
+	if (rw_route_target_build(&b->target, b->mine, b->nmine, b->limit)) {
+		say(b, "bgp: no memory for the %zu routes wanted; the last set stays", b->nmine);
+		return;
+	}
+	if (b->target.over_max && !b->said_over)
+		say(b, "bgp: %u routes wanted beyond --bgp-max %u are not announced (the %u most "
+		       "wanted are)", b->target.over_max, b->limit, b->limit);
+	else if (!b->target.over_max && b->said_over)
+		say(b, "bgp: every wanted route fits --bgp-max %u again", b->limit);
+	b->said_over = b->target.over_max;
+}
+
+/*
+ * Withdraws every held route, within budget_ns: the end of a run, and
+ * `ratewall stop`. Stops at the first failure that is the speaker's (it
+ * does not answer: the next would not either). The routes withdrawn, or
+ * -errno with why when some are left.
+ */
+static long withdraw_all(const struct rw_gobgp *g, int journal_fd, struct rw_held_set *held,
+			 uint64_t budget_ns, char *why, size_t len)
+{
+	uint64_t deadline = now_ns() + budget_ns;
+	long done = 0;
+	int err = 0;
+
+	while (held->n) {
+		const struct rw_route *r = &held->e[held->n - 1].r;
+		uint64_t now = now_ns();
+
+		if (now >= deadline) {
+			snprintf(why, len, "out of time (%.0f s)", (double)budget_ns / 1e9);
+			return -ETIMEDOUT;
+		}
+		err = route_command(g, false, r, deadline - now < RW_BGP_TIMEOUT_NS ? deadline - now :
+			RW_BGP_TIMEOUT_NS, NULL, why, len);
+		if (err)
+			return err;
+		rw_journal_del(journal_fd, r);
+		held->n--;
+		done++;
+	}
+	return done;
+}
+
+static void finish(struct rw_bgp *b)
+{
+	char why[RW_BGP_MSG_LEN], text[RW_BGP_MSG_LEN];
+	size_t had = b->held.n;
+	long done;
+
+	if (b->cfg.dry_run) {
+		for (size_t i = 0; i < b->held.n; i++) {
+			rw_route_format(&b->held.e[i].r, text, sizeof(text));
+			say(b, "bgp: would withdraw %s", text);
+		}
+		b->withdraws += b->held.n;
+		b->held.n = 0;
+		return;
+	}
+	if (!had)
+		return;
+	done = withdraw_all(&b->g, b->journal_fd, &b->held, RW_BGP_STOP_BUDGET_NS, why, sizeof(why));
+	if (done >= 0) {
+		b->withdraws += (uint64_t)done;
+		say(b, "bgp: withdrew every route at the end (%zu)", had);
+		return;
+	}
+	b->withdraws += had - b->held.n;
+	failed(b, "withdrawing at the end: %s", why);
+	say(b, "bgp: %zu of %zu routes are left announced (in the journal): the speaker at %s: %s",
+	    b->held.n, had, b->g.api, why);
+}
+
+static void *thread_main(void *arg)
+{
+	struct rw_bgp *b = arg;
+	uint64_t wake = 0;
+
+	for (;;) {
+		bool fresh = false;
+
+		pthread_mutex_lock(&b->mu);
+		while (!b->stop && !b->want_new && now_ns() < wake) {
+			struct timespec ts = { .tv_sec = (time_t)(wake / 1000000000ULL),
+					       .tv_nsec = (long)(wake % 1000000000ULL) };
+
+			pthread_cond_timedwait(&b->cv, &b->mu, &ts);
+		}
+		if (b->stop) {
+			pthread_mutex_unlock(&b->mu);
+			break;
+		}
+		if (b->want_new) {
+			struct rw_route *t = b->mine;
+			size_t cap = b->mine_cap;
+
+			b->mine = b->want;
+			b->nmine = b->nwant;
+			b->mine_cap = b->want_cap;
+			b->want = t;
+			b->want_cap = cap;
+			b->nwant = 0;
+			b->want_new = false;
+			atomic_store(&b->news, false);
+			fresh = true;
+		}
+		if (b->want_lost) {
+			b->want_lost = false;
+			pthread_mutex_unlock(&b->mu);
+			say(b, "bgp: no memory for the routes wanted; the last set stays");
+			pthread_mutex_lock(&b->mu);
+		}
+		pthread_mutex_unlock(&b->mu);
+
+		if (fresh)
+			take_target(b);
+		if (b->cfg.dry_run) {
+			dry_pass(b);
+			publish(b);
+			wake = NEVER;
+			continue;
+		}
+		if (now_ns() >= b->next_health) {
+			enum rw_bgp_state before = b->state;
+
+			health(b);
+			/* Back from down: announce again what it may have lost. */
+			fresh |= before == RW_BGP_DOWN && b->state != RW_BGP_DOWN;
+			fresh |= before == RW_BGP_STARTING;
+		}
+		/* Work left undone by a failure waits for its retry; unsure routes left by a doubt mid-pass do not. */
+		if (b->state != RW_BGP_DOWN &&
+		    (fresh || (b->pending ? now_ns() >= b->next_retry :
+					    rw_held_sure(&b->held) < b->held.n)))
+			pass(b);
+		publish(b);
+		wake = b->next_health;
+		if (b->state != RW_BGP_DOWN && b->pending && b->next_retry < wake)
+			wake = b->next_retry;
+		else if (b->state != RW_BGP_DOWN && !b->pending && rw_held_sure(&b->held) < b->held.n)
+			wake = 0;
+	}
+	atomic_store(&b->abort_cmd, false);
+	pthread_mutex_lock(&b->mu);
+	bool withdraw = b->stop_withdraw;
+	pthread_mutex_unlock(&b->mu);
+	if (withdraw)
+		finish(b);
+	publish(b);
+	return NULL;
 }
 
 struct rw_bgp *rw_bgp_start(const struct rw_bgp_config *c, int journal_fd, char *err,
 			    size_t errlen)
 {
-	(void)c, (void)journal_fd;
-	snprintf(err, errlen, "BGP is not in this build yet");
+	struct rw_bgp *b = calloc(1, sizeof(*b));
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	uint32_t capacity = 0;
+	int e;
+
+	if (!b) {
+		rw_fail(err, errlen, -ENOMEM, "bgp: no memory");
+		return NULL;
+	}
+	b->cfg = *c;
+	b->journal_fd = -1;
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&b->cv, &ca);
+	pthread_condattr_destroy(&ca);
+	b->state = c->dry_run ? RW_BGP_DRY_RUN : RW_BGP_STARTING;
+	if (rw_gobgp_init(&b->g, c, err, errlen))
+		goto fail;
+	b->limit = c->max ? c->max : 1;
+	if (!c->dry_run) {
+		b->journal_fd = journal_fd >= 0 ? fcntl(journal_fd, F_DUPFD_CLOEXEC, 0) :
+						  rw_bgp_journal_create(b->limit);
+		if (b->journal_fd < 0) {
+			e = journal_fd >= 0 ? -errno : b->journal_fd;
+			rw_fail(err, errlen, e, "bgp: the journal of announced routes: %s", strerror(-e));
+			b->journal_fd = -1;
+			goto fail;
+		}
+		if ((e = rw_journal_capacity(b->journal_fd, &capacity)) ||
+		    (e = rw_journal_load(b->journal_fd, &b->held))) {
+			rw_fail(err, errlen, e, "bgp: the journal of announced routes cannot be read: %s",
+				e == -EINVAL ? "not a journal (another layout)" : strerror(-e));
+			goto fail;
+		}
+		if (capacity < b->limit) {
+			say(b, "bgp: the pinned journal holds at most %u routes: --bgp-max %u is cut to %u",
+			    capacity, b->limit, capacity);
+			b->limit = capacity;
+		}
+		if (b->held.n)
+			say(b, "bgp: %zu routes of an earlier run are in the journal: withdrawn unless "
+			       "wanted, announced again if wanted", b->held.n);
+	}
+	publish(b);
+	/* The thread takes no signal: they are the main loop's. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&b->thread, NULL, thread_main, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		rw_fail(err, errlen, -e, "bgp: cannot start its thread: %s", strerror(e));
+		goto fail;
+	}
+	b->running = true;
+	return b;
+fail:
+	pthread_cond_destroy(&b->cv);
+	pthread_mutex_destroy(&b->mu);
+	if (b->journal_fd >= 0)
+		close(b->journal_fd);
+	rw_held_free(&b->held);
+	free(b);
 	return NULL;
 }
 
 void rw_bgp_want(struct rw_bgp *b, const struct rw_route *r, size_t n, uint64_t never)
 {
-	(void)b, (void)r, (void)n, (void)never;
+	pthread_mutex_lock(&b->mu);
+	b->never = never;
+	/* The same set as the last one taken, and none newer waiting: nothing to do. */
+	if (!b->want_new && n == b->nmine && (!n || !memcmp(r, b->mine, n * sizeof(*r)))) {
+		pthread_mutex_unlock(&b->mu);
+		return;
+	}
+	if (n > b->want_cap) {
+		struct rw_route *w = realloc(b->want, n * sizeof(*w));
+
+		if (!w) {
+			b->want_lost = true;
+			pthread_mutex_unlock(&b->mu);
+			return;
+		}
+		b->want = w;
+		b->want_cap = n;
+	}
+	if (n)
+		memcpy(b->want, r, n * sizeof(*r));
+	b->nwant = n;
+	b->want_new = true;
+	atomic_store(&b->news, true);
+	pthread_cond_signal(&b->cv);
+	pthread_mutex_unlock(&b->mu);
 }
 
 void rw_bgp_counts(struct rw_bgp *b, struct rw_bgp_counts *c)
 {
-	(void)b, (void)c;
+	pthread_mutex_lock(&b->mu);
+	*c = b->counts;
+	pthread_mutex_unlock(&b->mu);
 }
 
 size_t rw_bgp_messages(struct rw_bgp *b, char (*out)[RW_BGP_MSG_LEN], size_t max)
 {
-	(void)b, (void)out, (void)max;
-	return 0;
+	size_t n = 0;
+
+	pthread_mutex_lock(&b->mu);
+	while (n < max && (b->msg_n || b->msg_lost)) {
+		if (b->msg_n) {
+			memcpy(out[n++], b->msg[b->msg_first], RW_BGP_MSG_LEN);
+			b->msg_first = (b->msg_first + 1) % MSG_QUEUE;
+			b->msg_n--;
+		} else {
+			snprintf(out[n++], RW_BGP_MSG_LEN, "bgp: %llu more lines not said (too many at once)",
+				 (unsigned long long)b->msg_lost);
+			b->msg_lost = 0;
+		}
+	}
+	pthread_mutex_unlock(&b->mu);
+	return n;
+}
+
+void rw_bgp_end(struct rw_bgp *b, bool withdraw)
+{
+	if (!b || !b->running)
+		return;
+	pthread_mutex_lock(&b->mu);
+	b->stop = true;
+	b->stop_withdraw = withdraw;
+	atomic_store(&b->abort_cmd, true);
+	pthread_cond_signal(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+	pthread_join(b->thread, NULL);
+	b->running = false;
 }
 
 void rw_bgp_stop(struct rw_bgp *b, bool withdraw)
 {
-	(void)b, (void)withdraw;
+	if (!b)
+		return;
+	rw_bgp_end(b, withdraw);
+	pthread_cond_destroy(&b->cv);
+	pthread_mutex_destroy(&b->mu);
+	if (b->journal_fd >= 0)
+		close(b->journal_fd);
+	rw_held_free(&b->held);
+	rw_route_target_free(&b->target);
+	free(b->want);
+	free(b->mine);
+	free(b);
 }
 
 int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char *err,
 			    size_t errlen)
 {
-	(void)c, (void)journal_fd;
-	snprintf(err, errlen, "BGP is not in this build yet");
-	return -ENOSYS;
+	struct rw_held_set held = { 0 };
+	struct rw_gobgp g;
+	char why[RW_BGP_MSG_LEN];
+	size_t had, left;
+	long done;
+	int e;
+
+	if ((e = rw_gobgp_init(&g, c, err, errlen)))
+		return e;
+	if ((e = rw_journal_load(journal_fd, &held))) {
+		rw_held_free(&held);
+		return rw_fail(err, errlen, e, "bgp: the journal of announced routes cannot be read: %s",
+			       strerror(-e));
+	}
+	had = held.n;
+	done = withdraw_all(&g, journal_fd, &held, RW_BGP_STOP_BUDGET_NS, why, sizeof(why));
+	left = held.n;
+	rw_held_free(&held);
+	if (done >= 0)
+		return 0;
+	return rw_fail(err, errlen, (int)done,
+		       "bgp: %zu of %zu routes are left announced (in the journal): the speaker at "
+		       "%s: %s", left, had, g.api, why);
 }

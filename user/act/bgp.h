@@ -20,6 +20,11 @@
 #include "cli/actconf.h"
 #include "cli/actcounts.h"
 
+#define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker is killed after this */
+#define RW_BGP_HEALTH_NS 2000000000ULL      /* the speaker and its sessions are asked this often */
+#define RW_BGP_RETRY_NS 1000000000ULL       /* and work that failed is tried again this often */
+#define RW_BGP_STOP_BUDGET_NS 5000000000ULL /* withdrawing everything at the end takes at most this */
+
 struct rw_bgp;
 
 /* The journal: a new BPF hash map of routes (not pinned), for at most max. Its fd, or -errno. */
@@ -40,8 +45,12 @@ size_t rw_bgp_messages(struct rw_bgp *b, char (*out)[RW_BGP_MSG_LEN], size_t max
 /*
  * Ends the thread. withdraw: every route in the journal is withdrawn first
  * (a run that ends its enforcement); else they stay announced (a pinned
- * instance enforces on). Bounded in time. NULL is a no-op.
+ * instance enforces on). Bounded in time: RW_BGP_STOP_BUDGET_NS for the
+ * withdrawals, what is left stays in the journal (and is said). b stays,
+ * for a last rw_bgp_messages (what the withdrawals did) and rw_bgp_counts.
  */
+void rw_bgp_end(struct rw_bgp *b, bool withdraw);
+/* rw_bgp_end (when not done yet), then frees b. NULL is a no-op. */
 void rw_bgp_stop(struct rw_bgp *b, bool withdraw);
 /*
  * `ratewall stop`: withdraws every route of a pinned journal through the

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "act/bgp.h"
+#include "act/journal.h"
 #include "act/record.h"
 #include "cli/clock.h"
 #include "cli/errmsg.h"
@@ -18,29 +19,12 @@
 #define ACT_PIN "act"
 #define JOURNAL_PIN "bgp_routes"
 
-/* Routes in a journal (a hash map of struct rw_route). */
-static size_t journal_size(int fd)
-{
-	struct rw_route k, next;
-	size_t n = 0;
-
-	for (const void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next) && n < SIZE_MAX;
-	     prev = &k) {
-		k = next;
-		n++;
-	}
-	return n;
-}
-
-/* Whether fd is a journal as act/bgp.c makes them. */
+/* Whether fd is a journal as act/journal.c makes them. */
 static bool is_journal(int fd)
 {
-	struct bpf_map_info info;
-	__u32 len = sizeof(info);
+	uint32_t max;
 
-	memset(&info, 0, sizeof(info));
-	return !bpf_obj_get_info_by_fd(fd, &info, &len) && info.type == BPF_MAP_TYPE_HASH &&
-	       info.key_size == sizeof(struct rw_route);
+	return rw_journal_capacity(fd, &max) == 0;
 }
 
 static void unpin(const char *dir, const char *what)
@@ -73,7 +57,7 @@ int rw_act_pins_withdraw(const char *dir, size_t *n, char *err, size_t errlen)
 	if (fd < 0)
 		return rw_fail(err, errlen, fd, "cannot open %s/%s: %s", dir, JOURNAL_PIN,
 			       strerror(-fd));
-	*n = is_journal(fd) ? journal_size(fd) : 0;
+	*n = is_journal(fd) ? rw_journal_count(fd) : 0;
 	e = *n ? rw_act_pins_read(dir, &r) : 0;
 	if (e)
 		e = rw_fail(err, errlen, e, "%zu routes stay announced: the record of the speaker "

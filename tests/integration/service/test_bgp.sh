@@ -1,0 +1,258 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# --bgp through a real GoBGP daemon, seen by a real BGP peer: gobgpd runs in
+# the receiver's namespace (ratewall drives it with gobgp on its API), BIRD 2
+# in a third namespace peers with it over a veth (198.19.255.1 - .2), and
+# what BIRD's table holds (`birdc show route all`) is what is checked.
+#  (a) no session yet (BIRD not started): said; a flood is still limited, and
+#      its route is announced to BIRD once the session comes up
+#  (b) a banned source is in BIRD's table as its /32 with community
+#      65535:666 within 2 s of the ban, and gone within 2 s of its end
+#  (c) a source in --bgp-never and one under an allow rule, flooded over
+#      their limit too, are never announced; a run that ends withdraws all
+#  (d) --levels v4:32,24 --bgp-prefixes: a /24 flood of sources each under
+#      its limit is announced as the /24; the same floods from a --bgp-never
+#      /24 and an allowed /24 are heavy too, and never announced
+#  (e) --persist, two bans, the loader SIGKILLed, one ban ends while it is
+#      dead: after the restart exactly the one still banned is announced
+#  (f) gobgpd killed: said, the flood still limited; gobgpd started again
+#      (empty): the route is announced again
+#  (g) `ratewall stop` leaves BIRD's table empty
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+PORT=50051 # gobgpd's API, on 127.0.0.1 of the receiver's namespace
+PIN_DIR=/sys/fs/bpf/rwtest$$
+BLACKHOLE="(65535,666)"
+
+for tool in gobgpd gobgp bird birdc; do
+	command -v "$tool" >/dev/null || { fail "$tool is installed (make deps)"; finish; exit 1; }
+done
+tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+PEER_NS=${TB_NAME}g # BIRD's
+# shellcheck disable=SC2034 # lib.sh's cleanup kills what runs there and deletes it
+EXTRA_NS=$PEER_NS
+# What is left pinned is stopped from the receiver's namespace, where its
+# speaker's API is: lib.sh's cleanup runs in this one, where nothing answers.
+trap 'in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1; cleanup' EXIT
+if ! { ip netns add "$PEER_NS" && ip -n "$PEER_NS" link set lo up &&
+	ip link add "${TB_NAME}p" netns "$TB_RCV" type veth peer "${TB_NAME}q" netns "$PEER_NS" &&
+	ip -n "$TB_RCV" addr add 198.19.255.1/30 dev "${TB_NAME}p" &&
+	ip -n "$PEER_NS" addr add 198.19.255.2/30 dev "${TB_NAME}q" &&
+	ip -n "$TB_RCV" link set "${TB_NAME}p" up && ip -n "$PEER_NS" link set "${TB_NAME}q" up; }; then
+	fail "the peering link"
+	finish
+	exit 1
+fi
+
+# Short timers on both sides: a session that went down comes back in seconds.
+cat >"$WORK/gobgpd.toml" <<EOF
+[global.config]
+  as = 64512
+  router-id = "198.19.255.1"
+  port = 179
+  local-address-list = ["198.19.255.1"]
+[[neighbors]]
+  [neighbors.config]
+    neighbor-address = "198.19.255.2"
+    peer-as = 64513
+  [neighbors.timers.config]
+    connect-retry = 1
+    idle-hold-time-after-reset = 1
+    hold-time = 9
+    keepalive-interval = 3
+  [[neighbors.afi-safis]]
+    [neighbors.afi-safis.config]
+      afi-safi-name = "ipv4-unicast"
+EOF
+cat >"$WORK/bird.conf" <<EOF
+router id 198.19.255.2;
+protocol device {}
+protocol bgp rw {
+	local 198.19.255.2 as 64513;
+	neighbor 198.19.255.1 as 64512;
+	connect delay time 0;
+	connect retry time 1;
+	error wait time 1, 2;
+	hold time 9;
+	ipv4 { import all; export none; };
+}
+EOF
+printf '198.18.10.0/24 allow\n' >"$WORK/rules"
+
+gobgp_() { ip netns exec "$TB_RCV" gobgp -u 127.0.0.1 -p "$PORT" "$@"; }
+start_gobgpd() {
+	ip netns exec "$TB_RCV" gobgpd -f "$WORK/gobgpd.toml" --api-hosts "127.0.0.1:$PORT" -p \
+		>>"$WORK/gobgpd.log" 2>&1 &
+	GOBGPD_PID=$!
+	for _ in $(seq 50); do gobgp_ global >/dev/null 2>&1 && return 0; sleep 0.1; done
+	return 1
+}
+start_bird() { ip netns exec "$PEER_NS" bird -c "$WORK/bird.conf" -s "$WORK/bird.ctl" -P "$WORK/bird.pid"; }
+established() { gobgp_ neighbor 2>/dev/null | grep -q Establ; }
+# bird_routes: "PREFIX COMMUNITIES" for each route in BIRD's table.
+bird_routes() {
+	birdc -s "$WORK/bird.ctl" show route all 2>/dev/null |
+		awk '/^[0-9a-f.:]+\/[0-9]+ / { if (p) print p, c; p = $1; c = "-" }
+		     /BGP.community:/ { sub(/.*BGP.community: */, ""); c = $0 }
+		     END { if (p) print p, c }'
+}
+# when_ SECONDS CMD...: polls CMD every 50 ms for up to SECONDS; prints when it first held
+# (epoch seconds), fails if it never did. until_: the same, silent.
+when_() {
+	local secs=$1 end
+	shift
+	end=$(awk -v n="$(date +%s.%N)" -v s="$secs" 'BEGIN { printf "%.3f", n + s }')
+	while awk -v n="$(date +%s.%N)" -v e="$end" 'BEGIN { exit !(n < e) }'; do
+		if "$@"; then date +%s.%N; return 0; fi
+		sleep 0.05
+	done
+	return 1
+}
+until_() { when_ "$@" >/dev/null; }
+announced() { bird_routes | grep -qxF "$1 $BLACKHOLE"; }
+absent() { ! bird_routes | grep -q "^$1 "; }
+bird_empty() { [ -z "$(bird_routes)" ]; }
+said() { grep -qF "$2" "$1.err"; }
+# event_time FILE KEY TYPE FIELD: that field (ts, until) of KEY's first TYPE event (awk:
+# a Python start takes a second on a loaded machine, and (e) is timed).
+event_time() {
+	awk -v key="\"key\": \"$2\"" -v ev="\"event\": \"$3\"" -v f="\"$4\": " '
+		index($0, key) && index($0, ev) { s = substr($0, index($0, f) + length(f)); sub(/[,}].*/, "", s); print s; exit }' "$1"
+}
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+start_gobgpd || { fail "gobgpd starts"; finish; exit 1; }
+RUN="--pps 100 --bgp 127.0.0.1:$PORT --interval 100ms"
+
+# (a) no BGP session: BIRD is not started yet
+nft_observe x ip saddr 198.18.0.6
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/a" $RUN --ban 4s --bgp-never 198.18.9.0/24 --rules "$WORK/rules" \
+	--events "$WORK/a.events" || fail "(a) ratewall starts"
+check "(a) no session said" until_ 3 said "$WORK/a" \
+	"bgp: the speaker answers but no BGP session is established (198.19.255.2: Active)"
+gen --src 198.18.0.6 --rate 1000 --duration 1s >/dev/null
+check "(a) the speaker took the route of a source banned meanwhile" \
+	until_ 1 eval "gobgp_ global rib -a ipv4 198.18.0.6/32 | grep -q 198.18.0.6/32"
+sleep 0.5
+x=$(nft_count x)
+echo "     (a) no session: the source passed $x of 1000 packets (limit 100 pps)"
+check "(a) ... and it was limited all the same" at_most "$x" 150
+t0=$(date +%s.%N)
+start_bird || fail "(a) BIRD starts"
+# Everything BIRD's table holds, every 100 ms until the end: what must never be there is looked for in it.
+for _ in $(seq 900); do bird_routes; sleep 0.1; done >"$WORK/bird.seen" 2>/dev/null &
+SAMPLER=$!
+up=$(when_ 5 established) && seen=$(when_ 2 announced 198.18.0.6/32)
+echo "     (a) BIRD started: session up after $(elapsed "$t0" "${up:-0}") s," \
+	"the route in its table $(elapsed "${up:-0}" "${seen:-0}") s after that"
+check "(a) once the session is up, the route is in BIRD's table" test -n "$seen"
+
+# (b) + (c): a ban in, and out; never-announced ones flooded alongside
+gen --src 198.18.9.9 --rate 1000 --duration 1s >/dev/null &
+G1=$!
+gen --src 198.18.10.10 --rate 1000 --duration 1s >/dev/null &
+G2=$!
+gen --src 198.18.0.5 --rate 1000 --duration 1s >/dev/null &
+G3=$!
+seen=$(when_ 4 announced 198.18.0.5/32)
+# RW_CAPTURE=FILE: BIRD's table now, as the README shows it.
+[ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.ban"
+wait $G1 $G2 $G3
+banned=$(event_time "$WORK/a.events" 198.18.0.5 banned ts)
+until=$(event_time "$WORK/a.events" 198.18.0.5 banned until)
+gone=$(when_ 8 absent 198.18.0.5/32)
+echo "     (b) banned at $banned until $until; in BIRD's table at ${seen:-never}, gone at ${gone:-never}:" \
+	"announced $(elapsed "$banned" "${seen:-0}") s after the ban, withdrawn $(elapsed "$until" "${gone:-0}") s after its end"
+check "(b) the banned source's /32 with 65535:666 in BIRD's table within 2 s of the ban" \
+	at_most "$(elapsed "$banned" "${seen:-999999999999}")" 2
+check "(b) ... gone within 2 s of the ban's end" at_most "$(elapsed "$until" "${gone:-999999999999}")" 2
+check "(c) the --bgp-never source was banned" test -n "$(event_time "$WORK/a.events" 198.18.9.9 banned ts)"
+stop_ratewall INT
+check "(c) a run that ends withdraws what it announced" until_ 2 bird_empty
+
+# (d) a pinned instance that announces heavy prefixes too: a /24 flood
+PINNED="$TB_RX $RUN --ban 6s --levels v4:32,24 --bgp-prefixes --events $WORK/p.events
+	--bgp-never 198.18.9.0/24 --rules $WORK/rules"
+# shellcheck disable=SC2086 # PINNED is words
+start_persist "$WORK/p" $PINNED || fail "(d) a pinned ratewall starts"
+# The same flood from a --bgp-never /24 and an allowed one: heavy too, never announced.
+gen --src 198.18.7.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
+G1=$!
+gen --src 198.18.9.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
+G2=$!
+gen --src 198.18.10.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
+G3=$!
+t0=$(date +%s.%N)
+seen=$(when_ 3 announced 198.18.7.0/24)
+[ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.heavy"
+echo "     (d) 100 sources of 198.18.7.0/24 at 50 pps each: the /24 in BIRD's table $(elapsed "$t0" "${seen:-0}") s after the flood began"
+check "(d) the /24 is announced with 65535:666" test -n "$seen"
+check "(d) ... and not one source of it" eval "! bird_routes | grep -q '^198\.18\.7\..*/32'"
+wait $G1 $G2 $G3
+heavy_never=$(event_time "$WORK/p.events" 198.18.9.0/24 heavy ts)
+heavy_allowed=$(event_time "$WORK/p.events" 198.18.10.0/24 heavy ts)
+check "(d) the --bgp-never /24 and the allowed /24 were heavy too" \
+	test -n "$heavy_never" -a -n "$heavy_allowed"
+check "(d) withdrawn once the flood is over" until_ 3 absent 198.18.7.0/24
+
+# (e) two bans, the loader killed, one ends while it is dead
+gen --src 198.18.0.1 --rate 1000 --duration 0.5s >/dev/null
+sleep 3
+gen --src 198.18.0.2 --rate 1000 --duration 0.5s >/dev/null
+check "(e) both banned sources announced" \
+	until_ 2 eval "announced 198.18.0.1/32 && announced 198.18.0.2/32"
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+until_a=$(event_time "$WORK/p.events" 198.18.0.1 banned until)
+until_b=$(event_time "$WORK/p.events" 198.18.0.2 banned until)
+sleep "$(awk -v u="$until_a" -v n="$(date +%s.%N)" 'BEGIN { d = u + 0.3 - n; print (d > 0 ? d : 0) }')"
+check "(e) the first ban ended while no loader ran, the second is on" \
+	awk -v u="$until_b" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < u - 1) }'
+t0=$(date +%s.%N)
+# shellcheck disable=SC2086
+start_persist "$WORK/p2" $PINNED || fail "(e) the pinned ratewall restarts"
+only_b() { [ "$(bird_routes)" = "198.18.0.2/32 $BLACKHOLE" ]; }
+seen=$(when_ 3 only_b)
+echo "     (e) restarted: BIRD's table is the one banned source's $(elapsed "$t0" "${seen:-0}") s after the restart"
+check "(e) after the restart exactly the still-banned route is announced" test -n "$seen"
+check "(e) ... the earlier run's routes were taken from the journal" \
+	said "$WORK/p2" "bgp: 2 routes of an earlier run are in the journal"
+
+# (f) the speaker killed under a flood, then started again, empty
+nft_observe c ip saddr 198.18.0.3
+gen --src 198.18.0.3 --rate 1000 --duration 9s >/dev/null &
+G1=$!
+check "(f) the flooding source announced" until_ 2 announced 198.18.0.3/32
+kill -9 "$GOBGPD_PID"
+wait "$GOBGPD_PID" 2>/dev/null
+t0=$(date +%s.%N)
+said_at=$(when_ 4 said "$WORK/p2" "bgp: the speaker at 127.0.0.1:$PORT does not answer: ")
+echo "     (f) gobgpd killed: said $(elapsed "$t0" "${said_at:-0}") s after: $(grep -o 'bgp: the speaker at [^ ]* does not answer.*' "$WORK/p2.err" | head -1)"
+check "(f) a speaker that does not answer is said" test -n "$said_at"
+rate=$(steady_rate c 1)
+echo "     (f) while it is down the source passes $rate pps (offered 1000, limit 100)"
+check "(f) ... and the flood is still limited" at_most "$rate" 150
+start_gobgpd || fail "(f) gobgpd starts again"
+t0=$(date +%s.%N)
+seen=$(when_ 6 announced 198.18.0.3/32)
+echo "     (f) gobgpd started again (empty): the route back in BIRD's table $(elapsed "$t0" "${seen:-0}") s after"
+check "(f) the route is announced again" test -n "$seen"
+check "(f) ... and its return said" said "$WORK/p2" "bgp: the speaker at 127.0.0.1:$PORT is back"
+
+# (g) ratewall stop: the loader leaves, the routes go with the instance
+in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" >"$WORK/stop.out" 2>&1
+check "(g) ratewall stop says it withdrew the routes" grep -q "withdrew its 1 BGP routes" "$WORK/stop.out"
+check "(g) BIRD's table is empty after ratewall stop" until_ 2 bird_empty
+check "(g) ... and so is the speaker's" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
+kill "$G1" 2>/dev/null
+wait "$G1" 2>/dev/null
+
+kill "$SAMPLER" 2>/dev/null
+wait "$SAMPLER" 2>/dev/null
+check "(c, d) BIRD's table never held a --bgp-never prefix nor an allowed one ($(wc -l <"$WORK/bird.seen") rows seen)" \
+	eval "! grep -qE '^198\.18\.(9|10)\.' '$WORK/bird.seen'"
+check "(c, d) ... nor did the speaker's, ever (its log of ratewall's commands)" \
+	eval "! grep -qE 'announced 198\.18\.(9|10)\.' '$WORK'/*.err"
+finish

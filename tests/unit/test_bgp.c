@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests of user/act/'s BGP driver, the parts without a kernel: the
+ * command lines given to GoBGP's client, the reading of its answers (the
+ * fixtures in tests/unit/gobgp/ are its real answers, captured from gobgpd
+ * 3.10 peered with BIRD 2), the program runner, and the sets of routes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "act/capture.h"
+#include "act/gobgp.h"
+#include "act/routes.h"
+#include "cli/clock.h"
+#include "unit.h"
+
+#define FIXTURES "tests/unit/gobgp/"
+
+/* A captured answer (run from the top of the tree, as make does). */
+static char *fixture(const char *name)
+{
+	char path[256], *s = NULL;
+	FILE *f;
+	long n;
+
+	snprintf(path, sizeof(path), FIXTURES "%s", name);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "  %s: %s (run from the top of the tree)\n", path, strerror(errno));
+		return NULL;
+	}
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET) &&
+	    (s = malloc((size_t)n + 1))) {
+		s[fread(s, 1, (size_t)n, f)] = '\0';
+	}
+	fclose(f);
+	return s;
+}
+
+static struct rw_route route(const char *s)
+{
+	struct rw_route r;
+	char err[128];
+
+	CHECK_EQ(rw_route_parse(s, &r, err, sizeof(err)), 0);
+	return r;
+}
+
+/* The words of a command line, joined by spaces. */
+static const char *joined(const struct rw_gobgp_argv *a)
+{
+	static char buf[1024];
+
+	buf[0] = '\0';
+	for (int i = 0; a->argv[i]; i++)
+		snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), "%s%s", i ? " " : "",
+			 a->argv[i]);
+	return buf;
+}
+
+static void config(struct rw_bgp_config *c, const char *api, const char *communities,
+		   const char *next_hops)
+{
+	char err[128];
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->api, sizeof(c->api), "%s", api);
+	snprintf(c->command, sizeof(c->command), "gobgp");
+	CHECK_EQ(rw_parse_communities(communities, c, err, sizeof(err)), 0);
+	if (next_hops)
+		CHECK_EQ(rw_parse_next_hops(next_hops, c, err, sizeof(err)), 0);
+	c->max = 1000;
+}
+
+static void test_gobgp_command_lines(void)
+{
+	struct rw_bgp_config c;
+	struct rw_gobgp g;
+	struct rw_gobgp_argv a;
+	struct rw_route r4 = route("198.18.0.5"), r24 = route("198.18.7.9/24"),
+			r6 = route("2001:db8::5"), r48 = route("2001:db8:7::/48");
+	char err[128];
+
+	config(&c, "50051", "65535:666", NULL);
+	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
+	CHECK_STR(g.api, "127.0.0.1:50051");
+	rw_gobgp_add(&g, &r4, &a);
+	CHECK_STR(joined(&a),
+		  "gobgp -u 127.0.0.1 -p 50051 global rib add -a ipv4 198.18.0.5/32 community 65535:666");
+	CHECK(a.argv[a.n] == NULL);
+	rw_gobgp_del(&g, &r4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib del -a ipv4 198.18.0.5/32");
+	rw_gobgp_add(&g, &r6, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib add -a ipv6 2001:db8::5/128 "
+			      "community 65535:666");
+	rw_gobgp_del(&g, &r48, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib del -a ipv6 2001:db8:7::/48");
+	rw_gobgp_lookup(&g, &r4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4 198.18.0.5/32 -j");
+	rw_gobgp_neighbors(&g, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 neighbor -j");
+
+	/* Next hops by family, several communities, another host. */
+	config(&c, "198.19.255.1:50052", "65535:666,64512:1", "198.19.255.1,2001:db8:ffff::1");
+	snprintf(c.command, sizeof(c.command), "/opt/gobgp/bin/gobgp");
+	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
+	rw_gobgp_add(&g, &r24, &a);
+	CHECK_STR(joined(&a), "/opt/gobgp/bin/gobgp -u 198.19.255.1 -p 50052 global rib add -a ipv4 "
+			      "198.18.7.0/24 nexthop 198.19.255.1 community 65535:666,64512:1");
+	rw_gobgp_add(&g, &r48, &a);
+	CHECK_STR(joined(&a), "/opt/gobgp/bin/gobgp -u 198.19.255.1 -p 50052 global rib add -a ipv6 "
+			      "2001:db8:7::/48 nexthop 2001:db8:ffff::1 community 65535:666,64512:1");
+	/* An IPv4 next hop only: IPv6 routes go with the speaker's own. */
+	config(&c, "[::1]:50051", "65535:666", "198.19.255.1");
+	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
+	CHECK_STR(g.api, "[::1]:50051");
+	rw_gobgp_add(&g, &r6, &a);
+	CHECK_STR(joined(&a), "gobgp -u ::1 -p 50051 global rib add -a ipv6 2001:db8::5/128 "
+			      "community 65535:666");
+	config(&c, "10.0.0.1:", "65535:666", NULL);
+	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "no port") != NULL);
+}
+
+static void test_gobgp_neighbours(void)
+{
+	struct rw_gobgp_peers p;
+	char *s;
+
+	s = fixture("neighbor_established.json");
+	CHECK_EQ(rw_gobgp_parse_peers(s, &p), 0);
+	CHECK_EQ(p.peers, 1);
+	CHECK_EQ(p.established, 1);
+	CHECK_STR(p.down, "");
+	free(s);
+
+	s = fixture("neighbor_two.json"); /* BIRD up, a second neighbour that never came */
+	CHECK_EQ(rw_gobgp_parse_peers(s, &p), 0);
+	CHECK_EQ(p.peers, 2);
+	CHECK_EQ(p.established, 1);
+	CHECK_STR(p.down, "198.19.255.6: Active");
+	free(s);
+
+	s = fixture("neighbor_idle.json"); /* BIRD just shut down */
+	CHECK_EQ(rw_gobgp_parse_peers(s, &p), 0);
+	CHECK_EQ(p.peers, 1);
+	CHECK_EQ(p.established, 0);
+	CHECK_STR(p.down, "198.19.255.2: Idle");
+	free(s);
+
+	s = fixture("neighbor_none.json");
+	CHECK_EQ(rw_gobgp_parse_peers(s, &p), 0);
+	CHECK_EQ(p.peers, 0);
+	free(s);
+
+	/* Its answer when gobgpd does not run, and what is no answer at all. */
+	s = fixture("down.json");
+	CHECK_EQ(rw_gobgp_parse_peers(s, &p), -EINVAL);
+	free(s);
+	CHECK_EQ(rw_gobgp_parse_peers("", &p), -EINVAL);
+	CHECK_EQ(rw_gobgp_parse_peers(NULL, &p), -EINVAL);
+	CHECK_EQ(rw_gobgp_parse_peers("[{\"conf\":{\"neighbor_address\":\"198.19.255.2\"", &p), -EINVAL);
+	CHECK_EQ(rw_gobgp_parse_peers("[{\"state\":{\"session_state\":6}}", &p), -EINVAL);
+	/* session_state left out (0 is not written): Unknown, not established. */
+	CHECK_EQ(rw_gobgp_parse_peers("[{\"conf\":{\"neighbor_address\":\"a\\\"b\"},\"state\":{}}]", &p), 0);
+	CHECK_EQ(p.established, 0);
+	CHECK_STR(p.down, "a\\\"b: Unknown");
+	/* A key inside a string is not a key. */
+	CHECK_EQ(rw_gobgp_parse_peers("[{\"description\":\"\\\"session_state\\\":6\",\"state\":{}}]", &p), 0);
+	CHECK_EQ(p.established, 0);
+	CHECK_STR(rw_gobgp_state_name(6), "Established");
+	CHECK_STR(rw_gobgp_state_name(3), "Active");
+	CHECK_STR(rw_gobgp_state_name(99), "?");
+}
+
+static void test_gobgp_lookup(void)
+{
+	struct rw_route r24 = route("198.18.7.0/24"), r32 = route("198.18.7.0/32"),
+			r5 = route("198.18.0.5"), r6 = route("2001:db8::5"), r48 = route("2001:db8:7::/48");
+	char *s = fixture("rib_present.json");
+
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r24), 1);
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r32), 0); /* the same address, not the same route */
+	free(s);
+	s = fixture("rib_absent.json");
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), 0);
+	free(s);
+	s = fixture("rib6_all.json");
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r6), 1);
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r48), 1);
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), 0);
+	free(s);
+	s = fixture("down.json");
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), -EINVAL);
+	free(s);
+	CHECK_EQ(rw_gobgp_parse_lookup("Network not in table", &r5), -EINVAL);
+	CHECK_EQ(rw_gobgp_parse_lookup("{\"198.18.0.5/32\":[", &r5), -EINVAL);
+}
+
+static void test_gobgp_reasons(void)
+{
+	struct rw_capture c = { .status = 1 };
+	char why[128], *down = fixture("down.json");
+
+	c.out = down; /* it says its errors on stdout */
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "context deadline exceeded");
+	c.out = "context deadline exceeded\n";
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "context deadline exceeded");
+	snprintf(c.err, sizeof(c.err), "\n  error: invalid CIDR address: 198.18.0.300/32  \nusage: ...\n");
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "error: invalid CIDR address: 198.18.0.300/32");
+	c.err[0] = '\0';
+	c.out = "";
+	c.status = 2;
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "the client exited with status 2");
+	/* What reaches a terminal is one line, without its control characters. */
+	c.out = "{\"error\":\"one\033[31m\nand another\"}";
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "one?[31m");
+	c.out = "";
+	c.timed_out = true;
+	c.status = 128 + 9;
+	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));
+	CHECK_STR(why, "no answer within 5.0 s (the client was killed)");
+	free(down);
+}
+
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void test_capture(void)
+{
+	char *echo[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	char *slow[] = { "sh", "-c", "sleep 5", NULL };
+	char *left[] = { "sh", "-c", "sleep 5 & echo started", NULL };
+	char *big[] = { "sh", "-c", "head -c 300000 /dev/zero | tr '\\0' a", NULL };
+	char *fds[] = { "ls", "/proc/self/fd", NULL };
+	char *none[] = { "rw-no-such-program", NULL };
+	struct rw_capture c;
+	atomic_bool abort_now = true;
+	int before = open_fds(), stray = open("/dev/null", O_RDONLY); /* no O_CLOEXEC */
+	uint64_t t0;
+
+	CHECK_EQ(rw_capture_run(echo, 2000000000ULL, NULL, &c), 0);
+	CHECK_STR(c.out, "out\n");
+	CHECK_STR(c.err, "err\n");
+	CHECK_EQ(c.status, 3);
+	CHECK(!c.timed_out);
+	rw_capture_free(&c);
+
+	t0 = rw_clock_ns(CLOCK_MONOTONIC);
+	CHECK_EQ(rw_capture_run(slow, 200000000ULL, NULL, &c), 0);
+	CHECK(c.timed_out);
+	CHECK_EQ(c.status, 128 + 9);
+	CHECK(rw_clock_ns(CLOCK_MONOTONIC) - t0 < 1000000000ULL);
+	rw_capture_free(&c);
+
+	/* What it left behind holds the pipe: its end is the end, and its group goes too. */
+	t0 = rw_clock_ns(CLOCK_MONOTONIC);
+	CHECK_EQ(rw_capture_run(left, 3000000000ULL, NULL, &c), 0);
+	CHECK_STR(c.out, "started\n");
+	CHECK_EQ(c.status, 0);
+	CHECK(rw_clock_ns(CLOCK_MONOTONIC) - t0 < 1000000000ULL);
+	rw_capture_free(&c);
+
+	t0 = rw_clock_ns(CLOCK_MONOTONIC);
+	CHECK_EQ(rw_capture_run(slow, 3000000000ULL, &abort_now, &c), 0);
+	CHECK(c.aborted);
+	CHECK(!c.timed_out);
+	CHECK(rw_clock_ns(CLOCK_MONOTONIC) - t0 < 1000000000ULL);
+	rw_capture_free(&c);
+
+	CHECK_EQ(rw_capture_run(big, 3000000000ULL, NULL, &c), 0);
+	CHECK_EQ(c.out_len, 300000);
+	CHECK_EQ(strlen(c.out), 300000);
+	CHECK(!c.truncated);
+	rw_capture_free(&c);
+
+	/* stdin, stdout, stderr and ls's own directory: none of ours. */
+	CHECK_EQ(rw_capture_run(fds, 2000000000ULL, NULL, &c), 0);
+	CHECK_STR(c.out, "0\n1\n2\n3\n");
+	rw_capture_free(&c);
+
+	CHECK_EQ(rw_capture_run(none, 2000000000ULL, NULL, &c), -ENOENT);
+	CHECK_EQ(c.status, -1);
+	CHECK_STR(c.out, "");
+	rw_capture_free(&c);
+
+	close(stray);
+	CHECK_EQ(open_fds(), before);
+	CHECK_EQ(waitpid(-1, NULL, WNOHANG), -1); /* every child reaped */
+	CHECK_EQ(errno, ECHILD);
+}
+
+static void test_route_sets(void)
+{
+	struct rw_route want[] = { route("198.18.0.9"), route("198.18.0.1"), route("198.18.0.9"),
+				   route("2001:db8::1"), route("198.18.0.1"), route("198.18.3.0/24") };
+	struct rw_route_target t = { 0 };
+	struct rw_held_set h = { 0 };
+	struct rw_route odd = { .family = AF_INET, .len = 24, .addr = { 198, 18, 3, 77, 1 } };
+	struct rw_route bad = { .family = 7, .len = 8 };
+	char text[64];
+
+	/* Host bits and the bytes past an IPv4 address are not part of the route. */
+	CHECK(rw_route_normalize(&odd));
+	CHECK_EQ(rw_route_cmp(&odd, &want[5]), 0);
+	CHECK(!rw_route_normalize(&bad));
+	bad = (struct rw_route){ .family = AF_INET, .len = 33 };
+	CHECK(!rw_route_normalize(&bad));
+
+	/* Distinct, most wanted first, the first max of them; the rest counted. */
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 3), 0);
+	CHECK_EQ(t.n, 3);
+	CHECK_EQ(t.over_max, 1);
+	rw_route_format(&t.order[0], text, sizeof(text));
+	CHECK_STR(text, "198.18.0.9/32");
+	rw_route_format(&t.order[1], text, sizeof(text));
+	CHECK_STR(text, "198.18.0.1/32");
+	rw_route_format(&t.order[2], text, sizeof(text));
+	CHECK_STR(text, "2001:db8::1/128");
+	CHECK(rw_route_target_has(&t, &want[1]));
+	CHECK(!rw_route_target_has(&t, &want[5]));
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 1000), 0);
+	CHECK_EQ(t.n, 4);
+	CHECK_EQ(t.over_max, 0);
+	CHECK(rw_route_target_has(&t, &odd));
+	CHECK_EQ(rw_route_target_build(&t, NULL, 0, 10), 0);
+	CHECK_EQ(t.n, 0);
+	CHECK(!rw_route_target_has(&t, &want[0]));
+
+	/* Held: sorted, once each; doubt makes every one unsure. */
+	for (int i = 5; i >= 0; i--)
+		CHECK_EQ(rw_held_add(&h, &want[i], true), 0);
+	CHECK_EQ(h.n, 4);
+	for (size_t i = 1; i < h.n; i++)
+		CHECK(rw_route_cmp(&h.e[i - 1].r, &h.e[i].r) < 0);
+	CHECK(rw_held_find(&h, &want[3]) >= 0);
+	CHECK_EQ(rw_held_sure(&h), 4);
+	rw_held_doubt(&h);
+	CHECK_EQ(rw_held_sure(&h), 0);
+	CHECK_EQ(rw_held_add(&h, &want[0], true), 0);
+	CHECK_EQ(rw_held_sure(&h), 1);
+	rw_held_remove(&h, (size_t)rw_held_find(&h, &want[0]));
+	CHECK_EQ(rw_held_find(&h, &want[0]), -1);
+	CHECK_EQ(h.n, 3);
+	rw_held_free(&h);
+	rw_route_target_free(&t);
+}
+
+void run_bgp_tests(void)
+{
+	tl_run("gobgp: command lines to announce, withdraw, look up, list neighbours",
+	       test_gobgp_command_lines);
+	tl_run("gobgp: neighbours and their sessions, from captured answers", test_gobgp_neighbours);
+	tl_run("gobgp: a route held or not, from captured answers", test_gobgp_lookup);
+	tl_run("gobgp: why the client failed, in one line", test_gobgp_reasons);
+	tl_run("capture: output, status, deadline, abort, no fd or child left", test_capture);
+	tl_run("bgp routes: the most wanted distinct routes up to max; the held set", test_route_sets);
+}

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "act/journal.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <string.h>
+
+#include "act/bgp.h"
+
+int rw_bgp_journal_create(uint32_t max)
+{
+	/* Not preallocated: it costs the routes in it, not --bgp-max of them. */
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "rw_bgp_journal", sizeof(struct rw_route),
+				sizeof(uint64_t), max ? max : 1, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int rw_journal_capacity(int fd, uint32_t *max)
+{
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(struct rw_route) ||
+	    info.value_size != sizeof(uint64_t))
+		return -EINVAL;
+	*max = info.max_entries;
+	return 0;
+}
+
+int rw_journal_put(int fd, const struct rw_route *r, uint64_t when_ns)
+{
+	return bpf_map_update_elem(fd, r, &when_ns, BPF_ANY) ? -errno : 0;
+}
+
+int rw_journal_del(int fd, const struct rw_route *r)
+{
+	return bpf_map_delete_elem(fd, r) && errno != ENOENT ? -errno : 0;
+}
+
+int rw_journal_load(int fd, struct rw_held_set *s)
+{
+	struct rw_route key, next;
+	const void *prev = NULL;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		struct rw_route r = next;
+
+		/* A key written by hand into a pinned map is not trusted to be one route's only spelling. */
+		if (rw_route_normalize(&r) && (err = rw_held_add(s, &r, false)))
+			return err;
+		key = next;
+		prev = &key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+size_t rw_journal_count(int fd)
+{
+	struct rw_route k, next;
+	size_t n = 0;
+
+	for (const void *prev = NULL; !bpf_map_get_next_key(fd, prev, &next); prev = &k) {
+		k = next;
+		n++;
+	}
+	return n;
+}

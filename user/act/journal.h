@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The journal of what the speaker may hold from us: a BPF hash map (key
+ * struct rw_route, value the time it was written, CLOCK_REALTIME ns), so
+ * that the instance can pin it (--persist) and a later loader, or `ratewall
+ * stop`, knows what to withdraw. A route goes in before it is announced and
+ * out after it is withdrawn: a crash between leaves at worst a route
+ * withdrawn that was not there, never one announced that nobody knows of.
+ * rw_bgp_journal_create is declared in act/bgp.h.
+ */
+#ifndef RW_JOURNAL_H
+#define RW_JOURNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "act/routes.h"
+
+/* Routes it can hold. 0, or -errno (-EINVAL: not a journal: another key or value size). */
+int rw_journal_capacity(int fd, uint32_t *max);
+/* Routes in it now. */
+size_t rw_journal_count(int fd);
+/* 0, or -errno (-E2BIG: full). */
+int rw_journal_put(int fd, const struct rw_route *r, uint64_t when_ns);
+/* 0 (also when it was not there), or -errno. */
+int rw_journal_del(int fd, const struct rw_route *r);
+/* Every route in it into s, unsure (the speaker may have restarted since). 0, or -errno. */
+int rw_journal_load(int fd, struct rw_held_set *s);
+
+#endif

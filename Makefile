@@ -28,7 +28,7 @@ PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/ke
 	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
 	     user/views/events.c user/views/report.c user/views/metrics_page.c \
 	     user/views/actview.c user/act/gobgp.c user/act/capture.c user/act/routes.c \
-	     user/act/hook.c
+	     user/act/hook.c user/act/spawn.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
 

@@ -7,6 +7,7 @@
 #ifndef RW_TESTLIB_H
 #define RW_TESTLIB_H
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,19 @@ static inline int tl_finish(void)
 {
 	printf("%d passed, %d failed\n", tl_passed, tl_failed);
 	return tl_failed ? 1 : 0;
+}
+
+/* The fds this process has open now (a leak shows as a difference). */
+static inline int tl_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
 }
 
 #endif

@@ -392,6 +392,7 @@ void rw_run_end(struct rw_session *s, int exit_status)
 			"their bans (ratewall stop --name %s withdraws them)\n",
 			s->act.counts.bgp.announced, s->cfg->name);
 	rw_act_stop(&s->act, s->inst.meta_fd < 0, rw_run_act_say, s);
+	rw_persist_act(s); /* the final counts */
 	if (s->act_fd >= 0)
 		close(s->act_fd);
 	if (s->bgp_journal_fd >= 0)

@@ -148,18 +148,6 @@ static bool journal_has(int fd, const char *prefix)
 	return bpf_map_lookup_elem(fd, &r, &when) == 0 && when > 0;
 }
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static void test_bgp_announce_withdraw(void)
 {
 	struct rw_route want[] = { route("198.18.0.1"), route("198.18.7.0/24"), route("2001:db8::5") };
@@ -167,7 +155,7 @@ static void test_bgp_announce_withdraw(void)
 	struct rw_bgp_counts n;
 	struct rw_bgp *b;
 	char err[256], said[8192] = "";
-	int fds = open_fds(), journal = rw_bgp_journal_create(100);
+	int fds = tl_open_fds(), journal = rw_bgp_journal_create(100);
 
 	fresh_speaker();
 	bgp_config(&c, 100);
@@ -211,7 +199,7 @@ static void test_bgp_announce_withdraw(void)
 	CHECK_EQ(journal_size(journal), 0);
 	rw_bgp_stop(b, true);
 	close(journal);
-	CHECK_EQ(open_fds(), fds);
+	CHECK_EQ(tl_open_fds(), fds);
 	CHECK_EQ(waitpid(-1, NULL, WNOHANG), -1); /* every client reaped */
 }
 

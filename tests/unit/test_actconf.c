@@ -36,7 +36,9 @@ static void test_routes(void)
 	struct rw_route r, s;
 	char err[160], text[64];
 
-	CHECK_EQ(rw_route_parse("198.18.7.9/24", &r, err, sizeof(err)), 0);
+	CHECK_REFUSED(rw_route_parse("198.18.7.9/24", &r, err, sizeof(err)), "host bits", err,
+		      "bits set beyond /24");
+	CHECK_EQ(rw_route_parse("198.18.7.0/24", &r, err, sizeof(err)), 0);
 	rw_route_format(&r, text, sizeof(text));
 	CHECK_STR(text, "198.18.7.0/24");
 	CHECK_EQ(rw_route_parse("2001:db8::1", &s, err, sizeof(err)), 0);
@@ -51,10 +53,12 @@ static void test_routes(void)
 	CHECK(rw_route_overlaps(&r, &s));
 	CHECK_REFUSED(rw_route_parse("198.18.0.1/33", &r, err, sizeof(err)), "/33", err, "0 to 32");
 	CHECK_REFUSED(rw_route_parse("198.18.0.1/", &r, err, sizeof(err)), "/", err, "0 to 32");
+	CHECK_EQ(rw_route_parse("0.0.0.0/0", &r, err, sizeof(err)), 0);
+	CHECK_EQ(r.len, 0);
 	CHECK_REFUSED(rw_route_parse("2001:db8::/129", &r, err, sizeof(err)), "/129", err,
 		      "0 to 128");
 	CHECK_REFUSED(rw_route_parse("example.com", &r, err, sizeof(err)), "name", err,
-		      "not an address");
+		      "not an IPv4 or IPv6 address");
 }
 
 static void test_bgp_values(void)

@@ -83,7 +83,7 @@ static void test_gobgp_command_lines(void)
 	struct rw_bgp_config c;
 	struct rw_gobgp g;
 	struct rw_gobgp_argv a;
-	struct rw_route r4 = route("198.18.0.5"), r24 = route("198.18.7.9/24"),
+	struct rw_route r4 = route("198.18.0.5"), r24 = route("198.18.7.0/24"),
 			r6 = route("2001:db8::5"), r48 = route("2001:db8:7::/48");
 	char err[128];
 
@@ -234,18 +234,6 @@ static void test_gobgp_reasons(void)
 	free(down);
 }
 
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	while (d && readdir(d))
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static void test_capture(void)
 {
 	char *echo[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
@@ -256,7 +244,7 @@ static void test_capture(void)
 	char *none[] = { "rw-no-such-program", NULL };
 	struct rw_capture c;
 	atomic_bool abort_now = true;
-	int before = open_fds(), stray = open("/dev/null", O_RDONLY); /* no O_CLOEXEC */
+	int before = tl_open_fds(), stray = open("/dev/null", O_RDONLY); /* no O_CLOEXEC */
 	uint64_t t0;
 
 	CHECK_EQ(rw_capture_run(echo, 2000000000ULL, NULL, &c), 0);
@@ -305,7 +293,7 @@ static void test_capture(void)
 	rw_capture_free(&c);
 
 	close(stray);
-	CHECK_EQ(open_fds(), before);
+	CHECK_EQ(tl_open_fds(), before);
 	CHECK_EQ(waitpid(-1, NULL, WNOHANG), -1); /* every child reaped */
 	CHECK_EQ(errno, ECHILD);
 }

@@ -87,7 +87,7 @@ static struct rw_hook_config config(const char *command, int timeout_ms, uint32_
 static struct rw_hook *start(const struct rw_hook_config *c)
 {
 	char err[160] = "";
-	struct rw_hook *h = rw_hook_start(c, err, sizeof(err));
+	struct rw_hook *h = rw_hook_start(c, false, err, sizeof(err));
 
 	if (!h)
 		fprintf(stderr, "  rw_hook_start: %s\n", err);

@@ -21,12 +21,7 @@
 /* A key's own address (a destination for --key dst; a source otherwise) as a route. */
 static struct rw_route route_of_key(const struct rw_key *key)
 {
-	struct rw_route r = { .family = key->family == RW_FAMILY_IPV6 ? AF_INET6 : AF_INET };
-	unsigned int full = r.family == AF_INET6 ? 128 : 32;
-
-	memcpy(r.addr, key->addr, r.family == AF_INET6 ? 16 : 4);
-	r.len = (uint8_t)(key->prefix_len && key->prefix_len < full ? key->prefix_len : full);
-	return r;
+	return rw_route_of_key(key, key->prefix_len);
 }
 
 /* The addresses of the run's interfaces (never announced: they are ours). */
@@ -82,7 +77,8 @@ int rw_act_start(struct rw_act *a, const struct rw_config *cfg, int journal_fd,
 				 "event for it is counted as failed", why);
 			say(say_arg, true, msg);
 		}
-		a->hook = rw_hook_start(&cfg->hook, why, sizeof(why));
+		/* Under --tui the terminal is the view's: the commands' stderr goes nowhere. */
+		a->hook = rw_hook_start(&cfg->hook, cfg->tui, why, sizeof(why));
 		if (!a->hook)
 			return rw_fail(err, errlen, -EINVAL, "--on-event: %s", why);
 		a->counts.hook_on = true;
@@ -135,9 +131,9 @@ static void want_route(struct rw_act *a, const struct rw_route *r, uint64_t weig
 			goto never;
 	for (size_t i = 0; a->rules && i < a->rules->n; i++) {
 		const struct rw_rule_spec *rule = &a->rules->rule[i];
-		struct rw_route allow = route_of_key(&rule->prefix);
+		struct rw_route allow = rw_route_of_key(&rule->prefix, rule->plen);
 
-		allow.len = rule->plen;
+		allow.len = rule->plen; /* 0.0.0.0/0 allow: all of it */
 		if (rule->action == RW_RULE_ALLOW && rw_route_overlaps(r, &allow))
 			goto never;
 	}
@@ -396,7 +392,23 @@ void rw_act_stop(struct rw_act *a, bool withdraw, rw_act_say_fn say, void *say_a
 {
 	char msg[RW_BGP_MSG_LEN];
 
-	rw_hook_stop(a->hook, RW_ACT_STOP_GRACE_NS);
+	if (a->hook) {
+		struct rw_hook_counts *c = &a->counts.hook;
+		uint64_t failed = c->failed, dropped = c->dropped;
+
+		/* What the end cost is said: commands killed, events never run. */
+		rw_hook_end(a->hook, RW_ACT_STOP_GRACE_NS);
+		rw_hook_counts(a->hook, c);
+		c->dropped += a->pending_lost;
+		if (c->failed > failed || c->dropped > dropped) {
+			snprintf(msg, sizeof(msg), "--on-event: at the end, %llu commands were killed "
+				 "or failed and %llu events were not run",
+				 (unsigned long long)(c->failed - failed),
+				 (unsigned long long)(c->dropped - dropped));
+			say(say_arg, false, msg);
+		}
+		rw_hook_stop(a->hook, 0);
+	}
 	if (a->bgp) {
 		/* What the last withdrawals did (and what is left announced) is said. */
 		rw_bgp_end(a->bgp, withdraw);

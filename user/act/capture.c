@@ -12,60 +12,17 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "act/spawn.h"
 #include "cli/clock.h"
 
-extern char **environ;
 
 #define ABORT_POLL_MS 50
-
-static int spawn(char *const argv[], int out_fd, int err_fd, pid_t *pid)
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
-	int err;
-
-	sigemptyset(&none);
-	sigfillset(&all);
-	err = posix_spawn_file_actions_init(&fa);
-	if (err)
-		return err;
-	err = posix_spawnattr_init(&attr);
-	if (err) {
-		posix_spawn_file_actions_destroy(&fa);
-		return err;
-	}
-	err = posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (!err)
-		err = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO);
-	if (!err)
-		err = posix_spawn_file_actions_adddup2(&fa, err_fd, STDERR_FILENO);
-	/* An fd another part of ratewall opened without O_CLOEXEC stays ours too. */
-	if (!err)
-		err = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	if (!err)
-		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						      POSIX_SPAWN_SETSIGDEF);
-	if (!err)
-		err = posix_spawnattr_setpgroup(&attr, 0);
-	if (!err)
-		err = posix_spawnattr_setsigmask(&attr, &none);
-	if (!err)
-		err = posix_spawnattr_setsigdefault(&attr, &all);
-	if (!err)
-		err = posix_spawnp(pid, argv[0], &fa, &attr, argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	return err;
-}
 
 /* Reads what fd holds now into the buffer, up to cap (the rest dropped). -1 at EOF. */
 static int drain(int fd, char **buf, size_t *len, size_t *size, size_t cap, bool *truncated)
@@ -125,13 +82,13 @@ int rw_capture_run(char *const argv[], uint64_t timeout_ns, const atomic_bool *a
 		err = errno;
 		goto out;
 	}
-	err = spawn(argv, outp[1], errp[1], &pid);
+	err = rw_spawn_group(argv, RW_SPAWN_NULL, outp[1], errp[1], &pid);
 	close(outp[1]);
 	close(errp[1]);
 	outp[1] = errp[1] = -1;
 	if (err)
 		goto out;
-	pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* O_CLOEXEC of itself; -1: poll in slices */
+	pidfd = rw_pidfd_open(pid); /* -1: poll in slices */
 	for (;;) {
 		struct pollfd p[3] = { { outp[0], POLLIN, 0 }, { errp[0], POLLIN, 0 },
 				       { pidfd, POLLIN, 0 } };

@@ -15,20 +15,18 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "act/spawn.h"
 #include "cli/clock.h"
 #include "cli/errmsg.h"
 
-extern char **environ;
 
 /* The event is written before the command starts: one write, never more than a pipe holds. */
 _Static_assert(RW_HOOK_JSON_MAX <= PIPE_BUF, "an event must fit a pipe whole");
@@ -59,6 +57,7 @@ struct hook_child {
 
 struct rw_hook {
 	struct rw_hook_config cfg;
+	bool quiet; /* the commands' stderr to /dev/null */
 	char words[RW_CMD_MAX];
 	char *argv[RW_CMD_WORDS];
 	pthread_t thread;
@@ -234,9 +233,6 @@ static bool stopping(struct rw_hook *h, uint64_t *grace_end_ns)
  */
 static int spawn(struct rw_hook *h, const struct hook_event *ev, pid_t *pid)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, all;
 	int in[2], err;
 	ssize_t n;
 
@@ -253,38 +249,8 @@ static int spawn(struct rw_hook *h, const struct hook_event *ev, pid_t *pid)
 		close(in[0]);
 		return err;
 	}
-	sigemptyset(&none);
-	sigfillset(&all);
-	err = posix_spawn_file_actions_init(&fa);
-	if (err) {
-		close(in[0]);
-		return err;
-	}
-	err = posix_spawnattr_init(&attr);
-	if (err) {
-		posix_spawn_file_actions_destroy(&fa);
-		close(in[0]);
-		return err;
-	}
-	err = posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-	if (!err)
-		err = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-	/* Whatever another part of ratewall opened without O_CLOEXEC stays ours too. */
-	if (!err)
-		err = posix_spawn_file_actions_addclosefrom_np(&fa, STDERR_FILENO + 1);
-	if (!err)
-		err = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-						      POSIX_SPAWN_SETSIGDEF);
-	if (!err)
-		err = posix_spawnattr_setpgroup(&attr, 0);
-	if (!err)
-		err = posix_spawnattr_setsigmask(&attr, &none);
-	if (!err)
-		err = posix_spawnattr_setsigdefault(&attr, &all);
-	if (!err)
-		err = posix_spawnp(pid, h->argv[0], &fa, &attr, h->argv, environ);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
+	err = rw_spawn_group(h->argv, in[0], RW_SPAWN_NULL,
+			     h->quiet ? RW_SPAWN_NULL : RW_SPAWN_OURS, pid);
 	close(in[0]);
 	return err;
 }
@@ -304,7 +270,7 @@ static void start(struct rw_hook *h, const struct hook_event *ev)
 		return;
 	}
 	c->pid = pid;
-	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0); /* O_CLOEXEC of itself */
+	c->pidfd = rw_pidfd_open(pid);
 	c->killed = c->timed_out = false;
 	c->start_ns = now;
 	c->deadline_ns = now + h->cfg.timeout_ns;
@@ -446,7 +412,8 @@ static void hook_free(struct rw_hook *h)
 	free(h);
 }
 
-struct rw_hook *rw_hook_start(const struct rw_hook_config *c, char *err, size_t errlen)
+struct rw_hook *rw_hook_start(const struct rw_hook_config *c, bool quiet, char *err,
+			      size_t errlen)
 {
 	sigset_t all, old;
 	struct rw_hook *h;
@@ -463,6 +430,7 @@ struct rw_hook *rw_hook_start(const struct rw_hook_config *c, char *err, size_t 
 		return NULL;
 	}
 	h->cfg = *c;
+	h->quiet = quiet;
 	h->cfg.running = c->running ? c->running : 1;
 	h->cfg.rate = c->rate ? c->rate : 1;
 	h->wake_fd = -1;

@@ -41,8 +41,11 @@ struct rw_hook_result {
  * in err when it cannot start (no memory, no thread, a command that does
  * not split into words). A command that cannot be found is not an error
  * here: each event for it is counted as failed (rw_hook_check says so first).
+ * The commands' stderr is ratewall's, or /dev/null when quiet (the
+ * terminal view owns the terminal).
  */
-struct rw_hook *rw_hook_start(const struct rw_hook_config *c, char *err, size_t errlen);
+struct rw_hook *rw_hook_start(const struct rw_hook_config *c, bool quiet, char *err,
+			      size_t errlen);
 /*
  * Whether c's command can be run: 0, or -errno with the reason in err (not
  * found in PATH, not executable).

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "cli/errmsg.h"
+#include "cli/rules.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 
@@ -77,37 +78,28 @@ int rw_split_words(const char *s, char *buf, char **argv, int max, char *err, si
 	return n;
 }
 
+struct rw_route rw_route_of_key(const struct rw_key *key, unsigned int len)
+{
+	struct rw_route r = { .family = key->family == RW_FAMILY_IPV6 ? AF_INET6 : AF_INET };
+	unsigned int full = r.family == AF_INET6 ? 128 : 32;
+
+	r.len = (uint8_t)(len && len < full ? len : full);
+	memcpy(r.addr, key->addr, r.family == AF_INET6 ? 16 : 4);
+	for (unsigned int bit = r.len; bit < 128; bit++)
+		r.addr[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
+	return r;
+}
+
 int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen)
 {
-	char addr[INET6_ADDRSTRLEN + 8];
-	const char *slash = strchr(s, '/');
-	size_t alen = slash ? (size_t)(slash - s) : strlen(s);
-	unsigned long len;
-	char *end;
+	struct rw_key prefix;
+	uint8_t plen;
+	int e = rw_parse_cidr(s, &prefix, &plen, err, errlen);
 
-	memset(r, 0, sizeof(*r));
-	if (alen >= sizeof(addr))
-		return fail(err, errlen, "'%s' is not an address or prefix", s);
-	memcpy(addr, s, alen);
-	addr[alen] = '\0';
-	if (inet_pton(AF_INET, addr, r->addr) == 1)
-		r->family = AF_INET;
-	else if (inet_pton(AF_INET6, addr, r->addr) == 1)
-		r->family = AF_INET6;
-	else
-		return fail(err, errlen, "'%s' is not an address or prefix", s);
-	len = r->family == AF_INET ? 32 : 128;
-	if (slash) {
-		unsigned long max = len;
-
-		errno = 0;
-		len = strtoul(slash + 1, &end, 10);
-		if (!slash[1] || *end || errno || len > max)
-			return fail(err, errlen, "'%s': the length must be 0 to %lu", s, max);
-	}
-	r->len = (uint8_t)len;
-	for (unsigned int bit = r->len; bit < 128; bit++)
-		r->addr[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
+	if (e)
+		return e;
+	*r = rw_route_of_key(&prefix, plen);
+	r->len = plen; /* a /0 too */
 	return 0;
 }
 

@@ -62,7 +62,9 @@ extern const char *const rw_event_kind_names[];
  * none, an open quote, more than max - 1 words.
  */
 int rw_split_words(const char *s, char *buf, char **argv, int max, char *err, size_t errlen);
-/* "198.18.0.0/15" or an address alone (its host route). -EINVAL, reason in err. */
+/* A key's own address (or a prefix key's prefix) as a route of len bits (0: the whole address). */
+struct rw_route rw_route_of_key(const struct rw_key *key, unsigned int len);
+/* "198.18.0.0/15" or an address alone (its host route), as rules take them. -EINVAL, reason in err. */
 int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen);
 /* "198.18.0.0/15". */
 void rw_route_format(const struct rw_route *r, char *buf, size_t len);

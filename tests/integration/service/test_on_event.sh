@@ -208,4 +208,19 @@ echo "largest gap between reports under the flood: $gap_d intervals (longest tic
 check "(e) reports on time with a hanging script (largest gap $gap_b < 1.1 intervals)" at_most "$gap_b" 1.1
 check "(e) reports on time under the flood of bans (largest gap $gap_d < 1.1 intervals)" at_most "$gap_d" 1.1
 
+# --- (f) a command that cannot be found: said at the start, counted, enforcement goes on
+start_ratewall "$WORK/f.json" --pps 100 --ban 2s --json --events "$WORK/f.events" \
+	--on-event "$WORK/no-such-script" --duration 3s || fail "(f) ratewall starts"
+gen --src 198.18.3.1 --rate 1000 --duration 1s >/dev/null
+wait "$RW_PID"
+check "(f) ratewall exits 0" test $? -eq 0
+check "(f) the missing command said at the start, and that enforcement goes on" \
+	grep -q -- "--on-event: .*no-such-script: not found; enforcement goes on" "$WORK/f.json.err"
+check "(f) the source was banned and dropped all the same" \
+	python3 -c 'import json, sys; r = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(not (r and r[-1]["totals"]["dropped"] >= 800 and r[-1]["on_event"]["failed"] >= 1))' "$WORK/f.json"
+check "(f) a hook event says it could not start" \
+	grep -q '"event": "hook", "for": "banned", "key": "198.18.3.1".*"error": "No such file or directory"' \
+	"$WORK/f.events"
+
 finish

@@ -92,9 +92,14 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 		return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
 	}
 	rw_ranker_offer(&s->ranker, &e);
+	/*
+	 * --bgp announces a banned key on the main key's side only: a rule's `per
+	 * dst` budget under --key src holds a destination of ours, the victim, and
+	 * a blackhole for it would finish the attacker's work.
+	 */
 	if (rw_act_on(&s->act))
-		rw_act_flow(&s->act, key, sum, e.banned);
-	if (s->hhh && rw_run_levels_side(s, key))
+		rw_act_flow(&s->act, key, sum, e.banned && rw_run_main_side(s, key));
+	if (s->hhh && rw_run_main_side(s, key))
 		rw_hhh_exact(s->hhh, key, sum->packets);
 	if (rw_events_on(&s->events))
 		rw_events_flow(&s->events, key, sum);

@@ -12,11 +12,12 @@
 #include "service/session.h"
 
 /*
- * Whether --levels counts a key: its own address is on the main key's side
- * (sources; destinations under --key dst). A rule's `per dst` budget under
- * --key src holds a destination: it is ranked, never counted as a source prefix.
+ * Whether a key's own address is on the main key's side (sources;
+ * destinations under --key dst): --levels counts it, --bgp may announce it.
+ * A rule's `per dst` budget under --key src holds a destination: it is
+ * ranked, never counted as a source prefix nor announced.
  */
-static inline bool rw_run_levels_side(const struct rw_session *s, const struct rw_key *key)
+static inline bool rw_run_main_side(const struct rw_session *s, const struct rw_key *key)
 {
 	return (rw_kind_of(key) == RW_KIND_DST) == (s->cfg->key_kind == RW_KIND_DST);
 }

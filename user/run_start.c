@@ -189,7 +189,7 @@ static int on_sample(void *ctx, void *data, size_t size)
 	struct rw_session *s = ctx;
 	const struct rw_sample *smp = data;
 
-	if (size >= sizeof(*smp) && rw_run_levels_side(s, &smp->key))
+	if (size >= sizeof(*smp) && rw_run_main_side(s, &smp->key))
 		rw_hhh_sample(s->hhh, &smp->key, smp->epoch);
 	return 0;
 }

@@ -10,7 +10,8 @@
 # an exact span. The rate is rwsink's: sampling the nft counter from a shell
 # is off by its scheduling delays (3% over 10 s on a 16-CPU guest, where
 # ratewall's own reports said 99.4%); the two totals must agree.
-# LIVE_PPS (1000), LIVE_SPAN seconds measured (10) tune it. One run of seven
+# LIVE_PPS (1000), LIVE_SPAN seconds measured (10), LIVE_STALL_MS (250: a
+# stalled generator's run is measured once more, below) tune it. One run of seven
 # at 16 CPUs read 857.5 pps (ratewall's own reports 873.8), the others
 # 988.7-999.9, another 972.5 (its generator 432 ms behind). An emulated
 # guest's generator stalls now and then (rwgen's behind_ms), and the default
@@ -30,25 +31,29 @@ SPAN=${LIVE_SPAN:-10}
 LEAD=4
 DUR=$((LEAD + SPAN + 4))
 
-tb_up "$(tb_name)" "$NCPU" || { fail "testbed with $NCPU queues"; finish; exit 1; }
-nft_observe v4 ip saddr 198.18.0.1
+# measure: one run on a fresh testbed; sets sent, gen_rc, nft_total, rw_rc,
+# in_span, sink_total, rate, spread, rw_rate.
+measure() {
+	tb_up "$(tb_name)" "$NCPU" || { fail "testbed with $NCPU queues"; finish; exit 1; }
+	nft_observe v4 ip saddr 198.18.0.1
 
-start_ratewall "$WORK/rw.json" --pps "$LIMIT" --burst "${LIVE_BURST:-1s}" --json || { fail "ratewall attaches"; finish; exit 1; }
-start_sink sink --duration "$((DUR + 30))s" --span-from "${LEAD}s" --span "${SPAN}s"
-gen_spread gen "$OFFERED" "$DUR" --src 198.18.0.1
-gen_rc=$?
-stop_sink
-nft_total=$(nft_count v4)
-stop_ratewall INT
-rw_rc=$?
+	start_ratewall "$WORK/rw.json" --pps "$LIMIT" --burst "${LIVE_BURST:-1s}" --json ||
+		{ fail "ratewall attaches"; finish; exit 1; }
+	start_sink sink --duration "$((DUR + 30))s" --span-from "${LEAD}s" --span "${SPAN}s"
+	gen_spread gen "$OFFERED" "$DUR" --src 198.18.0.1
+	gen_rc=$?
+	stop_sink
+	nft_total=$(nft_count v4)
+	stop_ratewall INT
+	rw_rc=$?
 
-sent=$(sent_of "$WORK/gen.json")
-in_span=$(sink_of sink 198.18.0.1 in_span)
-sink_total=$(sink_of sink 198.18.0.1 packets)
-rate=$(awk -v n="$in_span" -v s="$SPAN" 'BEGIN { printf "%.1f", n / s }')
-# The most CPUs any report saw the source on, and the rate ratewall itself
-# passed between reports with the source limited, the edges left out.
-read -r spread rw_rate < <(python3 - "$WORK/rw.json" <<'PY'
+	sent=$(sent_of "$WORK/gen.json")
+	in_span=$(sink_of sink 198.18.0.1 in_span)
+	sink_total=$(sink_of sink 198.18.0.1 packets)
+	rate=$(awk -v n="$in_span" -v s="$SPAN" 'BEGIN { printf "%.1f", n / s }')
+	# The most CPUs any report saw the source on, and the rate ratewall itself
+	# passed between reports with the source limited, the edges left out.
+	read -r spread rw_rate < <(python3 - "$WORK/rw.json" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 best = max([e["cpus"] for r in rows for e in r["top"] if e["key"] == "198.18.0.1"] or [0])
@@ -62,6 +67,22 @@ if len(lim) >= 2:
 print(best, "%.1f" % rate)
 PY
 )
+}
+
+measure
+# An emulated guest's vCPUs are not always run: a generator that fell behind
+# by more than LIVE_STALL_MS (250) offered less than twice the limit for a
+# while, and no bank makes up for all of it (two fresh-CI runs at 16 CPUs read
+# 947.1 and 938.2 pps with the generator 664 ms behind; each check passed
+# when run again). Such a run is said, and measured once more on a fresh
+# testbed; the second run decides, with the same bounds.
+behind=$(behind_of gen)
+if ! within "$rate" "$LIMIT" 0.02 &&
+	awk -v b="$behind" -v m="${LIVE_STALL_MS:-250}" 'BEGIN { exit !(b + 0 > m) }'; then
+	echo "     first run: $rate pps with the generator $behind ms behind (the guest stalled it): once more"
+	tb_down
+	measure
+fi
 echo "     offered $OFFERED pps from $NCPU CPUs for ${DUR} s (generator sent $sent, exit $gen_rc," \
 	"at most $(behind_of gen) ms behind)"
 echo "     admitted $in_span in ${SPAN} s from ${LEAD} s on (receive timestamps): ${rate} pps (limit $LIMIT)"

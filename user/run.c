@@ -106,6 +106,20 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 	return s->feed ? rw_view_feed_offer(s->feed, key, sum, fv) : 0;
 }
 
+/* --metrics-min-share: the count a key needs to be over the share of this window. */
+static uint64_t share_bar(const struct rw_session *s, const struct rw_tick *tick)
+{
+	return rw_share_bar(&tick->total, s->cfg->sort, s->cfg->metrics_min_share_ppm);
+}
+
+/* A merged ranking of n keys: the top-N the views show, and the keys beyond it over the share. */
+static void keep_top(const struct rw_session *s, const struct rw_tick *tick,
+		     const struct rw_rank_entry *top, uint32_t n, uint32_t *ntop, uint32_t *nover)
+{
+	*ntop = n < s->cfg->top ? n : s->cfg->top;
+	*nover = rw_rank_over(top, n, *ntop, share_bar(s, tick));
+}
+
 /*
  * --rank: each other kind's top-N into the report, and its promotion
  * thresholds from its own top-N (the table is shared; each kind's bar is its
@@ -127,10 +141,11 @@ static int rank_kinds(struct rw_session *s, struct rw_report *rep)
 		out = &rep->rankings[rep->nrankings++];
 		out->kind = (uint8_t)k;
 		out->top = r->top;
-		out->n = rw_ranker_merge(&r->ranker, r->top);
+		keep_top(s, &rep->tick, r->top, rw_ranker_merge(&r->ranker, r->top), &out->n,
+			 &out->nover);
 		next = rw_next_thresholds(r->top, out->n, cfg->top, cfg->sort, s->ncpus, r->tracked,
 					  s->max_flows, rep->tick.sketch_peak_cpu,
-					  rep->tick.sketch_peak_cpu_bytes);
+					  rep->tick.sketch_peak_cpu_bytes, share_bar(s, &rep->tick));
 		r->tracked = 0;
 		err = rw_thresholds_write(s->maps.thresholds, k, &next);
 		if (err)
@@ -191,13 +206,15 @@ static int tick(struct rw_session *s)
 		rep.nhhh = (uint32_t)rw_hhh_report(s->hhh, now / slot_ns, rep.tick.total.packets,
 						   cfg->hhh_share_pct / 100.0, s->hhh_items,
 						   RW_HHH_REPORT_MAX);
+		rep.prefixes_over = rw_hhh_over(s->hhh, &rep.nprefixes_over);
 		rw_persist_heavy(s, rep.hhh, rep.nhhh, rep.tick.total.packets);
 	}
-	rep.ntop = rw_ranker_merge(&s->ranker, s->top);
+	keep_top(s, &rep.tick, s->top, rw_ranker_merge(&s->ranker, s->top), &rep.ntop, &rep.nover);
 	err = rank_kinds(s, &rep);
 	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
 					   rep.tick.flows - rep.ranked_flows, s->max_flows,
-					   rep.tick.sketch_peak_cpu, rep.tick.sketch_peak_cpu_bytes);
+					   rep.tick.sketch_peak_cpu, rep.tick.sketch_peak_cpu_bytes,
+					   share_bar(s, &rep.tick));
 	if (!err)
 		err = rw_thresholds_write(s->maps.thresholds, cfg->key_kind, &rep.tick.next);
 	if (!err)

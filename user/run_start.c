@@ -215,7 +215,7 @@ static int start_hhh(struct rw_session *s)
 {
 	s->hhh = rw_hhh_new(&s->cfg->levels, s->cfg->slots, RW_SAMPLE_EVERY);
 	s->hhh_items = calloc(RW_HHH_REPORT_MAX, sizeof(*s->hhh_items));
-	if (!s->hhh || !s->hhh_items)
+	if (!s->hhh || !s->hhh_items || rw_hhh_keep_over(s->hhh, s->cfg->metrics_min_share_ppm))
 		return -ENOMEM;
 	s->samples = ring_buffer__new(s->maps.samples, on_sample, s, NULL);
 	return s->samples ? 0 : -errno;
@@ -243,16 +243,17 @@ static int start_rankers(struct rw_session *s)
 {
 	const struct rw_config *cfg = s->cfg;
 
-	if (rw_ranker_init(&s->ranker, s->ncpus, cfg->top) ||
-	    !(s->top = calloc(cfg->top, sizeof(*s->top))))
+	uint32_t keep = rw_ranked_keys(cfg);
+
+	if (rw_ranker_init(&s->ranker, s->ncpus, keep) || !(s->top = calloc(keep, sizeof(*s->top))))
 		goto oom;
 	for (uint32_t k = 0; k < RW_KIND_COUNT; k++) {
 		struct rw_ranking *r = &s->ranked[k];
 
 		if (!(cfg->rank_mask & (1u << k)))
 			continue;
-		if (rw_ranker_init(&r->ranker, s->ncpus, cfg->top) ||
-		    !(r->top = calloc(cfg->top, sizeof(*r->top))))
+		if (rw_ranker_init(&r->ranker, s->ncpus, keep) ||
+		    !(r->top = calloc(keep, sizeof(*r->top))))
 			goto oom;
 	}
 	return 0;

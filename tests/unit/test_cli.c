@@ -224,6 +224,12 @@ static void test_count_spellings(void)
 	CHECK_EQ(c.max_flows, 1000000);
 	CHECK_EQ(c.top, 1000);
 	CHECK_EQ(c.max_rules, 65536);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 0.5%"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 5000);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 2"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 20000);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 0);
 	CHECK_EQ(parse(&c, err, "run eth0 --max-flows 1.5Mi --hhh-share 5"), 0);
 	CHECK_EQ(c.max_flows, 1572864);
 	CHECK_REFUSED(parse(&c, err, "run eth0 --max-flows 1.5"), "--max-flows 1.5", err,
@@ -489,6 +495,13 @@ static void test_cli_errors(void)
 		{ "run a --v6-prefix 129", "--v6-prefix" },
 		{ "run a --v6-prefix 64x", "--v6-prefix" },
 		{ "run a --hhh-share 0", "--hhh-share" },
+		{ "run a --metrics-min-share 1%", "give --metrics [ADDR:]PORT too" },
+		{ "run a --metrics 1 --metrics-min-share 0.05%", "from 0.1% to 50%" },
+		{ "run a --metrics 1 --metrics-min-share 51%", "from 0.1% to 50%" },
+		{ "run a --metrics 1 --metrics-min-share -1%", "from 0.1% to 50%" },
+		{ "run a --metrics 1 --metrics-min-share 1%%", "from 0.1% to 50%" },
+		{ "run a --metrics 1 --metrics-min-share one", "'one' must be a share" },
+		{ "run a --metrics 1 --metrics-min-share", "needs a value" },
 		{ "run a --levels v4:40", "1 to 32" },
 		{ "run a --persist --name ../x", "--name" },
 		{ "run a --persist --name ..", "--name" },

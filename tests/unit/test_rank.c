@@ -18,33 +18,33 @@ static void test_next_thresholds(void)
 	struct rw_thresholds t;
 
 	/* Few flows tracked: the rest of the free budget, and the sketch's noise floor. */
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, 0, 0);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, 0, 0, 0);
 	CHECK_EQ(t.free_promotions, RW_FREE_TRACKED - 100);
 	CHECK_EQ(t.promote_packets, 2);
 	CHECK_EQ(t.promote_bytes, 0);
 	/* A small table keeps a quarter of itself for free promotions. */
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 10, 64, 0, 0);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 10, 64, 0, 0, 0);
 	CHECK_EQ(t.free_promotions, 16 - 10);
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0, 0);
 	CHECK_EQ(t.free_promotions, 0);
 	/* A busy sketch (more packets on a CPU than buckets): no free promotions. */
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS, 0);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS, 0, 0);
 	CHECK_EQ(t.free_promotions, RW_FREE_TRACKED - 100);
-	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS + 1, 0);
+	t = rw_next_thresholds(top, 0, 3, RW_SORT_PPS, 2, 100, 32768, RW_SKETCH_COLS + 1, 0, 0);
 	CHECK_EQ(t.free_promotions, 0);
 	/* A full top-3 whose third has 9000 packets: 4500 on some CPU of two. */
 	top[2].sum.packets = 9000;
 	top[2].sum.bytes = 900000;
-	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0);
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0, 0);
 	CHECK_EQ(t.promote_packets, 4500);
-	t = rw_next_thresholds(top, 3, 3, RW_SORT_BPS, 2, 5000, 32768, 0, 0);
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_BPS, 2, 5000, 32768, 0, 0, 0);
 	CHECK_EQ(t.promote_packets, 0);
 	CHECK_EQ(t.promote_bytes, 450000);
 	/*
 	 * A spoofed flood of 40 M packets on one CPU: never below the noise
 	 * again over a source's own estimate (its buckets less the noise).
 	 */
-	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 40000000, 0);
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 40000000, 0, 0);
 	CHECK_EQ(t.promote_packets, 40000000 / RW_SKETCH_COLS + 2);
 }
 
@@ -109,6 +109,81 @@ static void test_ranking_matches_brute_force(void)
 		free(all);
 		free(out);
 	}
+}
+
+/*
+ * --metrics-min-share: a ranking kept at rw_ranked_keys goes out as its top-N
+ * and every key beyond it over the share, which is exactly the brute force's
+ * top-N plus every key at the bar, whatever the spread of the counts; and no
+ * more keys reach the bar than 1/share.
+ */
+static void test_share_export_matches_brute_force(void)
+{
+	static const uint32_t ppms[] = { 1000, 5000, 20000, 250000, 500000 };
+	static const uint32_t tops[] = { 1, 3, 10 };
+	static const uint32_t ns[] = { 0, 2, 50, 3000 };
+
+	for (size_t a = 0; a < sizeof(ppms) / sizeof(ppms[0]); a++)
+	for (size_t b = 0; b < sizeof(tops) / sizeof(tops[0]); b++)
+	for (size_t c = 0; c < sizeof(ns) / sizeof(ns[0]); c++) {
+		struct rw_config cfg = { .top = tops[b], .metrics_min_share_ppm = ppms[a] };
+		uint32_t n = ns[c], keep = rw_ranked_keys(&cfg), got, ntop, nover, want = 0;
+		struct rw_rank_entry *all = calloc(n + 1, sizeof(*all));
+		struct rw_rank_entry *out = calloc(keep, sizeof(*out));
+		struct rw_window_sum total = { 0 };
+		struct rw_ranker r;
+		uint64_t bar;
+
+		CHECK_EQ(keep, 1000000 / ppms[a] > tops[b] ? 1000000 / ppms[a] : tops[b]);
+		CHECK_EQ(rw_ranker_init(&r, 3, keep), 0);
+		for (uint32_t i = 0; i < n; i++) {
+			/* Heavy-tailed: a few keys hold most of the traffic. */
+			random_entry(&all[i], i, (rng() % 8 == 0) ? 100000 : 300);
+			total.packets += all[i].sum.packets;
+			rw_ranker_offer(&r, &all[i]);
+		}
+		total.packets += rng() % 1000; /* untracked packets count in the total too */
+		bar = rw_share_bar(&total, RW_SORT_PPS, ppms[a]);
+		got = rw_ranker_merge(&r, out);
+		ntop = got < cfg.top ? got : cfg.top;
+		nover = rw_rank_over(out, got, ntop, bar);
+		qsort(all, n, sizeof(*all), cmp_entries);
+		for (uint32_t i = 0; i < n; i++)
+			want += i < cfg.top || all[i].metric >= bar;
+		CHECK_EQ(ntop + nover, want);
+		CHECK(nover <= 1000000 / ppms[a]);
+		for (uint32_t i = 0; i < ntop + nover && i < n; i++)
+			CHECK(memcmp(&out[i], &all[i], sizeof(*out)) == 0);
+		rw_ranker_free(&r);
+		free(all);
+		free(out);
+	}
+}
+
+/* The bar: rounded up, at least one packet, none without a share; what the tracking asks. */
+static void test_share_bar(void)
+{
+	struct rw_window_sum w = { .packets = 1000, .bytes = 64000, .drop_packets = 7 };
+	struct rw_rank_entry top[3] = { 0 };
+	struct rw_thresholds t;
+
+	CHECK_EQ(rw_share_bar(&w, RW_SORT_PPS, 0), 0);
+	CHECK_EQ(rw_share_bar(&w, RW_SORT_PPS, 5000), 5);    /* 0.5 % of 1000 */
+	CHECK_EQ(rw_share_bar(&w, RW_SORT_PPS, 1500), 2);    /* 1.5 packets: 2 */
+	CHECK_EQ(rw_share_bar(&w, RW_SORT_BPS, 10000), 640);
+	CHECK_EQ(rw_share_bar(&w, RW_SORT_DROPS, 500000), 4); /* 3.5 drops: 4 */
+	CHECK_EQ(rw_share_bar(&(struct rw_window_sum){ 0 }, RW_SORT_PPS, 5000), 1);
+	CHECK_EQ(rw_rank_over(top, 3, 1, 0), 0);
+	top[0].metric = 9, top[1].metric = 5, top[2].metric = 4;
+	CHECK_EQ(rw_rank_over(top, 3, 1, 5), 1);
+	CHECK_EQ(rw_rank_over(top, 3, 1, 4), 2);
+	CHECK_EQ(rw_rank_over(top, 3, 3, 1), 0);
+	/* A key over the share below the k-th must be tracked: the bar lowers the threshold. */
+	top[2].sum.packets = 9000;
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0, 1000);
+	CHECK_EQ(t.promote_packets, 500);
+	t = rw_next_thresholds(top, 3, 3, RW_SORT_PPS, 2, 5000, 32768, 0, 0, 20000);
+	CHECK_EQ(t.promote_packets, 4500); /* over the k-th: the k-th's bar stands */
 }
 
 static void test_ranking_ties_break_by_key(void)
@@ -210,6 +285,49 @@ static void test_hhh_report(void)
 	rw_hhh_free(h);
 }
 
+/*
+ * --metrics-min-share on prefixes: every prefix of every level with its own
+ * window traffic at the share, not net of anything (sums over hosts add up).
+ */
+static void test_hhh_over_share(void)
+{
+	struct rw_levels lv;
+	struct rw_hhh_item out[64];
+	const struct rw_hhh_item *over, *it;
+	struct rw_hhh *h;
+	char err[256];
+	uint32_t n;
+
+	CHECK_EQ(rw_parse_levels("v4:32,24 v6:64", &lv, err, sizeof(err)), 0);
+	h = rw_hhh_new(&lv, 10, 64);
+	CHECK(h != NULL);
+	if (!h)
+		return;
+	CHECK_EQ(rw_hhh_keep_over(h, 100000), 0); /* 10 % */
+	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18, 1, 1 } }, 500);
+	for (int i = 0; i < 50; i++) /* 50 keys of 198.18.2.0/24, 10 each: the /24 only */
+		rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4,
+						  .addr = { 198, 18, 2, (uint8_t)i } }, 10);
+	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18, 1, 2 } }, 99);
+	rw_hhh_report(h, 99, 1000, 0.6, out, 64); /* heavy at 60 %: none is */
+	over = rw_hhh_over(h, &n);
+	CHECK((it = reported(over, n, "198.18.1.1/32")) && it->packets == 500);
+	CHECK((it = reported(over, n, "198.18.1.0/24")) && it->packets == 599);
+	CHECK((it = reported(over, n, "198.18.2.0/24")) && it->packets == 500);
+	CHECK(reported(over, n, "198.18.1.2/32") == NULL); /* 99 of 1000: under 10 % */
+	CHECK_EQ(n, 3);
+	/* The next report has no exact counts: nothing over; off again with 0. */
+	rw_hhh_report(h, 99, 1000, 0.6, out, 64);
+	rw_hhh_over(h, &n);
+	CHECK_EQ(n, 0);
+	CHECK_EQ(rw_hhh_keep_over(h, 0), 0);
+	rw_hhh_exact(h, &(struct rw_key){ .family = RW_FAMILY_IPV4, .addr = { 198, 18, 1, 1 } }, 500);
+	rw_hhh_report(h, 99, 1000, 0.6, out, 64);
+	rw_hhh_over(h, &n);
+	CHECK_EQ(n, 0);
+	rw_hhh_free(h);
+}
+
 static void count_swept(void *arg, const struct rw_key *k)
 {
 	(void)k;
@@ -254,6 +372,9 @@ static void test_keyset(void)
 void run_rank_tests(void)
 {
 	RUN(test_hhh_report);
+	RUN(test_hhh_over_share);
+	RUN(test_share_bar);
+	RUN(test_share_export_matches_brute_force);
 	RUN(test_keyset);
 	RUN(test_next_thresholds);
 	RUN(test_ranking_matches_brute_force);

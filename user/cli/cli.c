@@ -174,6 +174,9 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	    (cfg->history_keep_ns != RW_HISTORY_KEEP_NS || cfg->history_max != RW_HISTORY_MAX))
 		return fail(err, errlen, "--history-keep and --history-max shape --history: give "
 			    "--history FILE too");
+	if (cfg->metrics_min_share_ppm && !cfg->metrics[0])
+		return fail(err, errlen, "--metrics-min-share shapes what /metrics carries: give "
+			    "--metrics [ADDR:]PORT too");
 	if (cfg->rank_mask & (1u << cfg->key_kind))
 		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
 			    rw_key_kind_name(cfg->key_kind));

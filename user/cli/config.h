@@ -33,6 +33,9 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_DEFAULT_MAX_RULES 4096
 #define RW_MAX_MAX_FLOWS (1u << 26)
 #define RW_MAX_TOP 10000
+/* --metrics-min-share: 0.1 % to 50 %, in parts per million (1/share keys at most: 1000 to 2). */
+#define RW_MIN_SHARE_PPM_MIN 1000
+#define RW_MIN_SHARE_PPM_MAX 500000
 
 /* Where --persist pins an instance: ROOT/NAME/ (ROOT on a BPF filesystem). */
 #define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
@@ -81,10 +84,23 @@ struct rw_config {
 	uint64_t history_keep_ns;     /* --history-keep: windows older than this are deleted */
 	uint64_t history_max;         /* --history-max: bytes the database may take */
 	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
+	uint32_t metrics_min_share_ppm; /* --metrics-min-share: 0 = the top-N only */
 	struct rw_hook_config hook;   /* --on-event: command "" without */
 	struct rw_bgp_config bgp;     /* --bgp: api "" without */
 	char name[RW_NAME_MAX];
 };
+
+/*
+ * How many keys a ranking keeps: the top-N, or with --metrics-min-share every
+ * key over the share, of which there are at most 1/share (their traffic adds
+ * up to no more than the window's), whichever is more.
+ */
+static inline uint32_t rw_ranked_keys(const struct rw_config *cfg)
+{
+	uint32_t over = cfg->metrics_min_share_ppm ? 1000000u / cfg->metrics_min_share_ppm : 0;
+
+	return over > cfg->top ? over : cfg->top;
+}
 
 /*
  * The coarse clock moves once a jiffy (tick_ns), and so does a key's

@@ -104,6 +104,13 @@ int rw_parse_size(const char *s, uint64_t *bytes)
 	return parse_scaled(s, units, ARRAY_LEN(units), bytes);
 }
 
+int rw_parse_share_ppm(const char *s, uint64_t *ppm)
+{
+	static const struct unit units[] = { { "", 1e4 }, { "%", 1e4 } };
+
+	return parse_scaled(s, units, ARRAY_LEN(units), ppm);
+}
+
 /* The multiplier a count's suffix stands for, or 0. */
 static uint64_t count_scale(const char *suffix)
 {

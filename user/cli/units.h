@@ -17,6 +17,8 @@ int rw_parse_size(const char *s, uint64_t *bytes);
  * rates) or "64Ki", "1Mi", "1Gi" (powers of 1024); 0 allowed.
  */
 int rw_parse_count(const char *s, uint64_t *out);
+/* A share: "0.5%", "2%" or "2" (percent), in parts per million ("0.5%" is 5000). > 0. */
+int rw_parse_share_ppm(const char *s, uint64_t *ppm);
 /* Decimal integer in [min, max]. */
 int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/key.h"
+#include "rank/rank.h"
 #include "ratewall_hash.h"
 #include "ratewall_window.h"
 
@@ -34,6 +35,9 @@ struct rw_hhh {
 	struct sample_slot slot[RW_MAX_SLOTS];
 	struct exact *exact;
 	size_t nexact, capexact;
+	uint32_t over_ppm;          /* --metrics-min-share, 0: none */
+	struct rw_hhh_item *over;   /* the last report's prefixes over it */
+	uint32_t nover, capover;
 };
 
 struct rw_hhh *rw_hhh_new(const struct rw_levels *lv, uint32_t slots, uint32_t sample_every)
@@ -55,7 +59,30 @@ void rw_hhh_free(struct rw_hhh *h)
 	for (uint32_t i = 0; i < RW_MAX_SLOTS; i++)
 		free(h->slot[i].keys);
 	free(h->exact);
+	free(h->over);
 	free(h);
+}
+
+int rw_hhh_keep_over(struct rw_hhh *h, uint32_t ppm)
+{
+	/* Prefixes of one level split the traffic: at most 1/share of them reach the share. */
+	uint32_t cap = (h->lv.n[0] + h->lv.n[1]) * (ppm ? 1000000u / ppm : 0);
+	struct rw_hhh_item *o = cap ? calloc(cap, sizeof(*o)) : NULL;
+
+	if (cap && !o)
+		return -ENOMEM;
+	free(h->over);
+	h->over = o;
+	h->capover = cap;
+	h->nover = 0;
+	h->over_ppm = ppm;
+	return 0;
+}
+
+const struct rw_hhh_item *rw_hhh_over(const struct rw_hhh *h, uint32_t *n)
+{
+	*n = h->nover;
+	return h->over;
 }
 
 void rw_hhh_sample(struct rw_hhh *h, const struct rw_key *key, uint64_t epoch)
@@ -151,6 +178,8 @@ size_t rw_hhh_report(struct rw_hhh *h, uint64_t now_epoch, uint64_t total, doubl
 		     struct rw_hhh_item *out, size_t max)
 {
 	size_t cells = 0, n = 0, size = 1024;
+	uint64_t over_bar = rw_share_bar(&(struct rw_window_sum){ .packets = total }, RW_SORT_PPS,
+					 h->over_ppm);
 	bool *absorbed = calloc(max ? max : 1, sizeof(*absorbed));
 	struct table t;
 
@@ -182,11 +211,12 @@ size_t rw_hhh_report(struct rw_hhh *h, uint64_t now_epoch, uint64_t total, doubl
 	h->nexact = 0;
 
 	/* Most specific level first; a prefix keeps what its reported descendants do not. */
+	h->nover = 0;
 	for (int f = 0; f < 2; f++) {
 		for (uint32_t l = 0; l < h->lv.n[f]; l++) {
 			size_t level_start = n;
 
-			for (size_t i = 0; i < size && n < max; i++) {
+			for (size_t i = 0; i < size; i++) {
 				struct rw_hhh_item it;
 
 				if (!t.c[i].used || fam_index(t.c[i].prefix.family) != f ||
@@ -195,12 +225,15 @@ size_t rw_hhh_report(struct rw_hhh *h, uint64_t now_epoch, uint64_t total, doubl
 				it = (struct rw_hhh_item){ .prefix = t.c[i].prefix,
 							   .packets = t.c[i].packets,
 							   .residual = t.c[i].packets };
+				if (it.packets >= over_bar && h->nover < h->capover)
+					h->over[h->nover++] = it;
 				for (size_t j = 0; j < level_start; j++) {
 					if (!absorbed[j] && covers(&it.prefix, &out[j].prefix))
 						it.residual -= it.residual > out[j].packets ?
 							       out[j].packets : it.residual;
 				}
-				if ((double)it.residual >= share * (double)total && it.residual > 0)
+				if (n < max && (double)it.residual >= share * (double)total &&
+				    it.residual > 0)
 					out[n++] = it;
 			}
 			/* Reported now: their descendants are accounted for by them from here up. */

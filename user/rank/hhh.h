@@ -42,5 +42,13 @@ void rw_hhh_exact(struct rw_hhh *h, const struct rw_key *key, uint64_t packets);
  */
 size_t rw_hhh_report(struct rw_hhh *h, uint64_t now_epoch, uint64_t total, double share,
 		     struct rw_hhh_item *out, size_t max);
+/*
+ * --metrics-min-share: each report also keeps every prefix of every level
+ * whose own window packets (not net of anything) reach ppm parts per million
+ * of the total; at most 1/share a level. 0 or -ENOMEM.
+ */
+int rw_hhh_keep_over(struct rw_hhh *h, uint32_t ppm);
+/* The last report's prefixes over the share, by level as rw_hhh_report; residual unused. */
+const struct rw_hhh_item *rw_hhh_over(const struct rw_hhh *h, uint32_t *n);
 
 #endif

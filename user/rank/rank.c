@@ -18,6 +18,26 @@ uint64_t rw_sort_metric(const struct rw_window_sum *w, enum rw_sort sort)
 	return w->packets;
 }
 
+uint64_t rw_share_bar(const struct rw_window_sum *total, enum rw_sort sort, uint32_t ppm)
+{
+	unsigned __int128 part;
+
+	if (!ppm)
+		return 0;
+	/* Rounded up, and at least 1: a key with nothing in the window is over no share. */
+	part = ((unsigned __int128)rw_sort_metric(total, sort) * ppm + 999999) / 1000000;
+	return part ? (uint64_t)part : 1;
+}
+
+uint32_t rw_rank_over(const struct rw_rank_entry *top, uint32_t n, uint32_t k, uint64_t bar)
+{
+	uint32_t i = k;
+
+	while (bar && i < n && top[i].metric >= bar)
+		i++;
+	return i > k ? i - k : 0;
+}
+
 bool rw_rank_before(const struct rw_rank_entry *a, const struct rw_rank_entry *b)
 {
 	if (a->metric != b->metric)

@@ -23,6 +23,14 @@ struct rw_rank_entry {
 /* The count a --sort order ranks by. */
 uint64_t rw_sort_metric(const struct rw_window_sum *w, enum rw_sort sort);
 
+/*
+ * --metrics-min-share: the count (of the --sort order) a key needs to carry
+ * ppm parts per million of the window's total; 0 without a share.
+ */
+uint64_t rw_share_bar(const struct rw_window_sum *total, enum rw_sort sort, uint32_t ppm);
+/* Of top[k..n) (best first), how many reach bar: they go out beside the top k (0: bar 0). */
+uint32_t rw_rank_over(const struct rw_rank_entry *top, uint32_t n, uint32_t k, uint64_t bar);
+
 /* Strict "a ranks above b": larger metric, then the smaller key. */
 bool rw_rank_before(const struct rw_rank_entry *a, const struct rw_rank_entry *b);
 

@@ -14,7 +14,7 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_t ntop, uint32_t k,
 					enum rw_sort sort, uint32_t ncpus, uint64_t tracked,
 					uint32_t max_flows, uint64_t sketch_peak_cpu,
-					uint64_t sketch_peak_cpu_bytes)
+					uint64_t sketch_peak_cpu_bytes, uint64_t share_bar)
 {
 	struct rw_thresholds t = { 0 };
 	uint64_t free_cap = max_flows / 4 < RW_FREE_TRACKED ? max_flows / 4 : RW_FREE_TRACKED;
@@ -40,6 +40,9 @@ struct rw_thresholds rw_next_thresholds(const struct rw_rank_entry *top, uint32_
 	/* Until the top-k is full, any source could enter it: only the noise bounds it. */
 	if (ntop >= k && k > 0)
 		kth = bytes ? top[k - 1].sum.bytes : top[k - 1].sum.packets;
+	/* A key over the share may be anywhere under the k-th: it too must be counted exactly. */
+	if (share_bar && share_bar < kth)
+		kth = share_bar;
 	/* A sketch bucket cannot show a source past its counters' range: promote there at the latest. */
 	if (bytes)
 		t.promote_bytes = min_u64(max_u64(kth / ncpus, noise_bytes), RW_MAX_THRESHOLD_BYTES);

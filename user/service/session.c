@@ -96,7 +96,7 @@ int rw_first_thresholds(const struct rw_session *s)
 {
 	/* Until the first tick, sources are tracked from their first packet, within the budget. */
 	struct rw_thresholds first = rw_next_thresholds(NULL, 0, s->cfg->top, s->cfg->sort, s->ncpus,
-							0, s->max_flows, 0, 0);
+							0, s->max_flows, 0, 0, 0);
 	int e = 0;
 
 	/* The main kind's, and each --rank kind's (its own top-N sets its own bar). */

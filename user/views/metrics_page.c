@@ -89,10 +89,35 @@ static void top_gauge(FILE *out, const struct rw_report *r, const char *name, co
 		      int what)
 {
 	head(out, name, "gauge", help);
-	top_samples(out, r, name, what, r->cfg->key_kind, r->top, r->ntop);
+	top_samples(out, r, name, what, r->cfg->key_kind, r->top, r->ntop + r->nover);
 	for (uint32_t k = 0; k < r->nrankings; k++)
 		top_samples(out, r, name, what, r->rankings[k].kind, r->rankings[k].top,
-			    r->rankings[k].n);
+			    r->rankings[k].n + r->rankings[k].nover);
+}
+
+/*
+ * --metrics-min-share: the share itself (so PromQL can bound a fleet sum's
+ * error), and with --levels every prefix over it, its whole window traffic.
+ */
+static void share_metrics(FILE *out, const struct rw_report *r)
+{
+	head(out, "ratewall_metrics_min_share", "gauge",
+	     "--metrics-min-share as a ratio: every key (and prefix) with at least this share of the "
+	     "window's traffic is exported beside the top-N.");
+	fprintf(out, "ratewall_metrics_min_share %.6g\n", r->cfg->metrics_min_share_ppm / 1e6);
+	if (!r->cfg->levels.n[0] && !r->cfg->levels.n[1])
+		return;
+	head(out, "ratewall_prefix_packets_per_second", "gauge",
+	     "Packets per second over the window of each --levels prefix with at least "
+	     "--metrics-min-share of the window's traffic (all of its traffic: sums over hosts).");
+	for (uint32_t i = 0; i < r->nprefixes_over; i++) {
+		const struct rw_hhh_item *p = &r->prefixes_over[i];
+		char key[RW_KEY_STRLEN];
+
+		rw_key_format(&p->prefix, key, sizeof(key));
+		fprintf(out, "ratewall_prefix_packets_per_second{prefix=\"%s\",level=\"%u\"} %.10g\n",
+			key, RW_KEY_PREFIX_LEN(&p->prefix), rw_rate(p->packets, r->span_ns));
+	}
 }
 
 /* --on-event and --bgp: what they did. */
@@ -218,6 +243,8 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 				key, RW_KEY_PREFIX_LEN(&r->hhh[i].prefix), r->hhh[i].residual);
 		}
 	}
+	if (r->cfg->metrics_min_share_ppm)
+		share_metrics(out, r);
 	if (r->act)
 		act_metrics(out, r->act);
 }

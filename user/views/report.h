@@ -19,6 +19,7 @@ struct rw_report_ranking {
 	uint8_t kind; /* enum rw_key_kind */
 	const struct rw_rank_entry *top;
 	uint32_t n;
+	uint32_t nover; /* --metrics-min-share: top[n .. n + nover) are over the share too */
 };
 
 struct rw_report {
@@ -31,11 +32,14 @@ struct rw_report {
 	struct rw_tick tick;
 	const struct rw_rank_entry *top;
 	uint32_t ntop;
+	uint32_t nover; /* --metrics-min-share: top[ntop .. ntop + nover) are over the share too */
 	const struct rw_attachment *at; /* per interface, in cfg->ifnames order */
 	uint32_t nifaces;
 	struct rw_stats iface[RW_MAX_IFACES]; /* each interface's own totals */
 	const struct rw_hhh_item *hhh; /* heavy prefixes (--levels), most specific first */
 	uint32_t nhhh;
+	const struct rw_hhh_item *prefixes_over; /* --metrics-min-share: every prefix over it */
+	uint32_t nprefixes_over;
 	uint64_t events_not_written; /* --events: over the budget, ever */
 	struct rw_report_ranking rankings[RW_KIND_COUNT]; /* --rank kinds, in kind order */
 	uint32_t nrankings;

@@ -8,6 +8,11 @@
 #      (paced senders come in bursts), heaviest first
 #  (b) the alerting rule RatewallSourceLimited fires for the source that is
 #      over its limit on some host, and only for it
+#  (e) the spread: a source sent evenly to every host, under each one's top 5
+#      but the fleet's biggest, is the fleet's #1 in PromQL through
+#      --metrics-min-share 2%, its sum short by at most 2 % of the fleet's
+#      traffic (on one host it is under the share), each host's series within
+#      max(--top, 1/share); the same for --rank pair and the --levels prefixes
 # Everything (namespaces, links, Prometheus) is removed on exit.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -31,6 +36,7 @@ for i in 1 2 3; do
 	ip -n "$MON" link set "${BASE}m$i" up
 	ADDRS+=("198.18.250.$((4 * i + 1)):9100")
 	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 10k --top 5 --metrics "${ADDRS[-1]}" \
+		--metrics-min-share 2% --rank pair --levels v4:32,24 \
 		--json >"$WORK/rw$i.json" 2>"$WORK/rw$i.err" &
 	RW_PIDS+=($!)
 done
@@ -92,7 +98,7 @@ done
 sleep 9 # the windows fill, scrapes come every second, rules evaluate every second
 
 # Averaged over 5 s of scrapes: paced generators send in bursts of a few ms.
-PROMQL='topk(10, sum by (source) (avg_over_time(ratewall_source_packets_per_second[5s])))'
+PROMQL='topk(10, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))'
 query "$PROMQL" >"$WORK/topk.json"
 query 'ALERTS{alertname="RatewallSourceLimited",alertstate="firing"}' >"$WORK/alerts.json"
 query 'count(up == 1)' >"$WORK/up.json"
@@ -134,6 +140,98 @@ r = json.load(open(sys.argv[1]))['data']['result']
 print(','.join(sorted(x['metric']['source'] for x in r)))" "$WORK/alerts.json")
 echo "     (b) RatewallSourceLimited firing for: ${firing:-nobody}"
 check "(b) the alert fires for the source over its limit, and only for it" test "$firing" = "198.18.0.1"
+
+# (e) The spread. Each host gets 64 sources of 198.18.10.0/26 from one paced
+# generator (a shuffled mix): five heavies of its own at 1400 pps, the spread
+# source 198.18.10.0 at 1000 pps on hosts 1 and 2 and 150 on host 3 (1.7 % of
+# that host's traffic: under the share, so missing from its export), the rest
+# 20 pps each. Per host the spread source is 6th; over the fleet it is first
+# (2150 against 1400).
+SHARE=0.02 SECS=12 PIDS=()
+for i in 0 1 2; do
+	python3 - "$i" "$SECS" >"$WORK/spread.$i.counts" <<'PY'
+import sys
+host, secs = int(sys.argv[1]), int(sys.argv[2])
+pps = [20] * 64
+pps[0] = 150 if host == 2 else 1000
+for j in range(1 + 5 * host, 6 + 5 * host):
+    pps[j] = 1400
+print("\n".join(str(p * secs) for p in pps))
+PY
+	rate=$(awk -v s="$SECS" '{ t += $1 } END { print t / s }' "$WORK/spread.$i.counts")
+	ip netns exec "${SNDS[$i]}" "$GEN" --dev "${TXS[$i]}" --dst-mac "${MACS[$i]}" \
+		--src 198.18.10.0 --sources 64 --dist "counts:$WORK/spread.$i.counts" --rate "$rate" \
+		--duration $((SECS + 4))s --per-source >"$WORK/spread.$i.sent" &
+	PIDS+=($!)
+done
+sleep 8 # the windows hold only the spread, and 5 s of scrapes of it
+SPREAD='topk(3, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))'
+query "$SPREAD" >"$WORK/spread.topk.json"
+query 'topk(1, sum by (key) (avg_over_time(ratewall_source_packets_per_second{kind="pair"}[5s])))' \
+	>"$WORK/spread.pair.json"
+query 'sum by (prefix) (avg_over_time(ratewall_prefix_packets_per_second{level="24"}[5s]))' \
+	>"$WORK/spread.prefix.json"
+query 'count by (instance, kind) (ratewall_source_packets_per_second)' >"$WORK/spread.series.json"
+query 'sum(rate(ratewall_received_packets_total[5s]) * on (instance) group_left ratewall_metrics_min_share)' \
+	>"$WORK/spread.bound.json"
+for i in 0 1 2; do # what each host's own top 5 held: never the spread source
+	tail -n 3 "$WORK/rw$((i + 1)).json" >"$WORK/spread.rw$i.json"
+done
+wait "${PIDS[@]}"
+read -r verdict <<<"$(python3 - "$WORK" "$SHARE" 2>"$WORK/spread.said" <<'PY'
+import json, sys
+work, share = sys.argv[1], float(sys.argv[2])
+def result(name):
+    return json.load(open("%s/spread.%s.json" % (work, name)))["data"]["result"]
+sent, fleet = {}, 0.0
+for i in range(3):
+    g = json.load(open("%s/spread.%d.sent" % (work, i)))
+    for src, n in g["per_source"].items():
+        sent[src] = sent.get(src, 0) + n / g["seconds"]
+        fleet += n / g["seconds"]
+truth = sorted(sent.items(), key=lambda kv: -kv[1])
+top = sorted(((r["metric"]["source"], float(r["value"][1])) for r in result("topk")),
+             key=lambda kv: -kv[1])
+pair = result("pair")
+prefix = {r["metric"]["prefix"]: float(r["value"][1]) for r in result("prefix")}
+series = {(r["metric"]["instance"], r["metric"]["kind"]): int(r["value"][1]) for r in result("series")}
+bound = float(result("bound")[0]["value"][1]) if result("bound") else -1
+in_host_top = []
+for i in range(3):
+    for line in open("%s/spread.rw%d.json" % (work, i)):
+        in_host_top += [e["key"] for e in json.loads(line)["top"]]
+spread, spread_true = truth[0]
+got = dict(top).get(spread, 0.0)
+print("\n".join([
+    "truth: %s; fleet %.0f pps" % (", ".join("%s=%.0f" % kv for kv in truth[:3]), fleet),
+    "promql: %s" % ", ".join("%s=%.0f" % kv for kv in top),
+    "bound: %.0f (share x the fleet's received rate; the stated error)" % bound,
+    "pair: %s" % ", ".join("%s=%s" % (r["metric"]["key"], r["value"][1][:7]) for r in pair),
+    "prefix: %s" % ", ".join("%s=%.0f" % kv for kv in prefix.items()),
+    "series: %s" % ", ".join("%s/%s=%d" % (k[0], k[1], v) for k, v in sorted(series.items())),
+]), file=sys.stderr)
+checks = [
+    spread == "198.18.10.0" and spread not in in_host_top,           # under every host's top 5
+    bool(top) and top[0][0] == spread,                                # the fleet's #1
+    0 < bound < 0.1 * fleet and spread_true - bound - 0.15 * spread_true <= got <= spread_true * 1.15,
+    len(pair) == 1 and pair[0]["metric"]["key"].startswith(spread + " "),
+    abs(prefix.get("198.18.10.0/24", 0) - fleet) <= 0.15 * fleet,
+    bool(series) and all(v <= max(5, int(1 / share)) for v in series.values()) and
+    all(series.get((i, "src"), 0) >= 6 for i in ("198.18.250.5:9100", "198.18.250.9:9100")),
+]
+print("".join("1" if c else "0" for c in checks))
+PY
+)"
+sed 's/^/     (e) /' "$WORK/spread.said"
+check "(e) the spread source is in no host's top 5 (each host's own report)" test "${verdict:0:1}" = 1
+check "(e) it is the fleet's #1 in PromQL" test "${verdict:1:1}" = 1
+check "(e) its fleet sum is within the stated error (2 % of the fleet) and 15 % of what was sent" \
+	test "${verdict:2:1}" = 1
+check "(e) --rank pair: its pair is the fleet's #1 too" test "${verdict:3:1}" = 1
+check "(e) --levels: the fleet's /24 sums the hosts' prefix exports, within 15 %" \
+	test "${verdict:4:1}" = 1
+check "(e) each host's series of a kind stay within max(--top, 1/share); hosts 1 and 2 export it" \
+	test "${verdict:5:1}" = 1
 kill -INT "${RW_PIDS[@]}" "$PROM_PID" 2>/dev/null
 wait "${RW_PIDS[@]}" "$PROM_PID" 2>/dev/null
 

@@ -50,7 +50,8 @@ toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)
 toy_limit = $(if $(filter drop,$(lastword $(subst _, ,$(1)))),1,0)
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench clean format install uninstall fuzz
+.PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench clean format install uninstall fuzz \
+	deb test-package
 all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
@@ -79,12 +80,14 @@ $(BUILD)/xdp_drop_all.skel.h: $(BUILD)/xdp_drop_all.bpf.o
 $(BUILD)/rwgen.skel.h: $(BUILD)/rwgen.bpf.o
 	$(BPFTOOL) gen skeleton $< name rwgen_bpf > $@
 
+# CPPFLAGS and LDFLAGS as make's conventions have them (empty here): the
+# Debian build passes its hardening flags through them (debian/rules).
 $(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(CPPFLAGS) -c $< -o $@
 
 $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
-	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+	$(CC) $(CFLAGS) $(CPPFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
 
 # The traffic generator (tools/rwgen/): its driver and parts, and the BPF program above.
 RWGEN_SRCS := $(filter-out %.bpf.c,$(wildcard tools/rwgen/*.c))
@@ -186,8 +189,10 @@ demo: deps
 	@./tools/demo.sh $(BUILD)
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, ratewall(8), the
-# systemd unit ratewall@.service, an example configuration and the bash and
-# zsh completions (printed by the binary from its options' table).
+# systemd unit ratewall@.service, an example configuration, the bash and
+# zsh completions (printed by the binary from its options' table), the
+# Grafana dashboard and the Prometheus alert rules. The Debian package is
+# this target with PREFIX=/usr (debian/rules).
 PREFIX ?= /usr/local
 SBINDIR ?= $(PREFIX)/sbin
 MANDIR ?= $(PREFIX)/share/man
@@ -195,6 +200,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCDIR ?= $(PREFIX)/share/doc/ratewall
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
+DATADIR ?= $(PREFIX)/share/ratewall
 
 $(BUILD)/completion/ratewall: $(BUILD)/ratewall
 	@mkdir -p $(dir $@)
@@ -213,11 +219,50 @@ install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_rat
 	install -D -m 0644 dist/ratewall.conf.example $(DESTDIR)$(DOCDIR)/ratewall.conf.example
 	install -D -m 0644 $(BUILD)/completion/ratewall $(DESTDIR)$(BASHCOMPDIR)/ratewall
 	install -D -m 0644 $(BUILD)/completion/_ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall
+	install -D -m 0644 dist/ratewall-dashboard.json $(DESTDIR)$(DATADIR)/grafana/ratewall-dashboard.json
+	install -D -m 0644 dist/ratewall.rules.yml $(DESTDIR)$(DATADIR)/prometheus/ratewall.rules.yml
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/ratewall $(DESTDIR)$(MANDIR)/man8/ratewall.8 \
 	      $(DESTDIR)$(UNITDIR)/ratewall@.service $(DESTDIR)$(DOCDIR)/ratewall.conf.example \
-	      $(DESTDIR)$(BASHCOMPDIR)/ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall
+	      $(DESTDIR)$(BASHCOMPDIR)/ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall \
+	      $(DESTDIR)$(DATADIR)/grafana/ratewall-dashboard.json \
+	      $(DESTDIR)$(DATADIR)/prometheus/ratewall.rules.yml
+
+# make deb: $(BUILD)/ratewall_VERSION_ARCH.deb (debian/: debhelper, the
+# install target above), built by dpkg-buildpackage in a copy of the working
+# tree's files as git lists them (tracked or not, never ignored) in
+# $(BUILD)/deb/, so the tree itself stays clean; then lintian, whose report
+# is kept in $(BUILD)/deb/lintian.txt and fails the target on any error.
+# RW_VERSION is user/cli/version.h's, and debian/changelog must say the same.
+# The caller's make flags and BUILD stay out of the package's own make.
+RW_VERSION := $(shell sed -n 's/^\#define RATEWALL_VERSION "\(.*\)"/\1/p' user/cli/version.h)
+DEB_SRC := $(BUILD)/deb/ratewall-$(RW_VERSION)
+DEB = $(BUILD)/ratewall_$(RW_VERSION)_$(shell dpkg --print-architecture).deb
+
+deb: deps
+	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(RW_VERSION)" ] || \
+		{ echo "deb: debian/changelog says $$v, user/cli/version.h says $(RW_VERSION)" >&2; exit 1; }
+	@git rev-parse --is-inside-work-tree >/dev/null || \
+		{ echo "deb: needs a git checkout: it copies the files git lists" >&2; exit 1; }
+	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
+	git ls-files -z -co --exclude-standard | \
+		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' _ | \
+		tar --null -T - -cf - | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
+		dpkg-buildpackage -b -us -uc -Jauto >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; echo "deb: dpkg-buildpackage failed: $(BUILD)/deb/build.log" >&2; exit 1; }
+	cp $(BUILD)/deb/$(notdir $(DEB)) $(DEB)
+	@lintian -I --fail-on error $(DEB) >$(BUILD)/deb/lintian.txt 2>&1; rc=$$?; \
+		cat $(BUILD)/deb/lintian.txt; echo "lintian: $$(grep -c '^E:' $(BUILD)/deb/lintian.txt) errors," \
+		"$$(grep -c '^W:' $(BUILD)/deb/lintian.txt) warnings, $$(grep -c '^I:' $(BUILD)/deb/lintian.txt) notes"; \
+		[ $$rc -eq 0 ] || { echo "deb: lintian fails $(DEB) (exit $$rc)" >&2; exit 1; }
+
+# The package installed, run and purged on this machine (tests/package/):
+# root; refuses to run when a ratewall package it did not install is there.
+test-package: deps
+	@$(MAKE) --no-print-directory $(BUILD)/rwgen
+	@./tests/package/test_package.sh $(BUILD)
 
 format:
 	clang-format -i bpf/*.c bpf/*.h user/*.c user/*.h user/*/*.c user/*/*.h include/*.h tools/rwgen/*.c \

@@ -9,13 +9,17 @@
 # ethtool: they turn GRO off on the receiving veth, so the observer sees every frame;
 # dnsmasq-base and bind9-dnsutils: the reflection test's DNS server and dig;
 # gobgpd and bird2: the --bgp test drives a real GoBGP daemon and checks what a
-# BIRD 2 peering with it holds, both in namespaces).
+# BIRD 2 peering with it holds, both in namespaces; build-essential,
+# dpkg-dev and debhelper: make deb's dpkg-buildpackage (dpkg-checkbuilddeps
+# wants build-essential besides the Build-Depends); lintian: make deb checks
+# the package with it).
 # Quiet and quick when everything is already there.
 set -eu
 
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
-libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils gobgpd bird2"
+libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils gobgpd bird2 \
+build-essential dpkg-dev debhelper lintian"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,0 +1,222 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The Debian package on this machine, from build to purge (make test-package;
+# root): `make deb` builds it and lintian finds no error (and does find one
+# in a copy without its copyright file); each file is in its Debian place
+# and nothing else is there; apt-get installs it; systemd-analyze verifies the
+# installed unit; the installed /usr/sbin/ratewall runs the unit's own
+# ExecStart on a namespace testbed (its configuration in /etc/ratewall from
+# the shipped example, its history in /var/lib/ratewall, pinned) and reports
+# the generator's sources; the shell completion is the binary's; a
+# reinstall (an upgrade's scripts) leaves the pinned instance enforcing. Purge
+# leaves nothing: no path the package listed (but directories other
+# packages own), no /etc/ratewall nor /var/lib/ratewall, no enabled
+# instance's link, no pinned instance, no XDP program on the interface.
+#
+# It refuses to start, and says why, when a ratewall package is installed,
+# or /usr/sbin/ratewall, /etc/ratewall, /var/lib/ratewall or an instance
+# pinned in /sys/fs/bpf/ratewall is there: none of those is its own, and the
+# purge it runs would take them. On exit, failure included, it purges what
+# it installed and removes its namespaces.
+# Usage: tests/package/test_package.sh [BUILD_DIR]
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "$(id -u)" -ne 0 ]; then
+	echo "the package test needs root (apt-get, BPF, namespaces); run: sudo make test-package" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+fi
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+export BUILD
+# Every ratewall command below is the installed one.
+export RW_BIN=/usr/sbin/ratewall
+# shellcheck source=../integration/lib.sh
+. "$ROOT/tests/integration/lib.sh"
+
+PIN_ROOT=/sys/fs/bpf/ratewall
+UNIT=/lib/systemd/system/ratewall@.service
+VERSION=$(sed -n 's/^#define RATEWALL_VERSION "\(.*\)"/\1/p' "$ROOT/user/cli/version.h")
+DEB=$BUILD/ratewall_${VERSION}_$(dpkg --print-architecture).deb
+export DEBIAN_FRONTEND=noninteractive
+
+refuse() {
+	echo "test_package: $*; not starting" >&2
+	echo "0 passed, 1 failed"
+	exit 1
+}
+status=$(dpkg-query -W -f='${db:Status-Status}' ratewall 2>/dev/null)
+case "$status" in
+"" | not-installed) ;;
+*) refuse "a ratewall package this test did not install is here (status $status): apt-get purge ratewall first" ;;
+esac
+for p in /usr/sbin/ratewall /etc/ratewall /var/lib/ratewall; do
+	[ ! -e "$p" ] || refuse "$p is there and is not this test's (the purge would remove it)"
+done
+if [ -n "$(ls -A "$PIN_ROOT" 2>/dev/null)" ]; then
+	refuse "instances are pinned in $PIN_ROOT ($(ls -A "$PIN_ROOT" | tr '\n' ' ')): the package's removal would stop them"
+fi
+
+INSTALLED=""
+package_cleanup() {
+	if [ -n "$INSTALLED" ] && dpkg-query -W -f='${db:Status-Status}' ratewall 2>/dev/null | grep -qv not-installed; then
+		echo "test_package: purging the package it installed"
+		apt-get purge -y ratewall >"$WORK/cleanup-purge.log" 2>&1 || cat "$WORK/cleanup-purge.log"
+	fi
+	cleanup
+	# What a failed purge may have left; nothing here was there before.
+	if [ -n "$INSTALLED" ]; then
+		rm -rf "${PIN_ROOT:?}/${TB_RX:-none}" /etc/ratewall /var/lib/ratewall
+		rm -f /etc/systemd/system/*.wants/ratewall@*.service
+		rmdir "$PIN_ROOT" 2>/dev/null
+	fi
+}
+trap package_cleanup EXIT
+
+# 1. The build and lintian. `make deb` fails on a lintian error; its report
+# stays in build/deb/lintian.txt.
+t0=$SECONDS
+make --no-print-directory -C "$ROOT" BUILD="$BUILD" deb >"$WORK/deb.log" 2>&1
+rc=$?
+grep '^lintian: ' "$WORK/deb.log"
+[ "$rc" -eq 0 ] || tail -n 30 "$WORK/deb.log"
+check "make deb builds $(basename "$DEB") ($((SECONDS - t0)) s)" test "$rc" -eq 0 -a -s "$DEB"
+[ -s "$DEB" ] || { finish; exit 1; }
+errors=$(grep -c '^E:' "$BUILD/deb/lintian.txt")
+check "lintian: no error ($errors; $(grep -c '^W:' "$BUILD/deb/lintian.txt") warnings)" test "$errors" -eq 0
+# Control: the same lintian run fails on a copy without its copyright file.
+dpkg-deb -R "$DEB" "$WORK/broken" && rm "$WORK/broken/usr/share/doc/ratewall/copyright" &&
+	sed -i '/doc\/ratewall\/copyright/d' "$WORK/broken/DEBIAN/md5sums" &&
+	dpkg-deb -b "$WORK/broken" "$WORK/broken.deb" >/dev/null 2>&1
+lintian --fail-on error "$WORK/broken.deb" >"$WORK/broken.lintian" 2>&1
+rc=$?
+check "control: lintian fails a copy without copyright ($(grep -c '^E:' "$WORK/broken.lintian") errors, exit $rc)" \
+	test "$rc" -ne 0 -a -s "$WORK/broken.lintian"
+
+# 2. The contents: each file in its place, nothing else.
+dpkg-deb -c "$DEB" >"$WORK/contents"
+awk '$1 !~ /^d/ { print substr($6, 2) }' "$WORK/contents" | sort >"$WORK/files"
+cat >"$WORK/want" <<EOF
+/lib/systemd/system/ratewall@.service
+/usr/sbin/ratewall
+/usr/share/bash-completion/completions/ratewall
+/usr/share/doc/ratewall/README.md.gz
+/usr/share/doc/ratewall/changelog.gz
+/usr/share/doc/ratewall/copyright
+/usr/share/doc/ratewall/examples/ratewall.conf.example
+/usr/share/man/man8/ratewall.8.gz
+/usr/share/ratewall/grafana/ratewall-dashboard.json
+/usr/share/ratewall/prometheus/ratewall.rules.yml
+/usr/share/zsh/vendor-completions/_ratewall
+EOF
+sort -o "$WORK/want" "$WORK/want"
+while read -r f; do
+	check "the package holds $f" grep -qxF "$f" "$WORK/files"
+done <"$WORK/want"
+extra=$(comm -23 "$WORK/files" "$WORK/want" | tr '\n' ' ')
+check "and nothing else (no /etc, no /var: made at run time)${extra:+: $extra}" test -z "$extra"
+check "the binary is executable" grep -q '^-rwxr-xr-x .* ./usr/sbin/ratewall$' "$WORK/contents"
+check "its version is user/cli/version.h's ($VERSION)" test "$(dpkg-deb -f "$DEB" Version)" = "$VERSION"
+depends=$(dpkg-deb -f "$DEB" Depends)
+missing=""
+for d in libbpf1 libmicrohttpd12 libncursesw6 libsqlite3-0 procps; do
+	grep -qE "(^|, )$d( |,|$)" <<<"$depends" || missing="$missing $d"
+done
+check "it depends on libbpf, libmicrohttpd, ncurses, SQLite and procps${missing:+ (missing:$missing)}: $depends" \
+	test -z "$missing"
+
+# 3. Installed as operators would.
+INSTALLED=1
+apt-get install -y "$DEB" >"$WORK/install.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || tail -n 20 "$WORK/install.log"
+check "apt-get install ./$(basename "$DEB") exits 0" test "$rc" -eq 0
+check "dpkg says it is installed" sh -c "dpkg -s ratewall | grep -qx 'Status: install ok installed'"
+check "the installed ratewall is $VERSION" test "$("$RW" version)" = "ratewall $VERSION"
+enabled=$(ls /etc/systemd/system/*.wants/ratewall@* 2>/dev/null)
+check "installing enables no instance${enabled:+: $enabled}" test -z "$enabled"
+check "man finds ratewall(8)" test "$(man -w ratewall 2>/dev/null)" = /usr/share/man/man8/ratewall.8.gz
+
+out=$(systemd-analyze verify "$UNIT" 2>&1)
+check "systemd-analyze verify $UNIT: exit 0, nothing said${out:+: $out}" test $? -eq 0 -a -z "$out"
+tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+cp "$UNIT" "$WORK/ratewall@$TB_RX.service"
+out=$(systemd-analyze verify "$WORK/ratewall@$TB_RX.service" 2>&1)
+check "... and its instance ratewall@$TB_RX.service${out:+: $out}" test $? -eq 0 -a -z "$out"
+
+"$RW" completion bash | cmp -s - /usr/share/bash-completion/completions/ratewall
+check "the bash completion installed is what the binary prints" test $? -eq 0
+"$RW" completion zsh | cmp -s - /usr/share/zsh/vendor-completions/_ratewall
+check "the zsh completion installed is what the binary prints" test $? -eq 0
+out=$(bash -c '. /usr/share/bash-completion/completions/ratewall && complete -p ratewall' 2>&1)
+check "sourcing it registers _ratewall for ratewall${out:+: $out}" test "$out" = "complete -F _ratewall ratewall"
+
+# 4. The unit's ExecStart for the instance of the testbed's interface, run
+# where that interface is: the shipped example as its configuration, with a
+# history in the state directory the unit's StateDirectory= makes.
+exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT" | sed "s/%i/$TB_RX/g")
+check "the unit runs the installed binary: $exec_start" test "${exec_start%% *}" = /usr/sbin/ratewall
+mkdir -p /etc/ratewall /var/lib/ratewall
+{
+	cat /usr/share/doc/ratewall/examples/ratewall.conf.example
+	echo "history = /var/lib/ratewall/$TB_RX.db"
+	echo "json"
+} >"/etc/ratewall/$TB_RX.conf"
+systemctl enable "ratewall@$TB_RX.service" >"$WORK/enable.log" 2>&1
+check "systemctl enable ratewall@$TB_RX links the instance" \
+	test -L "/etc/systemd/system/multi-user.target.wants/ratewall@$TB_RX.service"
+# shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
+nsenter --net="/run/netns/$TB_RCV" $exec_start >"$WORK/run.json" 2>"$WORK/run.err" &
+RW_PID=$!
+wait_attached "$WORK/run.err" || fail "ratewall starts with the unit's command line"
+gen --sources 3 --count 3000 --rate 3k --per-source >"$WORK/gen.json" 2>"$WORK/gen.err" ||
+	fail "the generator runs: $(cat "$WORK/gen.err")"
+sleep 1.5
+stop_ratewall TERM
+check "ratewall exits 0 on SIGTERM, as systemctl stop ends it" test $? -eq 0
+python3 - "$WORK/gen.json" "$WORK/run.json" <<'PY'
+import json, sys
+gen = json.load(open(sys.argv[1]))
+lines = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+seen = {e["key"]: e["packets"] for l in lines for e in l["top"]}
+want = gen["per_source"]
+ok = bool(lines) and all(seen.get(k, 0) > 0 for k in want) and lines[-1]["totals"]["rx_packets"] == gen["sent"]
+print(f"JSON lines {len(lines)}, sources {sorted(seen)} (sent to {sorted(want)}),"
+      f" rx_packets {lines[-1]['totals']['rx_packets'] if lines else None} (sent {gen['sent']})")
+sys.exit(0 if ok else 1)
+PY
+check "its JSON shows each source the generator sent from, and every packet it sent" test $? -eq 0
+check "its history is in /var/lib/ratewall/$TB_RX.db" test -s "/var/lib/ratewall/$TB_RX.db"
+check "the instance stays pinned in $PIN_ROOT/$TB_RX and enforcing" \
+	sh -c "test -d '$PIN_ROOT/$TB_RX' && ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp"
+# An upgrade (here the same version again) leaves enforcement alone: only
+# removal stops it.
+apt-get install --reinstall -y "$DEB" >"$WORK/reinstall.log" 2>&1
+rc=$?
+check "apt-get install --reinstall exits 0 and the instance is still pinned and enforcing" \
+	sh -c "test $rc -eq 0 && test -d '$PIN_ROOT/$TB_RX' && ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp"
+
+# 5. Purge: nothing the package listed, nothing it made.
+dpkg -L ratewall >"$WORK/listed"
+apt-get purge -y ratewall >"$WORK/purge.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || tail -n 20 "$WORK/purge.log"
+check "apt-get purge -y ratewall exits 0" test "$rc" -eq 0
+out=$(dpkg -s ratewall 2>&1 | head -n 1)
+check "dpkg -s ratewall: $out" grep -q 'is not installed' <<<"$out"
+left=""
+while read -r p; do
+	[ "$p" != /. ] || continue
+	[ -e "$p" ] || [ -L "$p" ] || continue
+	# A directory stays when another package has it (/usr/sbin, /usr/share/man/man8,
+	# /lib: usrmerge's link).
+	[ -d "$p" ] && dpkg -S "$p" >/dev/null 2>&1 && continue
+	left="$left $p"
+done <"$WORK/listed"
+check "every path it listed ($(wc -l <"$WORK/listed")) is gone${left:+:$left}" test -z "$left"
+for p in /etc/ratewall /var/lib/ratewall "/etc/systemd/system/multi-user.target.wants/ratewall@$TB_RX.service" \
+	"$PIN_ROOT"; do
+	check "$p is gone" sh -c "[ ! -e '$p' ] && [ ! -L '$p' ]"
+done
+check "no XDP program is left on $TB_RX" sh -c "! ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp"
+
+finish

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "unit.h"
+#include "unit/unit.h"
 #include "views/metrics.h"
 #include "views/report.h"
 

@@ -46,6 +46,7 @@ plant "a target-down alert for every job is caught" "$RULES" \
 	's/up{job="ratewall"} == 0/up == 0/' 1 'alertname: RatewallTargetDown'
 plant "a heavy prefix without its floor (a window of 100 packets fires) is caught" "$RULES" \
 	'/and on (job, instance) ratewall_window_packets > 1000/d' 1 'alertname: RatewallHeavyPrefix'
+# shellcheck disable=SC2016 # $value is the template's, not the shell's
 plant "an annotation that renders otherwise is caught" "$RULES" \
 	's/is banned on {{ $value }} host(s)/is banned on {{ $value }} hosts/' 1 'alertname: RatewallSourceBanned'
 

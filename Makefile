@@ -30,7 +30,8 @@ PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/ke
 	     user/views/actview.c user/act/gobgp.c user/act/capture.c user/act/routes.c \
 	     user/act/hook.c user/act/spawn.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
-UNIT_TEST_SRCS := $(wildcard tests/unit/*.c)
+# tests/unit/*/: a room's tests grown into a folder of their own (metrics/: the /metrics page)
+UNIT_TEST_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \
 	    $(BUILD)/rwgen.bpf.o

@@ -5,7 +5,9 @@
 #      circle, no tooling folder outgrows the product's (tools/check_rooms.py);
 #      the options' table agrees with the man page, --help and completion;
 #      every path the prose names exists and the README stays short;
-#      docs/performance.md is what bench/bench.py --report renders
+#      docs/performance.md is what bench/bench.py --report renders; the
+#      alert rules pass promtool check and test; the dashboard is
+#      tools/dashboard.py's rendering, with Grafana's fields and its wiring
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create; four of
@@ -37,6 +39,8 @@ suite "layout: the options' table is the man page's and --help's" "$ROOT/tests/l
 suite "layout: shell completion from the same table" "$ROOT/tests/layout/test_completion.sh"
 suite "layout: every path the prose names exists; the README stays short" "$ROOT/tests/layout/test_prose.sh"
 suite "layout: docs/performance.md is bench/results/latest.json rendered" "$ROOT/tests/layout/test_performance_page.sh"
+suite "layout: the alert rules pass promtool's check and unit tests" "$ROOT/tests/layout/test_alert_rules.sh"
+suite "layout: the Grafana dashboard is rendered, shaped and wired" "$ROOT/tests/layout/test_dashboard.sh"
 suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" \
 	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
 suite "userspace unit tests" "$BUILD/test_unit"

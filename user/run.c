@@ -157,9 +157,11 @@ static int rank_kinds(struct rw_session *s, struct rw_report *rep)
 /*
  * --history: the report into the database, once for its window. An error is
  * said when it is new (not every tick while it lasts), and the recovery too;
- * enforcement and the other views go on either way.
+ * enforcement and the other views go on either way. Every write, and every
+ * tick that could not write (the file closed, waiting to be opened again),
+ * counts on /metrics, whose "up" is the last one's outcome.
  */
-static void keep_history(struct rw_session *s, const struct rw_report *rep)
+static void keep_history(struct rw_session *s, struct rw_report *rep)
 {
 	char err[sizeof(s->history_said)];
 	int ret;
@@ -167,6 +169,9 @@ static void keep_history(struct rw_session *s, const struct rw_report *rep)
 	if (!s->cfg->history_path[0])
 		return;
 	ret = rw_history_write(&s->history, rep, err, sizeof(err));
+	s->history_health.written = s->history.written;
+	s->history_health.errors += ret < 0;
+	s->history_health.up = ret >= 0;
 	if (ret != 0)
 		rw_events_tick_clear(&s->events); /* written, or lost with the window */
 	if (ret >= 0 && s->history_said[0]) {
@@ -176,6 +181,7 @@ static void keep_history(struct rw_session *s, const struct rw_report *rep)
 		snprintf(s->history_said, sizeof(s->history_said), "%s", err);
 		rw_run_say_error(s, "%s", err);
 	}
+	rep->history = &s->history_health;
 }
 
 /* One interval: read, wipe, rank, set thresholds, print. Returns 0, or negative errno. */

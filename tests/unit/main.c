@@ -10,6 +10,7 @@ int main(void)
 	run_kernel_tests();
 	run_rank_tests();
 	run_views_tests();
+	run_metrics_tests();
 	run_history_tests();
 	run_hook_tests();
 	run_bgp_tests();

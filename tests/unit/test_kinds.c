@@ -234,67 +234,6 @@ static void check_metrics(const struct one_report *o, unsigned int kind)
 	free(text);
 }
 
-/* Whether /metrics carries a packets-per-second series for key k. */
-static bool has_rate_series(const char *text, const struct rw_key *k)
-{
-	char want[256], key[RW_KEY_STRLEN];
-
-	rw_key_format(k, key, sizeof(key));
-	snprintf(want, sizeof(want), "\nratewall_source_packets_per_second{kind=\"%s\",key=\"%s\"",
-		 rw_kind(rw_kind_of(k))->name, key);
-	return strstr(text, want) != NULL;
-}
-
-/*
- * --metrics-min-share: each ranking's series are its top-N and the keys over
- * the share beyond it, never the rest the ranking kept; the share itself and
- * the prefixes over it are series too.
- */
-static void test_metrics_min_share(void)
-{
-	struct rw_metrics m = { 0 };
-	struct one_report o;
-	struct rw_rank_entry top[3], ranked[2];
-	struct rw_hhh_item over = { .packets = 300, .prefix = { .family = RW_FAMILY_IPV4,
-								  .addr = { 198, 18, 0, 0 },
-								  .prefix_len = 24 } };
-	FILE *f = tmpfile();
-	char *text;
-
-	one_report(&o, RW_KIND_SRC);
-	for (int i = 0; i < 3; i++) {
-		top[i] = o.top;
-		top[i].key.addr[3] = (uint8_t)(10 + i);
-	}
-	ranked[0] = ranked[1] = o.ranked;
-	ranked[1].key.addr[3] ^= 0x40;
-	o.r.top = top, o.r.ntop = 1, o.r.nover = 1;
-	o.r.rankings[0].top = ranked, o.r.rankings[0].n = 1, o.r.rankings[0].nover = 1;
-	o.cfg.metrics_min_share_ppm = 5000;
-	o.cfg.levels.n[0] = 1;
-	o.r.prefixes_over = &over, o.r.nprefixes_over = 1;
-	rw_metrics_render(f, &m, &o.r);
-	text = read_all(f);
-	CHECK(has_rate_series(text, &top[0].key));
-	CHECK(has_rate_series(text, &top[1].key));
-	CHECK(!has_rate_series(text, &top[2].key));
-	CHECK(has_rate_series(text, &ranked[0].key));
-	CHECK(has_rate_series(text, &ranked[1].key));
-	CHECK(strstr(text, "\nratewall_metrics_min_share 0.005\n") != NULL);
-	CHECK(strstr(text, "\nratewall_prefix_packets_per_second{prefix=\"198.18.0.0/24\","
-			   "level=\"24\"} 300\n") != NULL);
-	free(text);
-	/* Without the share: neither family, and the top-N alone. */
-	o.cfg.metrics_min_share_ppm = 0, o.r.nover = 0;
-	f = tmpfile();
-	rw_metrics_render(f, &m, &o.r);
-	text = read_all(f);
-	CHECK(!has_rate_series(text, &top[1].key));
-	CHECK(strstr(text, "ratewall_metrics_min_share") == NULL);
-	CHECK(strstr(text, "ratewall_prefix_packets_per_second") == NULL);
-	free(text);
-}
-
 /* --events: a limited event names its key's kind, a rule's budget its kind too. */
 static void check_events(unsigned int kind)
 {
@@ -400,6 +339,5 @@ void run_kinds_tests(void)
 	RUN(test_kind_table_whole);
 	RUN(test_kind_key_text);
 	RUN(test_kind_report_views);
-	RUN(test_metrics_min_share);
 	RUN(test_kind_terminal_view);
 }

@@ -56,6 +56,7 @@ void run_kinds_tests(void);
 void run_kernel_tests(void);
 void run_rank_tests(void);
 void run_views_tests(void);
+void run_metrics_tests(void);
 void run_history_tests(void);
 void run_hook_tests(void);
 void run_bgp_tests(void);

@@ -64,6 +64,7 @@ struct rw_session {
 	int bgp_journal_fd;           /* --persist --bgp: the pinned journal, else -1 */
 	struct rw_history history;    /* --history: path "" without */
 	char history_said[256];       /* the last history error said ("" after a good write) */
+	struct rw_history_health history_health; /* what /metrics says of the writes */
 	bool first_tick_now;          /* report at once, not an interval after the start */
 	char said[1024];              /* --tui: what the loader said, printed after the view */
 };

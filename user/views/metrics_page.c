@@ -60,7 +60,7 @@ static void rule_counter(FILE *out, const struct rw_report *r, const char *name,
 	}
 }
 
-/* One ranking's series of a top-N gauge. */
+/* One ranking's series of a top-N gauge; what: pps, bps, drops/s, limited, banned. */
 static void top_samples(FILE *out, const struct rw_report *r, const char *name, int what,
 			uint8_t kind, const struct rw_rank_entry *top, uint32_t n)
 {
@@ -75,7 +75,8 @@ static void top_samples(FILE *out, const struct rw_report *r, const char *name, 
 		v = what == 0 ? rw_rate(e->sum.packets, r->span_ns) :
 		    what == 1 ? rw_rate(e->sum.bytes, r->span_ns) :
 		    what == 2 ? rw_rate(e->sum.drop_packets, r->span_ns) :
-				(e->sum.drop_packets ? 1.0 : 0.0);
+		    what == 3 ? (e->sum.drop_packets ? 1.0 : 0.0) :
+				(e->banned ? 1.0 : 0.0);
 		/* The key in `key` for every kind; a source also in `source`, as before kinds. */
 		fprintf(out, "%s{kind=\"%s\",key=\"%s\"", name, d->name, key);
 		if (d->metric_label)
@@ -160,6 +161,20 @@ static void act_metrics(FILE *out, const struct rw_act_counts *c)
 	}
 }
 
+/* --history: how its writes go. */
+static void history_metrics(FILE *out, const struct rw_history_health *h)
+{
+	head(out, "ratewall_history_up", "gauge",
+	     "1 when the last --history write went in, 0 while writes fail.");
+	fprintf(out, "ratewall_history_up %d\n", h->up);
+	head(out, "ratewall_history_windows_written_total", "counter",
+	     "Windows written into the --history database.");
+	fprintf(out, "ratewall_history_windows_written_total %" PRIu64 "\n", h->written);
+	head(out, "ratewall_history_write_errors_total", "counter",
+	     "Ticks whose --history write failed: the window lost, or the trimming after it.");
+	fprintf(out, "ratewall_history_write_errors_total %" PRIu64 "\n", h->errors);
+}
+
 void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r)
 {
 	head(out, "ratewall_build_info", "gauge", "Version of the running ratewall; always 1.");
@@ -207,6 +222,12 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 	head(out, "ratewall_window_dropped_packets", "gauge", "Packets dropped in the window.");
 	fprintf(out, "ratewall_window_dropped_packets %" PRIu64 "\n",
 		(uint64_t)r->tick.total.drop_packets);
+	/* A stalled loop leaves both as they were while the scrapes go on: the tick is late. */
+	head(out, "ratewall_last_tick_timestamp_seconds", "gauge",
+	     "When the last tick rendered this page, seconds since the epoch.");
+	fprintf(out, "ratewall_last_tick_timestamp_seconds %.3f\n", r->ts);
+	head(out, "ratewall_interval_seconds", "gauge", "The time between ticks (--interval).");
+	fprintf(out, "ratewall_interval_seconds %.9g\n", r->cfg->interval_ns / 1e9);
 	head(out, "ratewall_tick_duration_seconds", "histogram",
 	     "What reading, wiping and ranking took each interval.");
 	for (int i = 0; i < RW_TICK_BUCKETS; i++) /* each bucket counts every tick <= its bound */
@@ -224,6 +245,9 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		  "Dropped packets per second over the window, for the top-N sources only.", 2);
 	top_gauge(out, r, "ratewall_source_limited",
 		  "1 when a top-N source had packets dropped in the window.", 3);
+	if (r->cfg->ban_ns)
+		top_gauge(out, r, "ratewall_source_banned",
+			  "1 when a top-N source serves a --ban: every packet of it dropped.", 4);
 	if (r->rules && r->rules->n) {
 		rule_counter(out, r, "ratewall_rule_packets_total",
 			     "Packets each rule decided since it went in (rule: its id; text: the rule).",
@@ -245,6 +269,8 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 	}
 	if (r->cfg->metrics_min_share_ppm)
 		share_metrics(out, r);
+	if (r->history)
+		history_metrics(out, r->history);
 	if (r->act)
 		act_metrics(out, r->act);
 }

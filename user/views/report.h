@@ -14,6 +14,13 @@
 #include "rank/rank.h"
 #include "views/events.h"
 
+/* --history: how its writes go, for /metrics. */
+struct rw_history_health {
+	uint64_t written; /* windows written */
+	uint64_t errors;  /* writes that failed: the window lost, or the trimming after it */
+	bool up;          /* the last write went in (or its window was there already) */
+};
+
 /* --rank: one other kind's top-N. */
 struct rw_report_ranking {
 	uint8_t kind; /* enum rw_key_kind */
@@ -48,6 +55,7 @@ struct rw_report {
 	uint32_t nevents;
 	const struct rw_ruleset *rules; /* in force, with their counts (NULL: not read) */
 	const struct rw_act_counts *act; /* --on-event, --bgp: what they did (NULL: neither) */
+	const struct rw_history_health *history; /* --history (NULL without) */
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);

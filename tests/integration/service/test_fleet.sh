@@ -8,6 +8,8 @@
 #      (paced senders come in bursts), heaviest first
 #  (b) the alerting rule RatewallSourceLimited fires for the source that is
 #      over its limit on some host, and only for it
+#  (c) every query of dist/ratewall-dashboard.json answers; (d) the alerts of
+#      dist/ratewall.rules.yml that should be up are, and no others
 #  (e) the spread: a source sent evenly to every host, under each one's top 5
 #      but the fleet's biggest, is the fleet's #1 in PromQL through
 #      --metrics-min-share 2%, its sum short by at most 2 % of the fleet's
@@ -36,7 +38,7 @@ for i in 1 2 3; do
 	ip -n "$MON" link set "${BASE}m$i" up
 	ADDRS+=("198.18.250.$((4 * i + 1)):9100")
 	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 10k --top 5 --metrics "${ADDRS[-1]}" \
-		--metrics-min-share 2% --rank pair --levels v4:32,24 \
+		--metrics-min-share 2% --rank pair --levels v4:24,16 --ban 30s --history "$WORK/h$i.db" \
 		--json >"$WORK/rw$i.json" 2>"$WORK/rw$i.err" &
 	RW_PIDS+=($!)
 done
@@ -47,31 +49,17 @@ TB_SND="" TB_RCV="" # all three are in EXTRA_NS; nothing left for tb_down
 TRAFFIC=("198.18.0.1 20000 198.18.0.2 3000" "198.18.0.1 15000 198.18.0.3 4000"
 	 "198.18.0.4 6500 198.18.0.2 2000")
 
-cat >"$WORK/rules.yml" <<'YML'
-groups:
-  - name: ratewall
-    interval: 1s
-    rules:
-      - record: source:ratewall_source_packets_per_second:sum
-        expr: sum by (source) (ratewall_source_packets_per_second)
-      - alert: RatewallSourceLimited
-        expr: max by (source) (ratewall_source_limited) == 1
-        labels:
-          severity: warning
-        annotations:
-          summary: "{{ $labels.source }} is over its ratewall limit on some host"
-YML
 cat >"$WORK/prometheus.yml" <<YML
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
-rule_files: ["$WORK/rules.yml"]
+rule_files: ["$ROOT/dist/ratewall.rules.yml"]
 scrape_configs:
   - job_name: ratewall
     static_configs:
       - targets: ["${ADDRS[0]}", "${ADDRS[1]}", "${ADDRS[2]}"]
 YML
-check "promtool accepts the recording and alerting rules" promtool check rules "$WORK/rules.yml"
+check "promtool accepts the recording and alerting rules" promtool check rules "$ROOT/dist/ratewall.rules.yml"
 ip netns exec "$MON" prometheus --config.file="$WORK/prometheus.yml" \
 	--storage.tsdb.path="$WORK/tsdb" --web.listen-address=127.0.0.1:9090 \
 	>"$WORK/prometheus.log" 2>&1 &
@@ -140,6 +128,65 @@ r = json.load(open(sys.argv[1]))['data']['result']
 print(','.join(sorted(x['metric']['source'] for x in r)))" "$WORK/alerts.json")
 echo "     (b) RatewallSourceLimited firing for: ${firing:-nobody}"
 check "(b) the alert fires for the source over its limit, and only for it" test "$firing" = "198.18.0.1"
+
+# (c) and (d) ask Prometheus about the moment (a) asked, while the traffic ran
+# (a source gone from the window is gone from /metrics, and from an instant query).
+AT=$(stat -c %Y "$WORK/topk.json")
+# (c) Every query of the dashboard (dist/ratewall-dashboard.json) and its variables answers.
+ip netns exec "$MON" python3 "$ROOT/tests/harness/check_dashboard.py" --prometheus http://127.0.0.1:9090 \
+	--time "$AT" >"$WORK/dashboard.out" 2>&1
+rc=$?
+grep -v '^ok  ' "$WORK/dashboard.out" | sed 's/^/     /'
+check "(c) every dashboard panel's query answers with data" test "$rc" = 0
+# ... and a query of a family nobody serves is named, so the check above can fail.
+sed 's/ratewall_tracked_sources{/ratewall_tracked_nothing{/' "$ROOT/dist/ratewall-dashboard.json" \
+	>"$WORK/planted-dashboard.json"
+ip netns exec "$MON" python3 "$ROOT/tests/harness/check_dashboard.py" --prometheus http://127.0.0.1:9090 \
+	--time "$AT" "$WORK/planted-dashboard.json" >"$WORK/planted.out" 2>&1
+rc=$?
+check "(c) a planted panel without data is named" \
+	grep -q '^1 of [0-9]* queries failed: panel [0-9]* "Tracked keys" A (no data)$' "$WORK/planted.out"
+check "(c) ... and fails the check" test "$rc" = 1
+
+# (d) Which alerts of dist/ratewall.rules.yml are up in this fleet: limited and
+# banned (firing: no `for`) for 198.18.0.1 alone; a heavy prefix on each host
+# (pending or firing: it waits 2 minutes), 198.18.0.0/24 holding all of the
+# traffic; hosts 1 and 2 dropping over 10 % (198.18.0.1 is over the limit
+# there), host 3 not. Never a late tick, a target down or missing, a history
+# error: neither then nor now.
+query_at() { # query_at TIME PROMQL
+	ip netns exec "$MON" curl -s --max-time 5 --data-urlencode "query=$2" --data-urlencode "time=$1" \
+		http://127.0.0.1:9090/api/v1/query
+}
+query_at "$AT" 'ALERTS{alertname=~"Ratewall.*"}' >"$WORK/alerts_then.json"
+query_at "$(date +%s)" 'ALERTS{alertname=~"Ratewall.*"}' >"$WORK/alerts_now.json"
+IFS='|' read -r firing heavy dropping other <<<"$(python3 - "$WORK"/alerts_{then,now}.json "${ADDRS[@]}" <<'PY'
+import json, sys
+host = {a: "host%d" % i for i, a in enumerate(sys.argv[3:], 1)}
+firing, heavy, dropping, other = set(), set(), set(), set()
+for path in sys.argv[1:3]:
+    for r in json.load(open(path))["data"]["result"]:
+        m = r["metric"]
+        name, where = m["alertname"], host.get(m.get("instance"), m.get("instance", ""))
+        if path == sys.argv[1] and name in ("RatewallSourceLimited", "RatewallSourceBanned"):
+            (firing if m["alertstate"] == "firing" else other).add("%s=%s" % (name, m.get("source")))
+        elif path == sys.argv[1] and name == "RatewallHeavyPrefix":
+            heavy.add("%s@%s" % (m["prefix"], where))
+        elif path == sys.argv[1] and name == "RatewallHostDropping":
+            dropping.add(where)
+        elif path == sys.argv[1] or name not in ("RatewallSourceLimited", "RatewallSourceBanned",
+                                                  "RatewallHeavyPrefix", "RatewallHostDropping"):
+            other.add("%s:%s@%s" % (name, m["alertstate"], where))
+print("|".join(",".join(sorted(x)) for x in (firing, heavy, dropping, other)))
+PY
+)"
+echo "     (d) firing: ${firing:-none}; heavy prefix: ${heavy:-none}; dropping: ${dropping:-none}; other: ${other:-none}"
+check "(d) limited and banned fire for 198.18.0.1 alone" \
+	test "$firing" = "RatewallSourceBanned=198.18.0.1,RatewallSourceLimited=198.18.0.1"
+check "(d) a heavy prefix on each host (pending or firing)" \
+	test "$heavy" = "198.18.0.0/24@host1,198.18.0.0/24@host2,198.18.0.0/24@host3"
+check "(d) hosts 1 and 2 drop over 10 % (pending or firing), host 3 not" test "$dropping" = "host1,host2"
+check "(d) no tick late, target down or missing, history error: then or now" test -z "$other"
 
 # (e) The spread. Each host gets 64 sources of 198.18.10.0/26 from one paced
 # generator (a shuffled mix): five heavies of its own at 1400 pps, the spread

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# make install: what lands where (the completion scripts too), the man page (renders without a warning,
-# documents every command and option) and the systemd unit (systemd-analyze
+# make install: what lands where (the completion scripts, dashboard and rules
+# too), the man page (renders without a warning, documents every command and option) and the systemd unit (systemd-analyze
 # verify says nothing). No network, no BPF: files only, under a temporary root.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -11,7 +11,8 @@ make -s -C "$ROOT" BUILD="$BUILD" install DESTDIR="$DEST" PREFIX=/usr >"$WORK/in
 check "make install DESTDIR PREFIX=/usr exits 0" test $? -eq 0
 for f in usr/sbin/ratewall usr/share/man/man8/ratewall.8 usr/lib/systemd/system/ratewall@.service \
 	usr/share/doc/ratewall/ratewall.conf.example usr/share/bash-completion/completions/ratewall \
-	usr/share/zsh/vendor-completions/_ratewall; do
+	usr/share/zsh/vendor-completions/_ratewall usr/share/ratewall/grafana/ratewall-dashboard.json \
+	usr/share/ratewall/prometheus/ratewall.rules.yml; do
 	check "installed $f" test -s "$DEST/$f"
 done
 check "the binary is executable and runs" "$DEST/usr/sbin/ratewall" version

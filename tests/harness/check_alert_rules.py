@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+"""Checks dist/ratewall.rules.yml with promtool, and that its unit tests cover every alert.
+
+1. `promtool check rules dist/ratewall.rules.yml`: the rules parse and every
+   expression is valid PromQL.
+2. `promtool test rules tests/prometheus/ratewall.rules.test.yml`: every test
+   passes (each eval's alerts, labels and rendered annotations exactly).
+3. Every alert of the rules file has an eval in the test file where it fires,
+   one before the first of those where it does not (exp_alerts: []) and one
+   after the last (resolved). Read from the files' lines, as they are written
+   (one `- alert: NAME` a rule; `eval_time`, `alertname`, `exp_alerts` an eval).
+
+Usage: check_alert_rules.py [ROOT]   (default: this tree). Exits 1 on any finding.
+"""
+import os
+import re
+import subprocess
+import sys
+
+RULES = os.path.join("dist", "ratewall.rules.yml")
+TESTS = os.path.join("tests", "prometheus", "ratewall.rules.test.yml")
+UNITS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def seconds(duration):
+    parts = re.findall(r"(\d+)(ms|s|m|h|d)", duration)
+    if not parts or "".join(n + u for n, u in parts) != duration:
+        raise ValueError(f"eval_time {duration!r} is not a duration")
+    return sum(int(n) * UNITS[u] for n, u in parts)
+
+
+def alerts_of(rules_text):
+    return re.findall(r"^\s*-\s*alert:\s*(\w+)\s*$", rules_text, re.M)
+
+
+def evals_of(tests_text):
+    """{alertname: ([times it fires], [times it must not])} from the test file's evals."""
+    evals, time, name = {}, None, None
+    for line in tests_text.splitlines():
+        m = re.match(r"^\s*-?\s*eval_time:\s*(\S+)\s*$", line)
+        if m:
+            time, name = seconds(m.group(1)), None
+            continue
+        m = re.match(r"^\s*alertname:\s*(\w+)\s*$", line)
+        if m:
+            name = m.group(1)
+            continue
+        m = re.match(r"^\s*exp_alerts:\s*(\[\s*\])?\s*$", line)
+        if m and time is not None and name:
+            evals.setdefault(name, ([], []))[1 if m.group(1) else 0].append(time)
+            time = name = None
+    return evals
+
+
+def coverage(alerts, evals):
+    bad = []
+    for a in alerts:
+        fires, silent = evals.get(a, ([], []))
+        if not fires:
+            bad.append(f"{a}: no eval where it fires")
+            continue
+        if not any(t < min(fires) for t in silent):
+            bad.append(f"{a}: no eval before it fires where it does not")
+        if not any(t > max(fires) for t in silent):
+            bad.append(f"{a}: no eval after it fires where it is resolved")
+    for name in sorted(set(evals) - set(alerts)):
+        bad.append(f"{name}: tested, but no such alert in {RULES}")
+    return bad
+
+
+def promtool(*args):
+    r = subprocess.run(["promtool", *args], capture_output=True, text=True)
+    return r.returncode, (r.stdout + r.stderr).strip()
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    rules, tests = os.path.join(root, RULES), os.path.join(root, TESTS)
+    failed = 0
+    for what, args in (("promtool check rules", ("check", "rules", rules)),
+                       ("promtool test rules", ("test", "rules", tests))):
+        try:
+            rc, out = promtool(*args)
+        except OSError as e:
+            rc, out = 1, f"cannot run promtool: {e}"
+        print(out)
+        print(f"{'ok  ' if rc == 0 else 'FAIL'} {what} (exit {rc})")
+        failed += rc != 0
+    try:
+        with open(rules, encoding="utf-8") as f:
+            alerts = alerts_of(f.read())
+        with open(tests, encoding="utf-8") as f:
+            bad = coverage(alerts, evals_of(f.read()))
+    except (OSError, ValueError) as e:
+        alerts, bad = [], [str(e)]
+    if not alerts and not bad:
+        bad = [f"no alert in {RULES}"]
+    for b in bad:
+        print(f"FAIL {b}")
+    if not bad:
+        print(f"ok   each of the {len(alerts)} alerts is tested silent, firing, then resolved: {' '.join(alerts)}")
+    failed += bool(bad)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

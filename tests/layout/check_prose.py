@@ -8,7 +8,7 @@ What it reads (build/, .git and generated files left out):
   - Markdown (README.md, docs/**, every other *.md): the target of each link
     [text](target), and each `code span` that is a path;
   - comments of C and headers (/* */ and //), and the # comments of shell,
-    Python, Makefiles and the unit template dist/*.in.
+    Python, YAML, Makefiles and the unit template dist/*.in.
 
 What counts as a path:
   - a link target that is not a URL (scheme:) nor an anchor alone; it is
@@ -52,7 +52,7 @@ def source_kind(rel):
     name = os.path.basename(rel)
     if name.endswith((".c", ".h")):
         return "c"
-    if name.endswith((".sh", ".py", ".in")) or name == "Makefile" or name.endswith(".mk"):
+    if name.endswith((".sh", ".py", ".in", ".yml", ".yaml")) or name == "Makefile" or name.endswith(".mk"):
         return "hash"
     if name.endswith(".md"):
         return "md"

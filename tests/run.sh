@@ -14,8 +14,10 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/tally.sh"
+. "$ROOT/tests/harness/python_once.sh"
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 export BUILD
+python_once "$BUILD/python"
 
 tally_start "tests need root (BPF programs, network namespaces); run: sudo make test" rwrun
 

@@ -10,8 +10,8 @@
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create; four of
 #      them with ratewall built with ASan/UBSan (two of those only that way)
-# Layer 0 runs beside layers 1 and 2 (after the fuzzing); each says what it
-# said, in this order, once they are done.
+# Layer 0 and the two integration suites without traffic run beside layers 1
+# and 2 (after the fuzzing); each says what it said in the order above.
 # Needs root. Usage: tests/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,11 +53,13 @@ start=$(date +%s)
 OUT=$(mktemp -d /tmp/rwrun.XXXXXX)
 trap 'rm -f "$LOG"; rm -rf "$OUT"' EXIT
 # Fuzzing takes both CPUs, alone. Then the layout checks (Python on one CPU)
-# run beside the unit and BPF unit tests (one CPU, both for moments): none
-# loads or looks at what another makes, none times against the machine, and
-# one after the other they took 45 s of the run's first minute. Each says
-# what it said once all are done, in the order below; a layer's time is its
-# own, beside the others.
+# and two integration suites without traffic (test_install: files only;
+# test_errors_cleanup: refusals and exits on its own testbed, no program of
+# another's looked at) run one after the other beside the unit and BPF unit
+# tests (one CPU, both for moments): none loads or looks at what another
+# makes, none times against the machine, and one after the other they took
+# 60 s of the run's first 100. Each says what it said in its usual place; a
+# layer's time is its own, beside the others.
 run_layer "$OUT/fuzz" "$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
 layouts=(
 	"includes run one way between the rooms of user/|test_rooms.sh"
@@ -66,19 +68,23 @@ layouts=(
 	"every path the prose names exists; the README stays short|test_prose.sh"
 	"docs/performance.md is bench/results/latest.json rendered|test_performance_page.sh"
 )
+beside_integration="test_install test_errors_cleanup"
 (
 	for i in "${!layouts[@]}"; do
 		run_layer "$OUT/layout$i" "$ROOT/tests/layout/${layouts[$i]#*|}"
 	done
+	for n in $beside_integration; do
+		run_layer "$OUT/$n" "$ROOT"/tests/integration/*/"$n.sh"
+	done
 ) &
-layout_pid=$!
+beside_pid=$!
 run_layer "$OUT/unit" "$BUILD/test_unit"
 run_layer "$OUT/unit_asan" "$BUILD/asan/test_unit"
 # The BPF unit tests run once, with the sanitized loader code: the program
 # under test is the same object in both builds, and the loader code they
 # drive (rules maps, flow table, window arithmetic) is the same source.
 run_layer "$OUT/bpf" "$BUILD/asan/test_bpf"
-wait "$layout_pid"
+wait "$beside_pid"
 for i in "${!layouts[@]}"; do
 	said "layout: ${layouts[$i]%%|*}" "$OUT/layout$i"
 done
@@ -94,7 +100,11 @@ for t in "$ROOT"/tests/integration/*/test_*.sh; do
 	case "$(basename "$t")" in
 	test_persist.sh | test_policy.sh | test_tui.sh) continue ;;
 	esac
-	suite "integration: $(basename "$t" .sh)" "$t"
+	if [ -e "$OUT/$(basename "$t" .sh).rc" ]; then # run beside the unit tests above
+		said "integration: $(basename "$t" .sh)" "$OUT/$(basename "$t" .sh)"
+	else
+		suite "integration: $(basename "$t" .sh)" "$t"
+	fi
 done
 # The loader's tick (map reads, idle deletion, ranking, JSON) under the sanitizers.
 suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \

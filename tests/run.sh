@@ -12,43 +12,90 @@
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create; four of
 #      them with ratewall built with ASan/UBSan (two of those only that way)
+# Layer 0 and the two integration suites without traffic run beside layers 1
+# and 2 (after the fuzzing); each says what it said in the order above.
 # Needs root. Usage: tests/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/tally.sh"
+. "$ROOT/tests/harness/python_once.sh"
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 export BUILD
+python_once "$BUILD/python"
 
 tally_start "tests need root (BPF programs, network namespaces); run: sudo make test" rwrun
 
-suite() {
-	local name=$1 rc line p f t0=$SECONDS
+# run_layer OUT CMD...: one layer (at most 300 s), what it says in OUT, its
+# exit status in OUT.rc and its seconds in OUT.s.
+run_layer() {
+	local out=$1 t0=$SECONDS
 	shift
-	echo "== $name"
-	timeout --kill-after=10 300 "$@" >"$LOG" 2>&1
-	rc=$?
-	cat "$LOG"
+	timeout --kill-after=10 300 "$@" >"$out" 2>&1
+	echo $? >"$out.rc"
+	echo $((SECONDS - t0)) >"$out.s"
+}
+
+# said NAME OUT: what a layer run by run_layer said, its time, into the tally.
+said() {
+	echo "== $1"
+	cat "$2"
 	# Each layer's time, so the whole run can be kept under its 10 minutes.
-	echo "   ($((SECONDS - t0)) s)"
-	tally "$name" "$rc" "$LOG"
+	echo "   ($(cat "$2.s") s)"
+	tally "$1" "$(cat "$2.rc")" "$2"
+}
+
+suite() {
+	local name=$1
+	shift
+	run_layer "$LOG" "$@"
+	said "$name" "$LOG"
 }
 
 start=$(date +%s)
-suite "layout: includes run one way between the rooms of user/" "$ROOT/tests/layout/test_rooms.sh"
-suite "layout: the options' table is the man page's and --help's" "$ROOT/tests/layout/test_options.sh"
-suite "layout: shell completion from the same table" "$ROOT/tests/layout/test_completion.sh"
-suite "layout: every path the prose names exists; the README stays short" "$ROOT/tests/layout/test_prose.sh"
-suite "layout: docs/performance.md is bench/results/latest.json rendered" "$ROOT/tests/layout/test_performance_page.sh"
-suite "layout: the alert rules pass promtool's check and unit tests" "$ROOT/tests/layout/test_alert_rules.sh"
-suite "layout: the Grafana dashboard is rendered, shaped and wired" "$ROOT/tests/layout/test_dashboard.sh"
-suite "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" \
-	"$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
-suite "userspace unit tests" "$BUILD/test_unit"
-suite "userspace unit tests (ASan, UBSan)" "$BUILD/asan/test_unit"
+OUT=$(mktemp -d /tmp/rwrun.XXXXXX)
+trap 'rm -f "$LOG"; rm -rf "$OUT"' EXIT
+# Fuzzing takes both CPUs, alone. Then the layout checks (Python on one CPU)
+# and two integration suites without traffic (test_install: files only;
+# test_errors_cleanup: refusals and exits on its own testbed, no program of
+# another's looked at) run one after the other beside the unit and BPF unit
+# tests (one CPU, both for moments): none loads or looks at what another
+# makes, none times against the machine, and one after the other they took
+# 60 s of the run's first 100. Each says what it said in its usual place; a
+# layer's time is its own, beside the others.
+run_layer "$OUT/fuzz" "$ROOT/tests/fuzz/run.sh" "${FUZZ_TEST_TIME:-2}" "$BUILD"
+layouts=(
+	"includes run one way between the rooms of user/|test_rooms.sh"
+	"the options' table is the man page's and --help's|test_options.sh"
+	"shell completion from the same table|test_completion.sh"
+	"every path the prose names exists; the README stays short|test_prose.sh"
+	"docs/performance.md is bench/results/latest.json rendered|test_performance_page.sh"
+	"the alert rules pass promtool's check and unit tests|test_alert_rules.sh"
+	"the Grafana dashboard is rendered, shaped and wired|test_dashboard.sh"
+)
+beside_integration="test_install test_errors_cleanup"
+(
+	for i in "${!layouts[@]}"; do
+		run_layer "$OUT/layout$i" "$ROOT/tests/layout/${layouts[$i]#*|}"
+	done
+	for n in $beside_integration; do
+		run_layer "$OUT/$n" "$ROOT"/tests/integration/*/"$n.sh"
+	done
+) &
+beside_pid=$!
+run_layer "$OUT/unit" "$BUILD/test_unit"
+run_layer "$OUT/unit_asan" "$BUILD/asan/test_unit"
 # The BPF unit tests run once, with the sanitized loader code: the program
 # under test is the same object in both builds, and the loader code they
 # drive (rules maps, flow table, window arithmetic) is the same source.
-suite "BPF unit tests (ASan, UBSan)" "$BUILD/asan/test_bpf"
+run_layer "$OUT/bpf" "$BUILD/asan/test_bpf"
+wait "$beside_pid"
+for i in "${!layouts[@]}"; do
+	said "layout: ${layouts[$i]%%|*}" "$OUT/layout$i"
+done
+said "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" "$OUT/fuzz"
+said "userspace unit tests" "$OUT/unit"
+said "userspace unit tests (ASan, UBSan)" "$OUT/unit_asan"
+said "BPF unit tests (ASan, UBSan)" "$OUT/bpf"
 # test_persist, test_policy and test_tui run once, with the sanitized ratewall
 # below: a minute each for the first two, 20 s for the third, and what they
 # drive (pins, adoption, rules files, reloads, the terminal view) is the
@@ -57,7 +104,11 @@ for t in "$ROOT"/tests/integration/*/test_*.sh; do
 	case "$(basename "$t")" in
 	test_persist.sh | test_policy.sh | test_tui.sh) continue ;;
 	esac
-	suite "integration: $(basename "$t" .sh)" "$t"
+	if [ -e "$OUT/$(basename "$t" .sh).rc" ]; then # run beside the unit tests above
+		said "integration: $(basename "$t" .sh)" "$OUT/$(basename "$t" .sh)"
+	else
+		suite "integration: $(basename "$t" .sh)" "$t"
+	fi
 done
 # The loader's tick (map reads, idle deletion, ranking, JSON) under the sanitizers.
 suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \

@@ -10,10 +10,13 @@ GEN=$BUILD/rwgen
 SINK=$BUILD/rwsink
 # shellcheck source=../harness/testbed.sh
 . "$ROOT/tests/harness/testbed.sh"
+# shellcheck source=../harness/python_once.sh
+. "$ROOT/tests/harness/python_once.sh"
 
 PASSED=0
 FAILED=0
 WORK=$(mktemp -d /tmp/rwtest.XXXXXX)
+python_once "$WORK/bin"
 
 # KEEP_WORK=1 keeps a copy of the test's files (ratewall's JSON, generator
 # output) in /tmp/rwkeep for a look after a failure.

@@ -114,11 +114,7 @@ void run_pace_tests(void);
 void run_flood_tests(void);
 /* Rules with a match: protocol, ports, flags, type (test_rules.c). */
 void run_rule_match_tests(void);
-/*
- * The BGP driver's thread against a fake speaker (test_bgp.c): started in a
- * child beside the other tests, said and counted once they are done.
- */
-void start_bgp_tests(void);
-void end_bgp_tests(void);
+/* The BGP driver's thread against a fake speaker (test_bgp.c). */
+void run_bgp_tests(void);
 
 #endif

@@ -412,7 +412,7 @@ static void fake_missing(void)
 	CHECK(0);
 }
 
-static void run_bgp_tests(void)
+void run_bgp_tests(void)
 {
 	if (access(FAKE, X_OK)) {
 		fprintf(stderr, "test_bgp: %s: %s (run from the top of the tree)\n", FAKE, strerror(errno));
@@ -434,56 +434,4 @@ static void run_bgp_tests(void)
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 		CHECK_EQ(system(cmd), 0);
 	}
-}
-
-/*
- * The BGP tests wait on the driver's one-second retries (10 s of the layer's
- * 35 s) and load no program: a child runs them beside the others. Its lines
- * (stdout and stderr, in their order) wait in a file and are said, and
- * counted, after the others, where they always were; it exits, so the
- * sanitizers' leak check covers it; a child that ends otherwise is a failure.
- */
-static FILE *bgp_said;
-static pid_t bgp_child = -1;
-
-void start_bgp_tests(void)
-{
-	fflush(stdout);
-	fflush(stderr);
-	bgp_said = tmpfile();
-	if (bgp_said)
-		bgp_child = fork();
-	if (bgp_child == 0) {
-		dup2(fileno(bgp_said), STDOUT_FILENO);
-		dup2(fileno(bgp_said), STDERR_FILENO);
-		run_bgp_tests();
-		exit(0);
-	}
-}
-
-void end_bgp_tests(void)
-{
-	char line[1024];
-	int status = 0;
-
-	if (bgp_child < 0) { /* no file or no child: here, after the others */
-		fprintf(stderr, "test_bgp: cannot run beside the others (%s): running now\n",
-			strerror(errno));
-		run_bgp_tests();
-		return;
-	}
-	if (waitpid(bgp_child, &status, 0) != bgp_child)
-		status = -1;
-	rewind(bgp_said);
-	while (fgets(line, sizeof(line), bgp_said)) {
-		fputs(line, stdout);
-		tl_passed += !strncmp(line, "ok   ", 5);
-		tl_failed += !strncmp(line, "FAIL ", 5);
-	}
-	fclose(bgp_said);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		printf("FAIL bgp: the tests' child ended with status %#x\n", status);
-		tl_failed++;
-	}
-	fflush(stdout);
 }

@@ -1138,7 +1138,6 @@ int main(void)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	start_bgp_tests();
 	RUN(test_frame_table);
 	RUN(test_slot_rotation_and_stale_reset);
 	RUN(test_packet_limit_crossing);
@@ -1171,6 +1170,6 @@ int main(void)
 	run_pace_tests();
 	run_flood_tests();
 	run_rule_match_tests();
-	end_bgp_tests();
+	run_bgp_tests();
 	return tl_finish();
 }

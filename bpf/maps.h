@@ -48,6 +48,8 @@ const volatile bool cfg_sample;
 const volatile bool cfg_events;
 /* --ban: a tracked source over its limit is dropped entirely this long; 0 = off */
 const volatile __u64 cfg_ban_ns;
+/* m ln(m / zeros) for the crowd's distinct count when it is small (ratewall_crowd.h) */
+const volatile __u32 cfg_crowd_lc[RW_CROWD_REGS + 1];
 
 __u64 test_clock_ns;
 struct rw_race test_race;
@@ -101,6 +103,14 @@ struct {
 	__uint(value_size, RW_BUCKET_SIZE(RW_DEFAULT_SLOTS)); /* the loader sets cfg_slots' */
 	__uint(max_entries, RW_SKETCH_ROWS * RW_SKETCH_COLS);
 } sketch SEC(".maps");
+
+/* The crowd of untracked keys, per CPU: one entry a slot, and RW_MAX_SLOTS the window's (crowd.h). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_crowd);
+	__uint(max_entries, RW_MAX_SLOTS + 1);
+} crowd SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -19,6 +19,7 @@
 #include "parse.h"
 #include "maps.h"
 #include "clock.h"
+#include "crowd.h"
 #include "sketch.h"
 #include "table.h"
 #include "limit.h"
@@ -52,6 +53,14 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 	return ws;
 }
 
+/* A limited key promoted on this CPU leaves its crowd (crowd.h). */
+static __always_inline int rw_promoted(__u64 h, __u64 epoch, bool limited)
+{
+	if (limited)
+		rw_crowd_promoted(h, epoch);
+	return RW_TRACK;
+}
+
 /*
  * An untracked source's packet: count it in the sketch, and promote the source
  * when this CPU's estimate of its own count (its buckets less the noise of
@@ -73,7 +82,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	struct rw_thresholds *th;
 	struct rw_est own = {}, row1 = {}; /* own: row 0's counts until rw_own_estimate */
 	__u64 noise_p, noise_b;
-	bool over_cap, promote, stalled, busy = false, limited = lim->packets || lim->bytes;
+	bool over_cap, promote, stalled, crowded, busy = false, limited = lim->packets || lim->bytes;
 
 	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &own, &row1))
 		return RW_PASS;
@@ -111,9 +120,10 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		struct rw_promotion pr = { .h = h, .units = units,
 					   .take_idle = ws->refused_epoch != t->epoch + 1 };
 
+		rw_crowd_promoting(t->epoch, limited);
 		*idx = rw_promote(key, &pr, t, st);
 		if (*idx >= 0)
-			return RW_TRACK;
+			return rw_promoted(h, t->epoch, limited);
 		busy = *idx == RW_PROMOTE_BUSY;
 		if (!busy && pr.take_idle) {
 			st->failed_inserts++;
@@ -144,13 +154,21 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	if (busy && limited && rw_wait_bucket(home)) {
 		struct rw_promotion again = { .h = h, .units = units };
 
+		rw_crowd_promoting(t->epoch, limited);
 		*idx = rw_promote(key, &again, t, st);
 		if (*idx >= 0)
-			return RW_TRACK;
+			return rw_promoted(h, t->epoch, limited);
 		busy = *idx == RW_PROMOTE_BUSY;
 	}
 	stalled = busy && limited && !over_cap;
-	over_cap |= stalled;
+	/*
+	 * Not capped on its own: still held with the crowd of untracked keys
+	 * (crowd.h), which a botnet bigger than the table fills with sources
+	 * whose own estimates never stand out of the noise.
+	 */
+	crowded = limited && !over_cap && !stalled && !lim->deny &&
+		  rw_crowd_gate(h, t->epoch, len, lim->packets, lim->bytes);
+	over_cap |= stalled | crowded;
 	/*
 	 * Every RW_SAMPLE_EVERY-th untracked packet of this CPU and slot, for the
 	 * prefix counts; not one that promoted its source, which the source's
@@ -166,6 +184,8 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		ws->taken_bytes += len;
 		if (stalled)
 			st->stalled_drops++;
+		else if (crowded)
+			st->crowd_drops++;
 		else
 			st->capped_drops++;
 		return RW_DROP;

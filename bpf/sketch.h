@@ -299,6 +299,11 @@ __noinline int rw_slot_own(__u64 e)
 		load_p = rw_wslot_load(w);
 		load_u = rw_wslot_load_bytes(w) >> RW_BYTE_UNIT_LOG2;
 	}
+	if (sc->crowd_raw) {
+		sc->own.packets = (__s64)(c0[0] < c1[0] ? c0[0] : c1[0]) << RW_OWN_FRAC_LOG2;
+		sc->own.units = (__s64)(c0[1] < c1[1] ? c0[1] : c1[1]) << RW_OWN_FRAC_LOG2;
+		return 0;
+	}
 	sc->own.packets = rw_own_of(c0[0], c1[0], load_p);
 	sc->own.units = rw_own_of(c0[1], c1[1], load_u);
 	return 0;
@@ -338,6 +343,10 @@ static __always_inline void rw_take_inherited(struct rw_scratch *sc)
 			  (__u32)sc->own.units);
 	w->taken_packets += (__u64)sc->own.packets;
 	w->taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
+	if (sc->crowd_take) {
+		w->crowd_taken_packets += (__u64)sc->own.packets;
+		w->crowd_taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
+	}
 	if (sc->own.round != sc->epoch && ws->epoch == sc->epoch &&
 	    ws->noise_epoch == sc->epoch + 1) {
 		ws->earlier_sketch_packets = rw_sub_floor(ws->earlier_sketch_packets,

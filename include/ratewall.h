@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 11
+#define RW_LAYOUT_VERSION 12
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -149,6 +149,34 @@ static inline __u32 rw_byte_units(__u64 len)
 {
 	return (__u32)((len + RW_BYTE_UNIT - 1) >> RW_BYTE_UNIT_LOG2);
 }
+
+/*
+ * The crowd: the untracked keys of a limited kind on one CPU, held together
+ * to (their distinct count in the window) x the limit, so that a botnet with
+ * more sources over their limit than the table holds is held in aggregate,
+ * while a crowd of sources each under its limit is never dropped. The
+ * distinct count is a HyperLogLog of RW_CROWD_REGS registers per CPU and
+ * slot (include/ratewall_crowd.h); a CPU's entry RW_MAX_SLOTS is the
+ * window's: the live slots' registers merged and the earlier slots' sums,
+ * taken when a slot begins, its registers then kept up to date by every
+ * packet of the slot.
+ */
+#define RW_CROWD_REGS_LOG2 10
+#define RW_CROWD_REGS (1u << RW_CROWD_REGS_LOG2)
+struct rw_crowd {
+	__u64 epoch1;   /* epoch + 1 this entry is of (the window's: merged for), 0 = none */
+	__u64 packets;  /* admitted from the crowd (the window's: the earlier live slots') */
+	__u64 bytes;
+	__u64 promoted; /* keys promoted out of the crowd, once counted in it */
+	__u64 drops;    /* packets the crowd dropped at its budget */
+	/* The window's only: */
+	__u64 zsum;     /* sum of 2^(RW_CROWD_RANK_MAX - reg) over the registers */
+	__u32 zeros;    /* registers still 0 */
+	__u32 distinct; /* the estimate from zsum and zeros */
+	__u8 reg[RW_CROWD_REGS];
+};
+_Static_assert(sizeof(struct rw_crowd) == 56 + RW_CROWD_REGS, "rw_crowd layout");
+_Static_assert(RW_CROWD_REGS % 8 == 0, "registers are merged 8 at a time");
 
 /*
  * Promotion thresholds are per-CPU window estimates. A source whose own count
@@ -441,6 +469,15 @@ struct rw_scratch {
 		__s64 win_packets, win_units;
 		__u64 pos_packets, pos_units;
 	} own;
+	/*
+	 * The key being promoted is in the crowd (a limited one). take: what it
+	 * inherits from this CPU leaves the crowd's counts with its budget.
+	 * raw: the crowd dropped in this window, so the key inherits its
+	 * buckets' smaller count (never less than it sent, noise and all) and
+	 * the crowd keeps what it admitted of it: the limit holds on both sides.
+	 */
+	__u32 crowd_take;
+	__u32 crowd_raw;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -479,6 +516,8 @@ struct rw_stats {
 			      * bucket on another CPU outlasted the wait (ratewall.bpf.c) */
 	__u64 l4_unread;     /* of a protocol a qualified rule names, ports, flags or type not
 			      * readable (a fragment, a truncated header): only protocol matches */
+	__u64 crowd_drops;   /* of dropped: untracked packets dropped to hold the crowd of
+			      * untracked keys to (its distinct keys) x the limit (crowd.h) */
 };
 
 /*
@@ -507,6 +546,12 @@ struct rw_wslot {
 	 */
 	__u64 taken_packets;
 	__u64 taken_bytes;
+	/*
+	 * Of the crowd's count of this slot (struct rw_crowd): taken out with
+	 * what keys promoted out of the crowd inherited of it.
+	 */
+	__u64 crowd_taken_packets;
+	__u64 crowd_taken_bytes;
 };
 
 /*
@@ -725,17 +770,19 @@ _Static_assert(sizeof(struct rw_match) == 72, "rw_match layout");
 _Static_assert(sizeof(struct rw_rule) == 144, "rw_rule layout");
 _Static_assert(sizeof(struct rw_rule_stats) == 16, "rw_rule_stats layout");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
-_Static_assert(sizeof(struct rw_stats) == 144, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 152, "rw_stats layout");
 /* bench/rig.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
-_Static_assert(sizeof(struct rw_wslot) == 128, "rw_wslot layout: one cache line");
+/* Three lines (per-CPU values are 8-aligned); what every keyed packet writes is in the first 64 bytes. */
+_Static_assert(sizeof(struct rw_wslot) == 144, "rw_wslot layout");
+_Static_assert(__builtin_offsetof(struct rw_wslot, sketch_bytes) + 8 <= 64, "rw_wslot: a packet's counts in one line");
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");
 _Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
 	       "rw_pace takes RW_PACE_SLOTS history slots' place");
-_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 72,
+_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80,
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

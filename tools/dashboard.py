@@ -80,10 +80,13 @@ PANELS = [
              f"sum by (instance) (rate(ratewall_received_packets_total{{{IFACE}}}{RATE}))", "{{instance}}")]),
     ("Drops by reason, per host", "timeseries", 8, 8, "pps",
      "Of the drops: ahead of a key's schedule (paced), refills that met on several CPUs, inserts that "
-     "stalled.",
+     "stalled, untracked keys over their share (capped), untracked keys held together as a crowd "
+     "(a botnet bigger than the table: raise --max-flows).",
      [per_host_rate("ratewall_paced_drops_total", "{{instance}} paced"),
       per_host_rate("ratewall_met_drops_total", "{{instance}} met"),
-      per_host_rate("ratewall_stalled_drops_total", "{{instance}} stalled")]),
+      per_host_rate("ratewall_stalled_drops_total", "{{instance}} stalled"),
+      per_host_rate("ratewall_capped_drops_total", "{{instance}} capped"),
+      per_host_rate("ratewall_crowd_drops_total", "{{instance}} crowd")]),
     ("Received bits/s per host and interface", "timeseries", 8, 8, "bps",
      "ratewall_received_bytes_total, in bits.",
      [per_iface_rate("ratewall_received_bytes_total", scale="8 * ")]),

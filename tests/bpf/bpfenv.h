@@ -112,6 +112,7 @@ void run_key_tests(void);
 void run_pace_tests(void);
 /* The sketch under a wide flood (test_flood.c). */
 void run_flood_tests(void);
+void run_crowd_tests(void);
 /* Rules with a match: protocol, ports, flags, type (test_rules.c). */
 void run_rule_match_tests(void);
 /* The BGP driver's thread against a fake speaker (test_bgp.c). */

@@ -1169,6 +1169,7 @@ int main(void)
 	run_key_tests();
 	run_pace_tests();
 	run_flood_tests();
+	run_crowd_tests();
 	run_rule_match_tests();
 	run_bgp_tests();
 	return tl_finish();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli/errmsg.h"
+#include "kernel/window.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
 
@@ -61,6 +62,7 @@ static void set_rodata(struct ratewall_bpf__rodata *r, const struct rw_load_para
 	r->cfg_v6_prefix = p->v6_prefix ? p->v6_prefix : RW_DEFAULT_V6_PREFIX;
 	r->cfg_hash_seed = p->hash_seed ? p->hash_seed : random_seed();
 	r->cfg_test_clock = p->test_clock;
+	rw_crowd_lc_table((uint32_t *)r->cfg_crowd_lc);
 	r->cfg_nr_ifaces = p->nifaces;
 	for (uint32_t i = 0; i < p->nifaces && i < RW_MAX_IFACES; i++)
 		r->cfg_ifindex[i] = p->ifindex[i];

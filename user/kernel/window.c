@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "kernel/window.h"
 
+#include <math.h>
 #include <string.h>
 
 void rw_flow_window(const struct rw_flow_view *fv, uint32_t slots, uint64_t now_epoch,
@@ -63,4 +64,11 @@ uint64_t rw_window_span_ns(uint64_t now_ns, uint64_t start_ns, uint64_t slot_ns,
 	if (since < span)
 		span = since;
 	return span ? span : 1;
+}
+
+void rw_crowd_lc_table(uint32_t lc[RW_CROWD_REGS + 1])
+{
+	lc[0] = 0;
+	for (uint32_t z = 1; z <= RW_CROWD_REGS; z++)
+		lc[z] = (uint32_t)lround(RW_CROWD_REGS * log((double)RW_CROWD_REGS / z));
 }

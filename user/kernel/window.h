@@ -22,6 +22,13 @@ void rw_flow_window(const struct rw_flow_view *fv, uint32_t slots, uint64_t now_
 void rw_flow_slot_counts(const struct rw_flow_view *fv, uint32_t slots, enum rw_hist_word what,
 			 uint64_t first_epoch, uint32_t n, uint64_t *out);
 
+/*
+ * The crowd's small-count table, cfg_crowd_lc: lc[z] = m ln(m / z), the
+ * linear-counting estimate of the distinct keys when z of its m registers
+ * are still 0 (lc[0] is not read).
+ */
+void rw_crowd_lc_table(uint32_t lc[RW_CROWD_REGS + 1]);
+
 /* count over span_ns as a rate per second (0 for an empty span). */
 static inline double rw_rate(uint64_t count, uint64_t span_ns)
 {

@@ -203,6 +203,14 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		  "Of the dropped packets: untracked, under their cap, and an insert into their bucket "
 		  "on another CPU outlasted the wait.",
 		  offsetof(struct rw_stats, stalled_drops), false);
+	per_iface(out, r, "ratewall_capped_drops_total",
+		  "Of the dropped packets: untracked (no room in the table) and over their share of "
+		  "the limit on one CPU by their own estimate.",
+		  offsetof(struct rw_stats, capped_drops), false);
+	per_iface(out, r, "ratewall_crowd_drops_total",
+		  "Of the dropped packets: untracked, held with the other untracked keys to their "
+		  "distinct count times the limit (a botnet bigger than the table): raise --max-flows.",
+		  offsetof(struct rw_stats, crowd_drops), false);
 	per_iface(out, r, "ratewall_l4_unread_packets_total",
 		  "Packets of a protocol a rule's match names whose ports, flags or type could not be "
 		  "read (a fragment, a truncated header): only protocol-only rules meet them.",

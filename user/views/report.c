@@ -71,6 +71,12 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	rw_format_si((double)r->stats.dropped, c, sizeof(c));
 	rw_format_si((double)(r->stats.malformed + r->stats.non_ip), d, sizeof(d));
 	fprintf(out, " | since start rx %s passed %s dropped %s unkeyed %s\n", a, b, c, d);
+	if (r->stats.crowd_drops) {
+		rw_format_si((double)r->stats.crowd_drops, a, sizeof(a));
+		fprintf(out, "crowd: %s dropped since start to hold untracked sources to their limits"
+			" together (tracked %" PRIu64 " of --max-flows %u: raise it to limit each one"
+			" exactly)\n", a, r->tick.flows, r->cfg->max_flows);
+	}
 	if (r->cfg->levels.n[0] || r->cfg->levels.n[1]) {
 		fprintf(out, "heavy prefixes (>= %u%% of the window, net of heavier more-specific ones):",
 			r->cfg->hhh_share_pct);
@@ -160,7 +166,8 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"window_sketch_bytes\": %" PRIu64 ", \"capped_drops\": %" PRIu64
 		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64
 		", \"paced_drops\": %" PRIu64 ", \"met_drops\": %" PRIu64 ", \"stalled_drops\": %" PRIu64
-		", \"l4_unread\": %" PRIu64 ", \"sketch_noise\": %" PRIu64 "}"
+		", \"l4_unread\": %" PRIu64 ", \"crowd_drops\": %" PRIu64
+		", \"sketch_noise\": %" PRIu64 "}"
 		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
 		r->cfg->dry_run ? "true" : "false", r->cfg->malformed_drop ? "drop" : "pass",
@@ -173,7 +180,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks, (uint64_t)s->paced_drops,
 		(uint64_t)s->met_drops, (uint64_t)s->stalled_drops, (uint64_t)s->l4_unread,
-		(uint64_t)rw_sketch_noise(r->tick.sketch_peak_cpu), (uint64_t)r->tick.next.promote_packets,
+		(uint64_t)s->crowd_drops, (uint64_t)rw_sketch_noise(r->tick.sketch_peak_cpu), (uint64_t)r->tick.next.promote_packets,
 		(uint64_t)r->tick.next.promote_bytes,
 		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);
 	json_entries(out, r, r->top, r->ntop);

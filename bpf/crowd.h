@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The crowd: a CPU's untracked keys of a limited kind, held together to
+ * (their distinct count in the window, less those promoted out of it) x the
+ * limit. A source's own estimate (sketch.h) caps a source that stands out of
+ * the noise; under a botnet of more sources over their limit than the table
+ * holds, none stands out (each bucket holds a dozen of them), and this holds
+ * them in aggregate instead. A crowd of sources each under its limit stays
+ * under the budget and loses nothing. The distinct count is a HyperLogLog
+ * per slot (include/ratewall_crowd.h), merged over the window when a slot
+ * begins; the window's entry then follows every packet of the slot. Only
+ * this CPU writes its entries.
+ */
+#ifndef RW_BPF_CROWD_H
+#define RW_BPF_CROWD_H
+
+#include "maps.h"
+#include "ratewall_crowd.h"
+#include "ratewall_window.h"
+
+#define RW_CROWD_WINDOW RW_MAX_SLOTS /* the window's entry */
+#define RW_CROWD_WORDS (RW_CROWD_REGS / 8)
+
+static __always_inline void rw_crowd_clear(struct rw_crowd *c, __u64 epoch1)
+{
+	__u64 *r = (__u64 *)c->reg;
+
+	c->epoch1 = epoch1;
+	c->packets = 0;
+	c->bytes = 0;
+	c->promoted = 0;
+	c->drops = 0;
+	c->zsum = 0;
+	c->zeros = 0;
+	c->distinct = 0;
+	/* The barriers keep clang from making a memset of it, which BPF has not. */
+	asm volatile("" ::: "memory");
+	for (__u32 i = 0; i < RW_CROWD_WORDS; i++) {
+		r[i] = 0;
+		asm volatile("" ::: "memory");
+	}
+}
+
+/* The small-count estimate for `zeros` registers at 0, bounded where the verifier sees it. */
+static __always_inline __u32 rw_crowd_lc(__u32 zeros)
+{
+	asm volatile("" : "+r"(zeros));
+	if (zeros > RW_CROWD_REGS)
+		return 0;
+	return cfg_crowd_lc[zeros];
+}
+
+/*
+ * A slot's crowd count (packets, or bytes: which) less what keys promoted
+ * out of the crowd since took of it with them (their inheritance from this
+ * CPU, sketch.h: rw_take_inherited), which its window entry holds.
+ */
+static __always_inline __u64 rw_crowd_left(__u64 count, __u64 epoch1, __u32 slot, int which)
+{
+	struct rw_wslot *w = bpf_map_lookup_elem(&window, &slot);
+	__u64 taken;
+
+	if (!w || w->epoch + 1 != epoch1)
+		return count;
+	taken = which ? w->crowd_taken_bytes : w->crowd_taken_packets;
+	return count > taken ? count - taken : 0;
+}
+
+/* One slot into the window's entry: its registers, and its sums unless it is the slot now begun. */
+static long rw_crowd_merge_slot(__u32 s, void *data)
+{
+	__u64 epoch = *(__u64 *)data, *into, *from;
+	__u32 idx = s, w = RW_CROWD_WINDOW;
+	struct rw_crowd *c, *win;
+
+	if (s >= cfg_slots)
+		return 1;
+	c = bpf_map_lookup_elem(&crowd, &idx);
+	win = bpf_map_lookup_elem(&crowd, &w);
+	if (!c || !win || !c->epoch1 || c->epoch1 - 1 > epoch ||
+	    !rw_slot_live(c->epoch1 - 1, epoch, cfg_slots))
+		return 0;
+	into = (__u64 *)win->reg;
+	from = (__u64 *)c->reg;
+	for (__u32 i = 0; i < RW_CROWD_WORDS; i++)
+		into[i] = rw_crowd_max8(into[i], from[i]);
+	if (c->epoch1 != epoch + 1) {
+		win->packets += rw_crowd_left(c->packets, c->epoch1, idx, 0);
+		win->bytes += rw_crowd_left(c->bytes, c->epoch1, idx, 1);
+		win->promoted += c->promoted;
+		win->drops += c->drops;
+	}
+	return 0;
+}
+
+/* One register's term of the window's harmonic sum (bpf_loop: verified once, not 1 024 times). */
+static long rw_crowd_sum_reg(__u32 i, void *data)
+{
+	__u32 w = RW_CROWD_WINDOW;
+	struct rw_crowd *win = bpf_map_lookup_elem(&crowd, &w);
+	__u8 r;
+
+	if (!win || i >= RW_CROWD_REGS)
+		return 1;
+	r = win->reg[i];
+	win->zsum += rw_crowd_weight(r);
+	win->zeros += !r;
+	return 0;
+}
+
+/*
+ * A slot begins on this CPU: its entry starts over, and the window's is made
+ * anew from the live slots. Once a slot per CPU; global, so its loops are
+ * verified once.
+ */
+__noinline int rw_crowd_enter(__u64 epoch)
+{
+	__u32 s = rw_slot_index(epoch), w = RW_CROWD_WINDOW;
+	struct rw_crowd *cur = bpf_map_lookup_elem(&crowd, &s);
+	struct rw_crowd *win = bpf_map_lookup_elem(&crowd, &w);
+
+	if (!cur || !win)
+		return 0;
+	if (cur->epoch1 != epoch + 1)
+		rw_crowd_clear(cur, epoch + 1);
+	rw_crowd_clear(win, 0);
+	bpf_loop(cfg_slots, rw_crowd_merge_slot, &epoch, 0);
+	bpf_loop(RW_CROWD_REGS, rw_crowd_sum_reg, NULL, 0);
+	win->distinct = rw_crowd_estimate(win->zsum, win->zeros, rw_crowd_lc(win->zeros));
+	win->epoch1 = epoch + 1;
+	return 0;
+}
+
+/* This CPU's entries of the slot and the window, the window's made for this slot. */
+static __always_inline bool rw_crowd_at(__u64 epoch, struct rw_crowd **cur, struct rw_crowd **win)
+{
+	__u32 s = rw_slot_index(epoch), w = RW_CROWD_WINDOW;
+
+	*cur = bpf_map_lookup_elem(&crowd, &s);
+	*win = bpf_map_lookup_elem(&crowd, &w);
+	if (!*cur || !*win)
+		return false;
+	if ((*win)->epoch1 != epoch + 1 || (*cur)->epoch1 != epoch + 1)
+		rw_crowd_enter(epoch);
+	return true;
+}
+
+/* The key hashed to h is in the crowd: its register in the slot's and the window's. */
+static __always_inline void rw_crowd_see(struct rw_crowd *cur, struct rw_crowd *win, __u64 h)
+{
+	__u32 j = rw_crowd_reg(h), zeros;
+	__u8 rank = rw_crowd_rank(h), old;
+
+	if (cur->reg[j] < rank)
+		cur->reg[j] = rank;
+	old = win->reg[j];
+	if (old >= rank)
+		return;
+	win->reg[j] = rank;
+	win->zsum += rw_crowd_weight(rank);
+	win->zsum -= rw_crowd_weight(old);
+	zeros = win->zeros - !old;
+	win->zeros = zeros;
+	win->distinct = rw_crowd_estimate(win->zsum, zeros, rw_crowd_lc(zeros));
+}
+
+/* n x limit, or all of __u64 where it would not fit (in halves: BPF has no 128-bit product). */
+static __always_inline __u64 rw_crowd_budget(__u32 n, __u64 limit)
+{
+	__u64 high = (__u64)n * (limit >> 32), low = (__u64)n * (__u32)limit;
+
+	if (high >> 32 || (high << 32) > ~0ULL - low)
+		return ~0ULL;
+	return (high << 32) + low;
+}
+
+/*
+ * An untracked packet of a limited key hashed to h, not capped on its own:
+ * counts the key in the crowd and admits the packet while the crowd's window
+ * stays within its budget. 1: the crowd is at its budget, drop it. Global:
+ * the packet path's stack is full.
+ */
+__noinline int rw_crowd_gate(__u64 h, __u64 epoch, __u64 len, __u64 limit_packets,
+			     __u64 limit_bytes)
+{
+	struct rw_crowd *cur, *win;
+	__u64 promoted;
+	__u32 keys, s;
+
+	if (!rw_crowd_at(epoch, &cur, &win))
+		return 0;
+	rw_crowd_see(cur, win, h);
+	promoted = win->promoted + cur->promoted;
+	keys = win->distinct > promoted ? win->distinct - (__u32)promoted : 1;
+	s = rw_slot_index(epoch);
+	if ((limit_packets && win->packets + rw_crowd_left(cur->packets, epoch + 1, s, 0) + 1 >
+				      rw_crowd_budget(keys, limit_packets)) ||
+	    (limit_bytes && win->bytes + rw_crowd_left(cur->bytes, epoch + 1, s, 1) + len >
+				    rw_crowd_budget(keys, limit_bytes))) {
+		cur->drops++;
+		return 1;
+	}
+	cur->packets++;
+	cur->bytes += len;
+	return 0;
+}
+
+/*
+ * The key hashed to h leaves the crowd for the table: it counts in the
+ * crowd's distinct keys (now, if it did not already), and out of them as
+ * promoted, so the crowd keeps no budget for a key the table limits.
+ */
+__noinline int rw_crowd_promoted(__u64 h, __u64 epoch)
+{
+	struct rw_crowd *cur, *win;
+
+	if (!rw_crowd_at(epoch, &cur, &win))
+		return 0;
+	rw_crowd_see(cur, win, h);
+	cur->promoted++;
+	return 0;
+}
+
+
+/*
+ * What a key about to be promoted on this CPU inherits and leaves of the
+ * crowd (struct rw_scratch: crowd_take, crowd_raw): nothing, for a key of no
+ * limit; the count-min upper bound of it, where the crowd dropped in this
+ * window (a botnet: the key's own estimate may fall short of what it was
+ * admitted, and its limit would then hold it to more); else its own
+ * estimate, which leaves the crowd's count with it. Global: the packet
+ * path's frame has no room for its map keys.
+ */
+__noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
+{
+	__u32 zero = 0;
+	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct rw_crowd *cur, *win;
+	bool full;
+
+	if (!sc)
+		return 0;
+	full = limited && rw_crowd_at(epoch, &cur, &win) && win->drops + cur->drops > 0;
+	sc->crowd_take = limited && !full;
+	sc->crowd_raw = full;
+	return 0;
+}
+
+#endif /* RW_BPF_CROWD_H */

@@ -8,6 +8,7 @@ int main(void)
 	run_actconf_tests();
 	run_kinds_tests();
 	run_kernel_tests();
+	run_crowd_tests();
 	run_rank_tests();
 	run_views_tests();
 	run_metrics_tests();

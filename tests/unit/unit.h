@@ -54,6 +54,7 @@ void run_cli_tests(void);
 void run_actconf_tests(void);
 void run_kinds_tests(void);
 void run_kernel_tests(void);
+void run_crowd_tests(void);
 void run_rank_tests(void);
 void run_views_tests(void);
 void run_metrics_tests(void);

@@ -18,7 +18,9 @@
 #include "ratewall_crowd.h"
 #include "ratewall_window.h"
 
-#define RW_CROWD_WINDOW RW_MAX_SLOTS /* the window's entry */
+#define RW_CROWD_WINDOW RW_MAX_SLOTS   /* the window's entry */
+#define RW_CROWD_ALL (RW_MAX_SLOTS + 1) /* every CPU's windows merged, when a slot begins */
+#define RW_CROWD_SHARE_FIRST 64         /* the load at which a slot's share is first taken again */
 #define RW_CROWD_WORDS (RW_CROWD_REGS / 8)
 
 static __always_inline void rw_crowd_clear(struct rw_crowd *c, __u64 epoch1)
@@ -30,9 +32,11 @@ static __always_inline void rw_crowd_clear(struct rw_crowd *c, __u64 epoch1)
 	c->bytes = 0;
 	c->promoted = 0;
 	c->drops = 0;
+	c->share_at = 0;
 	c->zsum = 0;
 	c->zeros = 0;
 	c->distinct = 0;
+	c->share = 1u << 16;
 	/* The barriers keep clang from making a memset of it, which BPF has not. */
 	asm volatile("" ::: "memory");
 	for (__u32 i = 0; i < RW_CROWD_WORDS; i++) {
@@ -93,25 +97,88 @@ static long rw_crowd_merge_slot(__u32 s, void *data)
 	return 0;
 }
 
-/* One register's term of the window's harmonic sum (bpf_loop: verified once, not 1 024 times). */
+/* One register's term of an entry's harmonic sum (bpf_loop: verified once, not 1 024 times). */
 static long rw_crowd_sum_reg(__u32 i, void *data)
 {
-	__u32 w = RW_CROWD_WINDOW;
-	struct rw_crowd *win = bpf_map_lookup_elem(&crowd, &w);
+	struct rw_crowd *c = bpf_map_lookup_elem(&crowd, data);
 	__u8 r;
 
-	if (!win || i >= RW_CROWD_REGS)
+	if (!c || i >= RW_CROWD_REGS)
 		return 1;
-	r = win->reg[i];
-	win->zsum += rw_crowd_weight(r);
-	win->zeros += !r;
+	r = c->reg[i];
+	c->zsum += rw_crowd_weight(r);
+	c->zeros += !r;
+	return 0;
+}
+
+/* Entry idx's distinct estimate, from its registers (its sums cleared). */
+static __always_inline __u32 rw_crowd_count(__u32 idx)
+{
+	struct rw_crowd *c;
+
+	bpf_loop(RW_CROWD_REGS, rw_crowd_sum_reg, &idx, 0);
+	c = bpf_map_lookup_elem(&crowd, &idx);
+	if (!c)
+		return 0;
+	c->distinct = rw_crowd_estimate(c->zsum, c->zeros, rw_crowd_lc(c->zeros));
+	return c->distinct;
+}
+
+struct rw_crowd_cpus {
+	__u64 epoch;
+	__u64 sum; /* of every CPU's distinct count */
+};
+
+/* A CPU's window (as of its slot's start) into this CPU's RW_CROWD_ALL entry. */
+static long rw_crowd_merge_cpu(__u32 cpu, void *data)
+{
+	struct rw_crowd_cpus *all = data;
+	__u32 w = RW_CROWD_WINDOW, a = RW_CROWD_ALL;
+	struct rw_crowd *win = bpf_map_lookup_percpu_elem(&crowd, &w, cpu);
+	struct rw_crowd *into = bpf_map_lookup_elem(&crowd, &a);
+	__u64 *to, *from;
+
+	if (!win || !into || !win->epoch1 || win->epoch1 - 1 > all->epoch ||
+	    !rw_slot_live(win->epoch1 - 1, all->epoch, cfg_slots))
+		return 0;
+	to = (__u64 *)into->reg;
+	from = (__u64 *)win->reg;
+	for (__u32 i = 0; i < RW_CROWD_WORDS; i++)
+		to[i] = rw_crowd_max8(to[i], from[i]);
+	all->sum += win->distinct;
 	return 0;
 }
 
 /*
- * A slot begins on this CPU: its entry starts over, and the window's is made
- * anew from the live slots. Once a slot per CPU; global, so its loops are
- * verified once.
+ * This CPU's share of the budget its distinct keys give it: the keys of
+ * every CPU's window merged, over the sum of each CPU's count (1 << 16 =
+ * all of it). A key whose packets come in on k CPUs counts on each of them,
+ * so each holds it to about 1/k of its limit: the whole crowd to its
+ * distinct keys x the limit, however its keys spread over the CPUs. Taken
+ * when a slot begins and again each time the crowd's load on this CPU has
+ * doubled (rw_crowd_gate), so a botnet that starts within a slot is shared
+ * out before it fills the budget. Global: its loops are verified once.
+ */
+__noinline int rw_crowd_share(__u64 epoch)
+{
+	struct rw_crowd_cpus all = { .epoch = epoch };
+	__u32 a = RW_CROWD_ALL, keys;
+	struct rw_crowd *c = bpf_map_lookup_elem(&crowd, &a);
+
+	if (!c)
+		return 1 << 16;
+	rw_crowd_clear(c, 0);
+	bpf_loop(cfg_nr_cpus, rw_crowd_merge_cpu, &all, 0);
+	keys = rw_crowd_count(a);
+	if (!all.sum || keys >= all.sum)
+		return 1 << 16;
+	return (int)(((__u64)keys << 16) / all.sum);
+}
+
+/*
+ * A slot begins on this CPU: its entry starts over, the window's is made
+ * anew from the live slots, and its share from every CPU's. Once a slot per
+ * CPU; global, so its loops are verified once.
  */
 __noinline int rw_crowd_enter(__u64 epoch)
 {
@@ -125,9 +192,10 @@ __noinline int rw_crowd_enter(__u64 epoch)
 		rw_crowd_clear(cur, epoch + 1);
 	rw_crowd_clear(win, 0);
 	bpf_loop(cfg_slots, rw_crowd_merge_slot, &epoch, 0);
-	bpf_loop(RW_CROWD_REGS, rw_crowd_sum_reg, NULL, 0);
-	win->distinct = rw_crowd_estimate(win->zsum, win->zeros, rw_crowd_lc(win->zeros));
+	rw_crowd_count(w);
 	win->epoch1 = epoch + 1;
+	win->share = (__u32)rw_crowd_share(epoch);
+	win->share_at = 2 * win->packets + RW_CROWD_SHARE_FIRST;
 	return 0;
 }
 
@@ -184,14 +252,20 @@ __noinline int rw_crowd_gate(__u64 h, __u64 epoch, __u64 len, __u64 limit_packet
 			     __u64 limit_bytes)
 {
 	struct rw_crowd *cur, *win;
-	__u64 promoted;
+	__u64 promoted, load;
 	__u32 keys, s;
 
 	if (!rw_crowd_at(epoch, &cur, &win))
 		return 0;
 	rw_crowd_see(cur, win, h);
+	load = win->packets + cur->packets;
+	if (load >= win->share_at) {
+		win->share = (__u32)rw_crowd_share(epoch);
+		win->share_at = 2 * load;
+	}
 	promoted = win->promoted + cur->promoted;
 	keys = win->distinct > promoted ? win->distinct - (__u32)promoted : 1;
+	keys = (__u32)(((__u64)keys * win->share + (1u << 16) - 1) >> 16);
 	s = rw_slot_index(epoch);
 	if ((limit_packets && win->packets + rw_crowd_left(cur->packets, epoch + 1, s, 0) + 1 >
 				      rw_crowd_budget(keys, limit_packets)) ||

@@ -104,12 +104,15 @@ struct {
 	__uint(max_entries, RW_SKETCH_ROWS * RW_SKETCH_COLS);
 } sketch SEC(".maps");
 
-/* The crowd of untracked keys, per CPU: one entry a slot, and RW_MAX_SLOTS the window's (crowd.h). */
+/*
+ * The crowd of untracked keys, per CPU: one entry a slot, RW_MAX_SLOTS the
+ * window's, RW_MAX_SLOTS + 1 every CPU's windows merged (crowd.h).
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
 	__type(value, struct rw_crowd);
-	__uint(max_entries, RW_MAX_SLOTS + 1);
+	__uint(max_entries, RW_MAX_SLOTS + 2);
 } crowd SEC(".maps");
 
 struct {

@@ -169,13 +169,16 @@ struct rw_crowd {
 	__u64 bytes;
 	__u64 promoted; /* keys promoted out of the crowd, once counted in it */
 	__u64 drops;    /* packets the crowd dropped at its budget */
+	__u64 share_at; /* the window's: the load at which its share is taken again */
 	/* The window's only: */
 	__u64 zsum;     /* sum of 2^(RW_CROWD_RANK_MAX - reg) over the registers */
 	__u32 zeros;    /* registers still 0 */
 	__u32 distinct; /* the estimate from zsum and zeros */
+	__u32 share;    /* of the budget its keys give this CPU, in 1/65536 (crowd.h) */
+	__u32 pad;
 	__u8 reg[RW_CROWD_REGS];
 };
-_Static_assert(sizeof(struct rw_crowd) == 56 + RW_CROWD_REGS, "rw_crowd layout");
+_Static_assert(sizeof(struct rw_crowd) == 72 + RW_CROWD_REGS, "rw_crowd layout");
 _Static_assert(RW_CROWD_REGS % 8 == 0, "registers are merged 8 at a time");
 
 /*

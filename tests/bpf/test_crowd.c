@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <sched.h>
+#include <unistd.h>
 
 #include "bpfenv.h"
 #include "testlib.h"
@@ -117,8 +118,45 @@ static void test_crowd_under_its_limits_loses_nothing_to_it(void)
 	}
 }
 
+/*
+ * The botnet again, each source's packets coming in on two CPUs by turns
+ * (one round on CPU 0, the next on CPU 1, 40 ms apart, all in one window):
+ * each CPU counts every source, and their shares of the budget add up to
+ * the one crowd's, not twice it.
+ */
+static void test_crowd_spread_over_cpus(void)
+{
+	const uint64_t allowed = (uint64_t)CROWD_SOURCES * CROWD_LIMIT;
+	uint32_t p = 0, d = 0;
+	struct rw_stats st;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!crowd_open(&e, &orig, 512))
+		return;
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		printf("     one CPU online: nothing to spread over\n");
+		crowd_close(&e, &orig);
+		return;
+	}
+	for (uint32_t r = 0; r < 3 * CROWD_LIMIT; r++) {
+		pin_cpu((int)(r % 2));
+		set_time(&e, 5 * MS + r * 40 * MS);
+		crowd_send(&e, 1, &p, &d);
+	}
+	read_stats(&e, &st);
+	printf("     %u sources at 3x a limit of %u over 2 CPUs by turns, table 512: %u admitted "
+	       "(%.3fx the limits), crowd drops %llu, capped %llu\n", CROWD_SOURCES, CROWD_LIMIT, p,
+	       (double)p / (double)allowed, (unsigned long long)st.crowd_drops,
+	       (unsigned long long)st.capped_drops);
+	CHECK(p <= allowed * (100 + CROWD_ERROR_PCT) / 100);
+	CHECK(st.crowd_drops > 0);
+	crowd_close(&e, &orig);
+}
+
 void run_crowd_tests(void)
 {
 	RUN(test_crowd_holds_a_botnet_beyond_the_table);
 	RUN(test_crowd_under_its_limits_loses_nothing_to_it);
+	RUN(test_crowd_spread_over_cpus);
 }

@@ -91,6 +91,12 @@ PY
 # A thread held still for a second (as an emulated guest's vCPU is): it says
 # how far behind it fell, and sends all it owes after, or with --catch-up
 # gives it up. Started directly, so $! is rwgen itself (ip netns exec execs it).
+# With --catch-up 20ms: 2 s of its pace sent (4000), plus, after the stall, at
+# most 20 ms and its usual cycle (one call, 24-64 ms here: 40 + 48-128), less
+# what fell due after its last call before the deadline (up to a cycle):
+# 3870-4170. Before, the catch-up counted the cost of its own calls as falling
+# behind and sent 2167-2689 (issue 43). A SIGSTOP in a call of more than one
+# batch cut it short (EINTR), which it took for a failure and exited.
 ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --rate 2000 --duration 3s \
 	>"$WORK/owes.json" &
 owes=$!

@@ -13,7 +13,7 @@
 #     the light source dropped.
 # (b) A spoofed flood, a new IPv6 source every packet, at --pps 1000: nothing
 #     dropped; at --pps 100: no more than the bound in docs/limits.md; and a source at
-#     10 times its limit inside it held to its limit within 5 %.
+#     10 times its limit inside it held to its rate and burst (-5 % to +1 %).
 # "Nothing dropped" allows what met an insert stalled on another CPU past the
 # wait (stalled_drops, docs/limits.md): none on one CPU.
 # WIDE_CPUS=N (default 1): a queue a CPU and every generator spread over N
@@ -156,7 +156,11 @@ echo "     --pps 1000: $sent spoofed packets, $((sent - seen)) dropped ($stalled
 	"at 10x its limit admitted at $rate pps"
 check "(b) a spoofed flood at --pps 1000 loses nothing but what met a stalled insert" \
 	at_most $((sent - seen)) "$stalled"
-check "(b) inside it, a source at 10x its limit is held to it within 5 % ($rate pps)" within "$rate" 1000 0.05
+# Its schedule (--burst 100ms, the default) admits at most R x S + R x 100 ms
+# in any span S: over the 1.6 s read, 1000 + 62.5 pps (one run read 1060.6,
+# 6 % over and inside that bound). So: from 5 % under to that bound + 1 %.
+check "(b) inside it, a source at 10x its limit is held to its rate and burst ($rate pps)" \
+	awk -v r="$rate" 'BEGIN { exit !(r >= 950 && r <= (1000 + 1000 * 0.1 / 1.6) * 1.01) }'
 # docs/limits.md: at --pps 100 (a threshold of 50 a CPU on two CPUs) under
 # about 1 000 packets of noise a bucket, a spoofed packet meets its cap when
 # both its buckets stand 50 above the noise: about 0.3 %; at most 1 % here.

@@ -18,8 +18,9 @@
 #include "ratewall_crowd.h"
 #include "ratewall_window.h"
 
-#define RW_CROWD_WINDOW RW_MAX_SLOTS   /* the window's entry */
-#define RW_CROWD_ALL (RW_MAX_SLOTS + 1) /* every CPU's windows merged, when a slot begins */
+/* A CPU's entries: its slots', then the window's, then every CPU's windows merged. */
+#define RW_CROWD_WINDOW cfg_slots
+#define RW_CROWD_ALL (cfg_slots + 1)
 #define RW_CROWD_SHARE_FIRST 64         /* the load at which a slot's share is first taken again */
 #define RW_CROWD_WORDS (RW_CROWD_REGS / 8)
 
@@ -97,7 +98,7 @@ static long rw_crowd_merge_slot(__u32 s, void *data)
 	return 0;
 }
 
-/* One register's term of an entry's harmonic sum (bpf_loop: verified once, not 1 024 times). */
+/* One register's term of an entry's harmonic sum (bpf_loop: verified once, not 2 048 times). */
 static long rw_crowd_sum_reg(__u32 i, void *data)
 {
 	struct rw_crowd *c = bpf_map_lookup_elem(&crowd, data);
@@ -280,11 +281,14 @@ __noinline int rw_crowd_gate(__u64 h, __u64 epoch, __u64 len, __u64 limit_packet
 }
 
 /*
- * The key hashed to h leaves the crowd for the table: it counts in the
- * crowd's distinct keys (now, if it did not already), and out of them as
- * promoted, so the crowd keeps no budget for a key the table limits.
+ * The key hashed to h leaves the crowd for the table with this packet (of
+ * len bytes): it counts in the crowd's distinct keys (now, if it did not
+ * already), and out of them as promoted, so the crowd keeps no budget for a
+ * key the table limits. The packet counts in the crowd's load like those
+ * before it: what the key inherits, this packet included, leaves that load
+ * again (sketch.h: rw_take_inherited).
  */
-__noinline int rw_crowd_promoted(__u64 h, __u64 epoch)
+__noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
 {
 	struct rw_crowd *cur, *win;
 
@@ -292,6 +296,8 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch)
 		return 0;
 	rw_crowd_see(cur, win, h);
 	cur->promoted++;
+	cur->packets++;
+	cur->bytes += len;
 	return 0;
 }
 

@@ -105,8 +105,8 @@ struct {
 } sketch SEC(".maps");
 
 /*
- * The crowd of untracked keys, per CPU: one entry a slot, RW_MAX_SLOTS the
- * window's, RW_MAX_SLOTS + 1 every CPU's windows merged (crowd.h).
+ * The crowd of untracked keys, per CPU: one entry a slot, then the window's,
+ * then every CPU's windows merged (crowd.h); the loader sizes it to cfg_slots.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

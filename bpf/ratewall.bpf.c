@@ -54,10 +54,10 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 }
 
 /* A limited key promoted on this CPU leaves its crowd (crowd.h). */
-static __always_inline int rw_promoted(__u64 h, __u64 epoch, bool limited)
+static __always_inline int rw_promoted(__u64 h, __u64 epoch, __u64 len, bool limited)
 {
 	if (limited)
-		rw_crowd_promoted(h, epoch);
+		rw_crowd_promoted(h, epoch, len);
 	return RW_TRACK;
 }
 
@@ -123,7 +123,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		rw_crowd_promoting(t->epoch, limited);
 		*idx = rw_promote(key, &pr, t, st);
 		if (*idx >= 0)
-			return rw_promoted(h, t->epoch, limited);
+			return rw_promoted(h, t->epoch, len, limited);
 		busy = *idx == RW_PROMOTE_BUSY;
 		if (!busy && pr.take_idle) {
 			st->failed_inserts++;
@@ -157,7 +157,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		rw_crowd_promoting(t->epoch, limited);
 		*idx = rw_promote(key, &again, t, st);
 		if (*idx >= 0)
-			return rw_promoted(h, t->epoch, limited);
+			return rw_promoted(h, t->epoch, len, limited);
 		busy = *idx == RW_PROMOTE_BUSY;
 	}
 	stalled = busy && limited && !over_cap;

@@ -156,12 +156,12 @@ static inline __u32 rw_byte_units(__u64 len)
  * more sources over their limit than the table holds is held in aggregate,
  * while a crowd of sources each under its limit is never dropped. The
  * distinct count is a HyperLogLog of RW_CROWD_REGS registers per CPU and
- * slot (include/ratewall_crowd.h); a CPU's entry RW_MAX_SLOTS is the
- * window's: the live slots' registers merged and the earlier slots' sums,
- * taken when a slot begins, its registers then kept up to date by every
- * packet of the slot.
+ * slot (include/ratewall_crowd.h); a CPU's entry `slots` is the window's:
+ * the live slots' registers merged and the earlier slots' sums, taken when
+ * a slot begins, its registers then kept up to date by every packet of the
+ * slot.
  */
-#define RW_CROWD_REGS_LOG2 10
+#define RW_CROWD_REGS_LOG2 11
 #define RW_CROWD_REGS (1u << RW_CROWD_REGS_LOG2)
 struct rw_crowd {
 	__u64 epoch1;   /* epoch + 1 this entry is of (the window's: merged for), 0 = none */
@@ -180,6 +180,12 @@ struct rw_crowd {
 };
 _Static_assert(sizeof(struct rw_crowd) == 72 + RW_CROWD_REGS, "rw_crowd layout");
 _Static_assert(RW_CROWD_REGS % 8 == 0, "registers are merged 8 at a time");
+
+/* A CPU's crowd entries: one a slot, the window's, every CPU's merged. */
+static inline __u32 rw_crowd_entries(__u32 slots)
+{
+	return slots + 2;
+}
 
 /*
  * Promotion thresholds are per-CPU window estimates. A source whose own count

@@ -3,7 +3,7 @@
  * The crowd's distinct count (struct rw_crowd): a HyperLogLog of
  * RW_CROWD_REGS registers over the key's one hash, written once for the data
  * path, which keeps it, and the tests, which check its error. A key picks
- * its register from bits 20-29 of the hash and ranks by the leading zeros of
+ * its register from bits 20-30 of the hash and ranks by the leading zeros of
  * the high word; the estimate is Flajolet et al.'s, with linear counting
  * (a table the loader fills) below 2.5 registers' worth.
  */
@@ -18,9 +18,9 @@
 
 /* A rank is 1 + the leading zeros of a 32-bit word: 33 for a word of zero. */
 #define RW_CROWD_RANK_MAX 33
-/* alpha x m^2 for m = 1024: alpha = 0.7213 / (1 + 1.079 / m). */
-#define RW_CROWD_ALPHA_MM 755542ULL
-_Static_assert(RW_CROWD_REGS == 1024, "RW_CROWD_ALPHA_MM is for 1024 registers");
+/* alpha x m^2 for m = 2048: alpha = 0.7213 / (1 + 1.079 / m). */
+#define RW_CROWD_ALPHA_MM 3023758ULL
+_Static_assert(RW_CROWD_REGS == 2048, "RW_CROWD_ALPHA_MM is for 2048 registers");
 
 RW_INLINE __u32 rw_crowd_reg(__u64 h)
 {

@@ -15,7 +15,7 @@
 #define CROWD_BASE 0xc6120000u /* 198.18.0.0/16 */
 #define CROWD_SOURCES 8192u
 #define CROWD_LIMIT 8u       /* per window, every CPU together */
-#define CROWD_ERROR_PCT 10u  /* the distinct count's bound: 3 standard errors at 1 024 registers */
+#define CROWD_ERROR_PCT 10u  /* docs/limits.md: the crowd's bound */
 
 static bool crowd_open(struct env *e, cpu_set_t *orig, uint32_t max_flows)
 {

@@ -101,6 +101,8 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 		err = bpf_map__set_max_entries(skel->maps.sketch,
 					       ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS);
 	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.crowd, rw_crowd_entries(p->slots));
+	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.rule_stats,
 					       p->max_rules ? p->max_rules : RW_MAX_RULES);
 	if (!err && p->prepare)

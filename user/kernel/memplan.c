@@ -93,7 +93,7 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max
 	    array_bytes(ncpus, (uint64_t)ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS,
 			rw_bucket_size(slots), 0));
 	add(out, "crowd", "the untracked keys' distinct count and window, per CPU and slot",
-	    array_bytes(ncpus, RW_MAX_SLOTS + 2, sizeof(struct rw_crowd), 1));
+	    array_bytes(ncpus, rw_crowd_entries(slots), sizeof(struct rw_crowd), 1));
 	add(out, "scratch", "clock and promotion scratch, per CPU",
 	    array_bytes(ncpus, 1, sizeof(struct rw_scratch), 1));
 	add(out, "window", "window totals per CPU and slot",

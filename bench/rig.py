@@ -14,6 +14,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The build directory whose binaries run (bench.py sets it from its argument).
 BUILD = os.path.join(ROOT, "build")
+# The generator, when it is not BUILD's (ab.py: one generator for both builds it measures).
+GEN = None
 NCPUS = os.cpu_count() or 1
 TB = "rwbench"
 
@@ -54,7 +56,7 @@ class Testbed:
         return ["ip", "netns", "exec", self.rcv, *args]
 
     def gen(self, *args, timeout=120):
-        out = sh(["ip", "netns", "exec", self.snd, f"{BUILD}/rwgen", "--dev", self.tx,
+        out = sh(["ip", "netns", "exec", self.snd, GEN or f"{BUILD}/rwgen", "--dev", self.tx,
                   "--dst-mac", self.mac, *map(str, args)], timeout=timeout)
         return json.loads(out)
 
@@ -66,7 +68,9 @@ class Testbed:
 
 
 class Ratewall:
-    """`ratewall run` in the receiver namespace, on the last CPU (the generator has CPU 0)."""
+    """`ratewall run` in the receiver namespace, on the last CPU (the generator has CPU 0).
+    Those not yet stopped are in RUNNING, for a run cut short to stop (stop_all)."""
+    RUNNING = set()
 
     def __init__(self, tb, *args, out=False):
         self.err = open(f"/tmp/{TB}.rw.err", "w+")
@@ -75,6 +79,7 @@ class Ratewall:
         self.p = subprocess.Popen(tb.rcv_cmd("taskset", "-c", cpu, f"{BUILD}/ratewall", "run", tb.rx,
                                              *map(str, args), "--json"),
                                   stdout=self.out, stderr=self.err)
+        Ratewall.RUNNING.add(self)
         for _ in range(1200):  # preallocating a million flows takes seconds
             self.err.seek(0)
             if "attached to" in self.err.read():
@@ -116,7 +121,13 @@ class Ratewall:
             except subprocess.TimeoutExpired:
                 self.p.kill()
                 self.p.wait()
+        Ratewall.RUNNING.discard(self)
         return self.p.returncode
+
+    @classmethod
+    def stop_all(cls):
+        for rw in list(cls.RUNNING):
+            rw.stop()
 
 
 def prog_stats(name):

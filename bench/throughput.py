@@ -97,8 +97,9 @@ def gen_args(sources, fam, order, seed, extra=()):
     return args
 
 
-def throughput(tb, row, case, setup, teardown, verify):
-    """Mpps one core sustains for one case of one row (64-byte frames).
+def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
+    """Mpps one core sustains for one case of one row (64-byte frames): the
+    median of `runs` measured runs, the i-th in the order of seed + i.
 
     A short run with kernel.bpf_stats_enabled proves the frames arrive (the
     receiving XDP program's run count) and gives the program's in-situ cost; the
@@ -126,13 +127,13 @@ def throughput(tb, row, case, setup, teardown, verify):
             raise RuntimeError(f"{res['check_sent'] - res['check_received']} of {res['check_sent']} "
                                f"frames did not arrive")
         verify0 = verify(ctx)
-        runs = []
-        for i in range(RUNS):  # this machine is noisy: the median of a few runs
-            g = tb.gen(*gen_args(sources, fam, order, 3 + i, extra), "--count", PACKETS, "--duration", "60s")
-            runs.append(round(g["sent"] / g["seconds"] / 1e6, 3))
+        mpps = []
+        for i in range(runs):  # this machine is noisy: the median of a few runs
+            g = tb.gen(*gen_args(sources, fam, order, seed + i, extra), "--count", PACKETS, "--duration", "60s")
+            mpps.append(round(g["sent"] / g["seconds"] / 1e6, 3))
         verify1 = verify(ctx)
-        res.update({"sent": g["sent"] * RUNS, "seconds": g["seconds"], "runs_mpps": runs,
-                    "mpps": sorted(runs)[len(runs) // 2]})
+        res.update({"sent": g["sent"] * runs, "seconds": g["seconds"], "runs_mpps": mpps,
+                    "mpps": sorted(mpps)[len(mpps) // 2]})
         if verify0 is not None and verify1 is not None:
             # The case's own drop counter: proof that its rule did (or did not) drop.
             res["dropped_by_case"] = verify1 - verify0
@@ -141,9 +142,10 @@ def throughput(tb, row, case, setup, teardown, verify):
         teardown(ctx)
 
 
-def run_throughput(tb):
-    drop_obj, pass_obj = f"{rig.BUILD}/xdp_drop_all.bpf.o", f"{rig.BUILD}/xdp_pass_all.bpf.o"
-    results = []
+def case_setups(tb):
+    """Writes the rules files the rows use and returns for_case(row, case): the
+    case's (setup, teardown, verify) for throughput(). Its programs are those of
+    the build rig.BUILD names when for_case is called (ab.py measures two)."""
 
     def attach(obj):
         return lambda: tb.xdp(obj)
@@ -175,7 +177,7 @@ def run_throughput(tb):
     with open(RW_ROW_ARGS["syn_flood"][1], "w") as f:
         f.write(SYN_RULES)
 
-    def nft(sources, fam, order):
+    def nft(sources, fam, order, pass_obj):
         def setup():
             tb.xdp(pass_obj)
             v6 = fam == 6
@@ -190,7 +192,7 @@ def run_throughput(tb):
         sh(tb.rcv_cmd("nft", "delete", "table", "netdev", "rwbench_meter"), check=False)
         tb.xdp(None)
 
-    def ipt(sources, fam, order):
+    def ipt(sources, fam, order, pass_obj):
         def setup():
             tb.xdp(pass_obj)
             size = min(1048576, table_size(sources, order))
@@ -228,27 +230,39 @@ def run_throughput(tb):
             total += sum(int(l.split()[0]) for l in out.splitlines() if "hashlimit" in l or "limit:" in l)
         return total
 
+    def for_case(row, case):
+        key, _, (sources, fam, order), _, verdict, _ = row
+        if case in (*TOYS, RANK_TOY):
+            return toy(case, verdict, sources), detach, none
+        drop_obj, pass_obj = f"{rig.BUILD}/xdp_drop_all.bpf.o", f"{rig.BUILD}/xdp_pass_all.bpf.o"
+        return {
+            "xdp_drop_all": (attach(drop_obj), detach, none),
+            "xdp_pass_all": (attach(pass_obj), detach, none),
+            "ratewall": (ratewall(verdict, sources, order, RW_ROW_ARGS.get(key, ())), stop_rw,
+                         rw_dropped),
+            "ratewall_rules": (ratewall(verdict, sources, order, ["--rules", RULES_10K, "--max-rules", "16384"]), stop_rw,
+                               rw_dropped),
+            **{c: (ratewall(verdict, sources, order, ["--key", k]), stop_rw, rw_dropped)
+               for c, k in KEY_CASES.items()},
+            **{c: (ratewall(verdict, sources, order, ["--rank", ",".join(k)], 1 + len(k)), stop_rw,
+                   rw_dropped)
+               for c, k in RANK_CASES.items()},
+            "nft_meter": (nft(sources, fam, order, pass_obj), nft_down, nft_dropped),
+            "iptables_hashlimit": (ipt(sources, fam, order, pass_obj), ipt_down, ipt_dropped),
+        }[case]
+
+    return for_case
+
+
+def run_throughput(tb):
+    for_case = case_setups(tb)
+    results = []
     for row in MEASURED_ROWS:
-        key, label, (sources, fam, order), _, verdict, cases = row
+        key, label, _, _, _, cases = row
         log(f"  {label}")
         for case in cases:
-            setup, teardown, verify = (toy(case, verdict, sources), detach, none) if case in (*TOYS, RANK_TOY) else {
-                "xdp_drop_all": (attach(drop_obj), detach, none),
-                "xdp_pass_all": (attach(pass_obj), detach, none),
-                "ratewall": (ratewall(verdict, sources, order, RW_ROW_ARGS.get(key, ())), stop_rw,
-                             rw_dropped),
-                "ratewall_rules": (ratewall(verdict, sources, order, ["--rules", RULES_10K, "--max-rules", "16384"]), stop_rw,
-                                   rw_dropped),
-                **{c: (ratewall(verdict, sources, order, ["--key", k]), stop_rw, rw_dropped)
-                   for c, k in KEY_CASES.items()},
-                **{c: (ratewall(verdict, sources, order, ["--rank", ",".join(k)], 1 + len(k)), stop_rw,
-                       rw_dropped)
-                   for c, k in RANK_CASES.items()},
-                "nft_meter": (nft(sources, fam, order), nft_down, nft_dropped),
-                "iptables_hashlimit": (ipt(sources, fam, order), ipt_down, ipt_dropped),
-            }[case]
             try:
-                r = throughput(tb, row, case, setup, teardown, verify)
+                r = throughput(tb, row, case, *for_case(row, case))
                 log(f"    {case:20s} {r['mpps']:7.3f} Mpps"
                     + (f", {r['dropped_by_case']} of {r['sent']} dropped by the case"
                        if "dropped_by_case" in r else ""))
@@ -257,5 +271,3 @@ def run_throughput(tb):
                 log(f"    {case:20s} error: {e}")
             results.append(r)
     return results
-
-

@@ -20,7 +20,8 @@ table netdev rwbench_meter {{
 }}
 """
 
-# What each case's receiver runs, for the in-situ stats run that proves frames arrive.
+# What each case's receiver runs (the program on its interface), for the in-situ stats run
+# that proves frames arrive.
 RECEIVER = {"xdp_drop_all": "xdp_drop_all", "ratewall": "ratewall_xdp", "xdp_pass_all": "xdp_pass_all",
             "nft_meter": "xdp_pass_all", "iptables_hashlimit": "xdp_pass_all",
             "ratewall_rules": "ratewall_xdp", "toy_parse": "toy_xdp", "toy_d8": "toy_xdp",
@@ -112,11 +113,14 @@ def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
             tb.gen(*gen_args(sources, fam, "uniform", 1, extra), "--count", max(100000, sources + sources // 2),
                    "--duration", "60s")
         check_count = 200000 if order == "random" else max(200000, sources)
+        prog_id, prog_name = tb.xdp_prog()
+        if prog_name != RECEIVER[case]:
+            raise RuntimeError(f"the receiver runs {prog_name}, not {RECEIVER[case]}")
         stats_enabled(True)
         try:
-            t0, runs0 = prog_stats(RECEIVER[case])
+            t0, runs0 = prog_stats(prog_id)
             g = tb.gen(*gen_args(sources, fam, order, 2, extra), "--count", check_count, "--duration", "60s")
-            t1, runs1 = prog_stats(RECEIVER[case])
+            t1, runs1 = prog_stats(prog_id)
         finally:
             stats_enabled(False)
         res = {"row": key, "case": case, "sources": sources, "family": fam, "order": order,

@@ -14,8 +14,10 @@ even rounds, HEAD first in odd ones (ABBA), so that a drift of the machine
 touches both alike.
 
 Prints, a case a line, BASE's and HEAD's median Mpps and the median of the
-rounds' ratios HEAD/BASE with their min-max, and flags those below 0.97;
-writes bench/results/ab-<run>.json (not kept in git). BENCH_QUICK=1: 1 M
+rounds' ratios HEAD/BASE with their min-max, and flags those below 0.97. A
+case whose program is the same in both builds (the kernel's tag of its
+instructions) is marked so: its ratios are the machine's noise, which a line
+of its own sums up. Writes bench/results/ab-<run>.json (not kept in git). BENCH_QUICK=1: 1 M
 frames a run and no million-source row. Left out: the cases whose program is
 the kernel's (nftables, iptables: the same for both builds), those BASE's
 benchmark does not have, and those that fail on either build; each is named.
@@ -150,8 +152,8 @@ def measure(tb, for_case, builds, todo, rounds, skipped):
                 rig.BUILD = builds[side]
                 try:
                     r = once(tb, for_case, row, case, rnd)
-                    got[side] = {k: r[k] for k in ("mpps", "sent", "dropped_by_case", "prog_ns_in_situ")
-                                 if k in r}
+                    got[side] = {k: r[k] for k in ("mpps", "sent", "dropped_by_case", "prog_ns_in_situ",
+                                                   "prog_tag") if k in r}
                 except FAILS as e:
                     got[side] = {"error": str(e)[:300]}
                     if rnd == 0:  # a case that cannot run on one side is left out from the start
@@ -192,7 +194,10 @@ def summarize(measured, todo):
                 "base_mpps": round(median([runs_of["base"][r]["mpps"] for r in both]), 3),
                 "head_mpps": round(median([runs_of["head"][r]["mpps"] for r in both]), 3),
                 "ratio": round(median(ratios), 3), "ratio_min": round(min(ratios), 3),
-                "ratio_max": round(max(ratios), 3)}
+                "ratio_max": round(max(ratios), 3), "ratios": [round(x, 3) for x in ratios]}
+        # The same instructions on both sides (the kernel's tag): its ratios are the machine's noise.
+        tags = {s: {runs_of[s][r].get("prog_tag") for r in both} for s in SIDES}
+        line["same_program"] = tags["base"] == tags["head"] and None not in tags["base"] and len(tags["base"]) == 1
         # What the case dropped, a share of what it was sent: a build that lets a flood
         # through is faster for it, and must not pass for an improvement.
         for s in SIDES:
@@ -206,7 +211,7 @@ def summarize(measured, todo):
 
 def table(res):
     """The comparison, a case a line, as printed at the end of a run."""
-    out = [f"A/B, {res['rounds']} rounds ({'quick, ' if res['quick'] else ''}{res['packets_per_run']} frames "
+    out = [f"A/B, {res['rounds']} round{'s' if res['rounds'] > 1 else ''} ({'quick, ' if res['quick'] else ''}{res['packets_per_run']} frames "
            f"a run), {res['machine']['cpu_model']}, {res['machine']['cores']} cores, "
            f"kernel {res['machine']['kernel']}",
            f"BASE {res['base']['commit'][:12]} ({res['base']['rev']}), HEAD {res['head']['commit'][:12]}"
@@ -217,14 +222,25 @@ def table(res):
         note = ""
         if l["ratio"] < FLAG_BELOW:
             note = f"below {FLAG_BELOW}x" + (" in every round" if l["ratio_max"] < FLAG_BELOW else "")
+        if l.get("same_program"):
+            note += ("; " if note else "") + "same program"
         b, h = l.get("base_dropped_share"), l.get("head_dropped_share")
         if b is not None and h is not None and abs(b - h) > 0.01:
-            note += ("; " if note else "") + f"drops {h:.1%} of what HEAD is sent, BASE {b:.1%}"
+            note += ("; " if note else "") + f"HEAD drops {h:.1%} of what it is sent, BASE {b:.1%}"
         out.append(f"{l['row']:14s}{l['case']:21s}{l['base_mpps']:10.3f}{l['head_mpps']:10.3f}"
                    f"{l['ratio']:10.3f}  {l['ratio_min']:.3f}-{l['ratio_max']:.3f}  {note}".rstrip())
-    slower = [l for l in res["lines"] if l["ratio"] < FLAG_BELOW]
-    out += ["", f"{len(res['lines'])} cases compared, {len(slower)} below {FLAG_BELOW}x "
-            "(the median of the rounds' ratios; the range is what this machine's noise allows)"]
+    changed = [l for l in res["lines"] if not l.get("same_program")]
+    same = [l for l in res["lines"] if l.get("same_program")]
+    slower = [l for l in changed if l["ratio"] < FLAG_BELOW]
+    out += ["", f"{len(res['lines'])} cases compared, {len(changed)} with a program that differs between "
+            f"the builds, {len(slower)} of those below {FLAG_BELOW}x (the median of the rounds' ratios)"
+            + (": " + ", ".join(f"{l['row']} {l['case']}" for l in slower) if slower else "")]
+    if same:
+        # What this run's noise is: the cases whose program did not change.
+        meds = [l["ratio"] for l in same]
+        every = [x for l in same for x in l["ratios"]]
+        out.append(f"noise in this run, from the {len(same)} cases whose program is the same in both builds: "
+                   f"medians {min(meds):.3f}-{max(meds):.3f}, single rounds {min(every):.3f}-{max(every):.3f}")
     if res["skipped"]:
         out.append("left out:")
         out += [f"  {s['row']} {s['case']}: {s['why']}" for s in res["skipped"]]

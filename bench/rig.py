@@ -74,11 +74,12 @@ class Testbed:
         return json.loads(out)
 
     def xdp_prog(self):
-        """The id and name of the XDP program on the receiving interface, (None, None) if none: the
-        program this benchmark runs, where a name could find another's on a shared machine."""
+        """The id, name and tag of the XDP program on the receiving interface (None if none): the
+        program this benchmark runs, where a name could find another's on a shared machine. The
+        tag is the kernel's hash of its instructions: two builds' programs are the same if it is."""
         link = json.loads(sh(["ip", "-j", "-n", self.rcv, "link", "show", "dev", self.rx]))[0]
         prog = link.get("xdp", {}).get("prog", {})
-        return prog.get("id"), prog.get("name")
+        return prog.get("id"), prog.get("name"), prog.get("tag")
 
     def xdp(self, obj):
         if obj:
@@ -124,7 +125,7 @@ class Ratewall:
 
     def dropped(self):
         """Packets the program dropped, summed over CPUs from its stats map."""
-        prog_id, _ = self.tb.xdp_prog()
+        prog_id = self.tb.xdp_prog()[0]
         if prog_id is None:
             return None
         prog = json.loads(sh(["bpftool", "prog", "show", "id", str(prog_id), "-j"]))

@@ -113,7 +113,7 @@ def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
             tb.gen(*gen_args(sources, fam, "uniform", 1, extra), "--count", max(100000, sources + sources // 2),
                    "--duration", "60s")
         check_count = 200000 if order == "random" else max(200000, sources)
-        prog_id, prog_name = tb.xdp_prog()
+        prog_id, prog_name, prog_tag = tb.xdp_prog()
         if prog_name != RECEIVER[case]:
             raise RuntimeError(f"the receiver runs {prog_name}, not {RECEIVER[case]}")
         stats_enabled(True)
@@ -124,7 +124,7 @@ def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
         finally:
             stats_enabled(False)
         res = {"row": key, "case": case, "sources": sources, "family": fam, "order": order,
-               "check_sent": g["sent"], "check_received": runs1 - runs0}
+               "check_sent": g["sent"], "check_received": runs1 - runs0, "prog_tag": prog_tag}
         if runs1 > runs0 and case in ("ratewall", "toy_d64", RANK_TOY, *KEY_CASES, *RANK_CASES):
             res["prog_ns_in_situ"] = round((t1 - t0) / (runs1 - runs0), 1)
         if res["check_received"] != res["check_sent"]:

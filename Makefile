@@ -51,7 +51,7 @@ toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)
 toy_limit = $(if $(filter drop,$(lastword $(subst _, ,$(1)))),1,0)
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
-.PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench clean format install uninstall fuzz \
+.PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
 	deb test-package
 all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
 
@@ -184,6 +184,19 @@ test-cpus: deps
 bench: deps
 	@$(MAKE) --no-print-directory all $(TOYS)
 	@python3 bench/bench.py $(BUILD)
+
+# Same-host A/B (needs root, bench/ab.py): every throughput row for BASE (a git
+# revision, built in a worktree in $(BUILD)/ab/base, removed after) and for the
+# working tree, interleaved over ROUNDS rounds; prints HEAD/BASE a case with its
+# spread. make bench-ab BASE=<rev> [ROUNDS=3] [ROWS=key,...]; BENCH_QUICK=1: shorter.
+ROUNDS ?= 3
+bench-ab:
+	@$(if $(BASE),,echo "make bench-ab: BASE is required: make bench-ab BASE=<git revision> [ROUNDS=3]" >&2; exit 2)
+	@git rev-parse --verify --quiet '$(BASE)^{commit}' >/dev/null || \
+		{ echo "make bench-ab: BASE=$(BASE) names no commit of this repository" >&2; exit 2; }
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all $(TOYS)
+	@python3 bench/ab.py --base '$(BASE)' --rounds '$(ROUNDS)' $(if $(ROWS),--rows '$(ROWS)') $(BUILD)
 
 demo: deps
 	@$(MAKE) --no-print-directory all

@@ -37,7 +37,6 @@ from throughput import run_throughput
 
 def measure_all(results):
     """Every measurement in turn, into results; the testbed is rebuilt for each kind."""
-    tb = None
     try:
         log("bench: per-packet program cost")
         results["progcost"] = measure.run_progcost()
@@ -67,8 +66,7 @@ def measure_all(results):
         tb = Testbed(1, delay=TCP_DELAY, seconds=tcp_seconds)
         results["tcp"] += measure.run_tcp(tb, "20 ms")
     finally:
-        if tb:
-            tb.down()
+        rig.testbed_down()  # also one whose making an interrupt cut short
 
 
 def run(build):
@@ -79,6 +77,11 @@ def run(build):
     started = time.time()
     results = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
                "quick": QUICK, "machine": rig.machine(), "packets_per_run": PACKETS, "frame_bytes": 64}
+    try:
+        held = rig.lock()
+    except RuntimeError as e:
+        log(f"bench: {e}")
+        return 1
     stats_was = sh(["sysctl", "-n", "kernel.bpf_stats_enabled"]).strip()
     try:
         measure_all(results)
@@ -87,6 +90,7 @@ def run(build):
         return 1
     finally:
         sh(["sysctl", "-qw", f"kernel.bpf_stats_enabled={stats_was}"], check=False)
+        held.close()
     results["seconds"] = round(time.time() - started, 1)
     print(render.table(results))
     name = runs.save(results)

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Where the results of `make bench` are kept: bench/results/<run>.json for each
 run, latest.json a copy of the newest, and the page docs/performance.md
-rendered from latest.json."""
+rendered from latest.json; and those of `make bench-ab` (bench/ab.py):
+bench/results/ab-<run>.json, which git does not keep."""
 import json
 import os
 
@@ -28,6 +29,15 @@ def save(results):
     for path in (os.path.join(RESULTS, f"{name}.json"), LATEST):
         with open(path, "w") as f:
             json.dump(results, f, indent=1)
+    return name
+
+
+def save_ab(results):
+    """Writes an A/B run as ab-<run>.json; returns its name."""
+    os.makedirs(RESULTS, exist_ok=True)
+    name = "ab-" + run_id(results)
+    with open(os.path.join(RESULTS, f"{name}.json"), "w") as f:
+        json.dump(results, f, indent=1)
     return name
 
 

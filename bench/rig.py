@@ -2,6 +2,7 @@
 """The apparatus of `make bench`: shell commands, the two namespaces
 (tests/harness/testbed.sh), `ratewall run` in the receiver, the programs'
 in-situ statistics and the machine's description."""
+import fcntl
 import json
 import os
 import platform
@@ -14,8 +15,22 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The build directory whose binaries run (bench.py sets it from its argument).
 BUILD = os.path.join(ROOT, "build")
+# The generator, when it is not BUILD's (ab.py: one generator for both builds it measures).
+GEN = None
 NCPUS = os.cpu_count() or 1
 TB = "rwbench"
+
+
+def lock():
+    """Holds /run/rwbench.lock for the life of the process, or raises RuntimeError: two
+    benchmarks at once would share, and pull down, one pair of namespaces."""
+    f = open("/run/rwbench.lock", "w")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        raise RuntimeError("another benchmark (make bench or make bench-ab) is running here")
+    return f
 
 
 def log(msg):
@@ -48,15 +63,23 @@ class Testbed:
         self.mac = out.strip().splitlines()[-1]
 
     def down(self):
-        bash(f"TB_SND={TB}s TB_RCV={TB}r TB_MID={TB}m tb_down", check=False)
+        testbed_down()
 
     def rcv_cmd(self, *args):
         return ["ip", "netns", "exec", self.rcv, *args]
 
     def gen(self, *args, timeout=120):
-        out = sh(["ip", "netns", "exec", self.snd, f"{BUILD}/rwgen", "--dev", self.tx,
+        out = sh(["ip", "netns", "exec", self.snd, GEN or f"{BUILD}/rwgen", "--dev", self.tx,
                   "--dst-mac", self.mac, *map(str, args)], timeout=timeout)
         return json.loads(out)
+
+    def xdp_prog(self):
+        """The id, name and tag of the XDP program on the receiving interface (None if none): the
+        program this benchmark runs, where a name could find another's on a shared machine. The
+        tag is the kernel's hash of its instructions: two builds' programs are the same if it is."""
+        link = json.loads(sh(["ip", "-j", "-n", self.rcv, "link", "show", "dev", self.rx]))[0]
+        prog = link.get("xdp", {}).get("prog", {})
+        return prog.get("id"), prog.get("name"), prog.get("tag")
 
     def xdp(self, obj):
         if obj:
@@ -65,16 +88,26 @@ class Testbed:
             sh(["ip", "-n", self.rcv, "link", "set", "dev", self.rx, "xdpdrv", "off"], check=False)
 
 
+def testbed_down():
+    """Removes the benchmark's namespaces, whatever is left of them: also those of
+    a Testbed whose making was cut short (and so never returned one to down())."""
+    bash(f"TB_SND={TB}s TB_RCV={TB}r TB_MID={TB}m tb_down", check=False)
+
+
 class Ratewall:
-    """`ratewall run` in the receiver namespace, on the last CPU (the generator has CPU 0)."""
+    """`ratewall run` in the receiver namespace, on the last CPU (the generator has CPU 0).
+    Those not yet stopped are in RUNNING, for a run cut short to stop (stop_all)."""
+    RUNNING = set()
 
     def __init__(self, tb, *args, out=False):
+        self.tb = tb
         self.err = open(f"/tmp/{TB}.rw.err", "w+")
         self.out = open(f"/tmp/{TB}.rw.json", "w+") if out else subprocess.DEVNULL
         cpu = str(NCPUS - 1)
         self.p = subprocess.Popen(tb.rcv_cmd("taskset", "-c", cpu, f"{BUILD}/ratewall", "run", tb.rx,
                                              *map(str, args), "--json"),
                                   stdout=self.out, stderr=self.err)
+        Ratewall.RUNNING.add(self)
         for _ in range(1200):  # preallocating a million flows takes seconds
             self.err.seek(0)
             if "attached to" in self.err.read():
@@ -92,8 +125,10 @@ class Ratewall:
 
     def dropped(self):
         """Packets the program dropped, summed over CPUs from its stats map."""
-        prog = json.loads(sh(["bpftool", "prog", "show", "name", "ratewall_xdp", "-j"]))
-        prog = max(prog if isinstance(prog, list) else [prog], key=lambda x: x["id"])
+        prog_id = self.tb.xdp_prog()[0]
+        if prog_id is None:
+            return None
+        prog = json.loads(sh(["bpftool", "prog", "show", "id", str(prog_id), "-j"]))
         for map_id in prog.get("map_ids", []):
             info = json.loads(sh(["bpftool", "map", "show", "id", str(map_id), "-j"]))
             if info.get("name") == "stats":
@@ -116,18 +151,22 @@ class Ratewall:
             except subprocess.TimeoutExpired:
                 self.p.kill()
                 self.p.wait()
+        Ratewall.RUNNING.discard(self)
         return self.p.returncode
 
+    @classmethod
+    def stop_all(cls):
+        for rw in list(cls.RUNNING):
+            rw.stop()
 
-def prog_stats(name):
-    """run_time_ns and run_cnt of the newest program of that name (kernel.bpf_stats_enabled)."""
-    out = sh(["bpftool", "prog", "show", "name", name, "-j"], check=False)
+
+def prog_stats(prog_id):
+    """run_time_ns and run_cnt of the program of that id (kernel.bpf_stats_enabled)."""
+    out = sh(["bpftool", "prog", "show", "id", str(prog_id), "-j"], check=False)
     try:
-        progs = json.loads(out)
-        progs = progs if isinstance(progs, list) else [progs]
-        p = max(progs, key=lambda x: x.get("id", 0))
+        p = json.loads(out)
         return p.get("run_time_ns", 0), p.get("run_cnt", 0)
-    except (ValueError, KeyError):
+    except (ValueError, KeyError, AttributeError):
         return 0, 0
 
 

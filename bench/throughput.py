@@ -20,7 +20,8 @@ table netdev rwbench_meter {{
 }}
 """
 
-# What each case's receiver runs, for the in-situ stats run that proves frames arrive.
+# What each case's receiver runs (the program on its interface), for the in-situ stats run
+# that proves frames arrive.
 RECEIVER = {"xdp_drop_all": "xdp_drop_all", "ratewall": "ratewall_xdp", "xdp_pass_all": "xdp_pass_all",
             "nft_meter": "xdp_pass_all", "iptables_hashlimit": "xdp_pass_all",
             "ratewall_rules": "ratewall_xdp", "toy_parse": "toy_xdp", "toy_d8": "toy_xdp",
@@ -97,8 +98,9 @@ def gen_args(sources, fam, order, seed, extra=()):
     return args
 
 
-def throughput(tb, row, case, setup, teardown, verify):
-    """Mpps one core sustains for one case of one row (64-byte frames).
+def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
+    """Mpps one core sustains for one case of one row (64-byte frames): the
+    median of `runs` measured runs, the i-th in the order of seed + i.
 
     A short run with kernel.bpf_stats_enabled proves the frames arrive (the
     receiving XDP program's run count) and gives the program's in-situ cost; the
@@ -111,28 +113,31 @@ def throughput(tb, row, case, setup, teardown, verify):
             tb.gen(*gen_args(sources, fam, "uniform", 1, extra), "--count", max(100000, sources + sources // 2),
                    "--duration", "60s")
         check_count = 200000 if order == "random" else max(200000, sources)
+        prog_id, prog_name, prog_tag = tb.xdp_prog()
+        if prog_name != RECEIVER[case]:
+            raise RuntimeError(f"the receiver runs {prog_name}, not {RECEIVER[case]}")
         stats_enabled(True)
         try:
-            t0, runs0 = prog_stats(RECEIVER[case])
+            t0, runs0 = prog_stats(prog_id)
             g = tb.gen(*gen_args(sources, fam, order, 2, extra), "--count", check_count, "--duration", "60s")
-            t1, runs1 = prog_stats(RECEIVER[case])
+            t1, runs1 = prog_stats(prog_id)
         finally:
             stats_enabled(False)
         res = {"row": key, "case": case, "sources": sources, "family": fam, "order": order,
-               "check_sent": g["sent"], "check_received": runs1 - runs0}
+               "check_sent": g["sent"], "check_received": runs1 - runs0, "prog_tag": prog_tag}
         if runs1 > runs0 and case in ("ratewall", "toy_d64", RANK_TOY, *KEY_CASES, *RANK_CASES):
             res["prog_ns_in_situ"] = round((t1 - t0) / (runs1 - runs0), 1)
         if res["check_received"] != res["check_sent"]:
             raise RuntimeError(f"{res['check_sent'] - res['check_received']} of {res['check_sent']} "
                                f"frames did not arrive")
         verify0 = verify(ctx)
-        runs = []
-        for i in range(RUNS):  # this machine is noisy: the median of a few runs
-            g = tb.gen(*gen_args(sources, fam, order, 3 + i, extra), "--count", PACKETS, "--duration", "60s")
-            runs.append(round(g["sent"] / g["seconds"] / 1e6, 3))
+        mpps = []
+        for i in range(runs):  # this machine is noisy: the median of a few runs
+            g = tb.gen(*gen_args(sources, fam, order, seed + i, extra), "--count", PACKETS, "--duration", "60s")
+            mpps.append(round(g["sent"] / g["seconds"] / 1e6, 3))
         verify1 = verify(ctx)
-        res.update({"sent": g["sent"] * RUNS, "seconds": g["seconds"], "runs_mpps": runs,
-                    "mpps": sorted(runs)[len(runs) // 2]})
+        res.update({"sent": g["sent"] * runs, "seconds": g["seconds"], "runs_mpps": mpps,
+                    "mpps": sorted(mpps)[len(mpps) // 2]})
         if verify0 is not None and verify1 is not None:
             # The case's own drop counter: proof that its rule did (or did not) drop.
             res["dropped_by_case"] = verify1 - verify0
@@ -141,9 +146,10 @@ def throughput(tb, row, case, setup, teardown, verify):
         teardown(ctx)
 
 
-def run_throughput(tb):
-    drop_obj, pass_obj = f"{rig.BUILD}/xdp_drop_all.bpf.o", f"{rig.BUILD}/xdp_pass_all.bpf.o"
-    results = []
+def case_setups(tb):
+    """Writes the rules files the rows use and returns for_case(row, case): the
+    case's (setup, teardown, verify) for throughput(). Its programs are those of
+    the build rig.BUILD names when for_case is called (ab.py measures two)."""
 
     def attach(obj):
         return lambda: tb.xdp(obj)
@@ -175,7 +181,7 @@ def run_throughput(tb):
     with open(RW_ROW_ARGS["syn_flood"][1], "w") as f:
         f.write(SYN_RULES)
 
-    def nft(sources, fam, order):
+    def nft(sources, fam, order, pass_obj):
         def setup():
             tb.xdp(pass_obj)
             v6 = fam == 6
@@ -190,7 +196,7 @@ def run_throughput(tb):
         sh(tb.rcv_cmd("nft", "delete", "table", "netdev", "rwbench_meter"), check=False)
         tb.xdp(None)
 
-    def ipt(sources, fam, order):
+    def ipt(sources, fam, order, pass_obj):
         def setup():
             tb.xdp(pass_obj)
             size = min(1048576, table_size(sources, order))
@@ -228,27 +234,39 @@ def run_throughput(tb):
             total += sum(int(l.split()[0]) for l in out.splitlines() if "hashlimit" in l or "limit:" in l)
         return total
 
+    def for_case(row, case):
+        key, _, (sources, fam, order), _, verdict, _ = row
+        if case in (*TOYS, RANK_TOY):
+            return toy(case, verdict, sources), detach, none
+        drop_obj, pass_obj = f"{rig.BUILD}/xdp_drop_all.bpf.o", f"{rig.BUILD}/xdp_pass_all.bpf.o"
+        return {
+            "xdp_drop_all": (attach(drop_obj), detach, none),
+            "xdp_pass_all": (attach(pass_obj), detach, none),
+            "ratewall": (ratewall(verdict, sources, order, RW_ROW_ARGS.get(key, ())), stop_rw,
+                         rw_dropped),
+            "ratewall_rules": (ratewall(verdict, sources, order, ["--rules", RULES_10K, "--max-rules", "16384"]), stop_rw,
+                               rw_dropped),
+            **{c: (ratewall(verdict, sources, order, ["--key", k]), stop_rw, rw_dropped)
+               for c, k in KEY_CASES.items()},
+            **{c: (ratewall(verdict, sources, order, ["--rank", ",".join(k)], 1 + len(k)), stop_rw,
+                   rw_dropped)
+               for c, k in RANK_CASES.items()},
+            "nft_meter": (nft(sources, fam, order, pass_obj), nft_down, nft_dropped),
+            "iptables_hashlimit": (ipt(sources, fam, order, pass_obj), ipt_down, ipt_dropped),
+        }[case]
+
+    return for_case
+
+
+def run_throughput(tb):
+    for_case = case_setups(tb)
+    results = []
     for row in MEASURED_ROWS:
-        key, label, (sources, fam, order), _, verdict, cases = row
+        key, label, _, _, _, cases = row
         log(f"  {label}")
         for case in cases:
-            setup, teardown, verify = (toy(case, verdict, sources), detach, none) if case in (*TOYS, RANK_TOY) else {
-                "xdp_drop_all": (attach(drop_obj), detach, none),
-                "xdp_pass_all": (attach(pass_obj), detach, none),
-                "ratewall": (ratewall(verdict, sources, order, RW_ROW_ARGS.get(key, ())), stop_rw,
-                             rw_dropped),
-                "ratewall_rules": (ratewall(verdict, sources, order, ["--rules", RULES_10K, "--max-rules", "16384"]), stop_rw,
-                                   rw_dropped),
-                **{c: (ratewall(verdict, sources, order, ["--key", k]), stop_rw, rw_dropped)
-                   for c, k in KEY_CASES.items()},
-                **{c: (ratewall(verdict, sources, order, ["--rank", ",".join(k)], 1 + len(k)), stop_rw,
-                       rw_dropped)
-                   for c, k in RANK_CASES.items()},
-                "nft_meter": (nft(sources, fam, order), nft_down, nft_dropped),
-                "iptables_hashlimit": (ipt(sources, fam, order), ipt_down, ipt_dropped),
-            }[case]
             try:
-                r = throughput(tb, row, case, setup, teardown, verify)
+                r = throughput(tb, row, case, *for_case(row, case))
                 log(f"    {case:20s} {r['mpps']:7.3f} Mpps"
                     + (f", {r['dropped_by_case']} of {r['sent']} dropped by the case"
                        if "dropped_by_case" in r else ""))
@@ -257,5 +275,3 @@ def run_throughput(tb):
                 log(f"    {case:20s} error: {e}")
             results.append(r)
     return results
-
-

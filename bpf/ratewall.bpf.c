@@ -53,12 +53,26 @@ static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 	return ws;
 }
 
-/* A limited key promoted on this CPU leaves its crowd (crowd.h). */
-static __always_inline int rw_promoted(__u64 h, __u64 epoch, __u64 len, bool limited)
+/*
+ * rw_promote for an untracked packet of len bytes: a limited key is in the
+ * crowd, which decides what it inherits and leaves the crowd with it
+ * (crowd.h); the scratch's say on that is cleared again after, so that a
+ * --rank kind's promotion never reads it.
+ */
+static __always_inline int rw_promote_from_crowd(const struct rw_key *key, struct rw_promotion *pr,
+						 const struct rw_time *t, struct rw_stats *st,
+						 __u64 len, bool limited)
 {
-	if (limited)
-		rw_crowd_promoted(h, epoch, len);
-	return RW_TRACK;
+	int idx;
+
+	if (!limited)
+		return rw_promote(key, pr, t, st);
+	rw_crowd_promoting(t->epoch, 1);
+	idx = rw_promote(key, pr, t, st);
+	rw_crowd_promoting(t->epoch, 0);
+	if (idx >= 0)
+		rw_crowd_promoted(pr->h, t->epoch, len);
+	return idx;
 }
 
 /*
@@ -120,10 +134,9 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		struct rw_promotion pr = { .h = h, .units = units,
 					   .take_idle = ws->refused_epoch != t->epoch + 1 };
 
-		rw_crowd_promoting(t->epoch, limited);
-		*idx = rw_promote(key, &pr, t, st);
+		*idx = rw_promote_from_crowd(key, &pr, t, st, len, limited);
 		if (*idx >= 0)
-			return rw_promoted(h, t->epoch, len, limited);
+			return RW_TRACK;
 		busy = *idx == RW_PROMOTE_BUSY;
 		if (!busy && pr.take_idle) {
 			st->failed_inserts++;
@@ -154,10 +167,9 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	if (busy && limited && rw_wait_bucket(home)) {
 		struct rw_promotion again = { .h = h, .units = units };
 
-		rw_crowd_promoting(t->epoch, limited);
-		*idx = rw_promote(key, &again, t, st);
+		*idx = rw_promote_from_crowd(key, &again, t, st, len, limited);
 		if (*idx >= 0)
-			return rw_promoted(h, t->epoch, len, limited);
+			return RW_TRACK;
 		busy = *idx == RW_PROMOTE_BUSY;
 	}
 	stalled = busy && limited && !over_cap;

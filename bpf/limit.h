@@ -44,7 +44,8 @@
  * refill sums, and as dropped only after the verdict; a reader between the
  * two sees one packet too many, never one too few. A refill reads every CPU's
  * record before the history, so counts moving from one to the other are seen
- * at least once.
+ * at least once. Both orders hold on every CPU, not only as x86 keeps them
+ * (RW_READ_ONCE and the barriers below).
  */
 #ifndef RW_BPF_LIMIT_H
 #define RW_BPF_LIMIT_H
@@ -60,6 +61,58 @@ struct rw_limit {
 	bool deny;                    /* a deny rule: never admitted */
 	__u32 rule;                   /* the id + 1 of the rule that decided them, 0 = none */
 };
+
+/*
+ * The order between a CPU's stores to its own record and another CPU's
+ * refill reading that record: READ_ONCE / WRITE_ONCE (volatile accesses: one
+ * load or store each, never torn, merged or repeated), and smp_wmb / smp_rmb
+ * as the kernel's BPF selftests model them (bpf_atomic.h). x86 keeps stores
+ * in order with stores and loads with loads: a compiler barrier is enough
+ * there. Elsewhere (arm64 reorders both) the barrier is a fully ordered
+ * atomic, an exchange on the stack (BPF has no fence of its own; an atomic
+ * without fetch is not ordered). __TARGET_ARCH_* is the Makefile's, of the
+ * machine the object is built for. Where the order matters:
+ *  - the packet's owner counts it as offered before it takes it from the
+ *    lease (rw_offer, then rw_admit) and as dropped only after the verdict
+ *    (rw_drop): a reader that sees the lease taken, or the drop, sees the
+ *    offered count that came before;
+ *  - a refill reads another CPU's lease and drops before its offered counts
+ *    (rw_sum_cpu), and every CPU's record before the history (rw_sum_window),
+ *    so that it sees what moved between them at least once.
+ */
+#define RW_READ_ONCE(x) (*(volatile const __typeof__(x) *)&(x))
+#define RW_WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define rw_barrier() asm volatile("" ::: "memory")
+#ifdef __TARGET_ARCH_x86
+#define rw_smp_wmb() rw_barrier()
+#define rw_smp_rmb() rw_barrier()
+#else
+static __always_inline void rw_smp_mb(void)
+{
+	volatile __u64 v = 0;
+
+	rw_barrier();
+	__sync_lock_test_and_set(&v, 0);
+	rw_barrier();
+}
+#define rw_smp_wmb() rw_smp_mb()
+#define rw_smp_rmb() rw_smp_mb()
+#endif
+
+/* A tracked packet counted as offered on its CPU: before its lease is taken or its refill sums. */
+static __always_inline void rw_offer(struct rw_hot *f, __u64 len)
+{
+	RW_WRITE_ONCE(f->packets, f->packets + 1);
+	RW_WRITE_ONCE(f->bytes, f->bytes + (__u32)len);
+}
+
+/* ... and as dropped, only after its verdict: after its offered count, for any reader. */
+static __always_inline void rw_drop(struct rw_hot *f, __u64 len)
+{
+	rw_smp_wmb();
+	RW_WRITE_ONCE(f->drop_packets, f->drop_packets + 1);
+	RW_WRITE_ONCE(f->drop_bytes, f->drop_bytes + (__u32)len);
+}
 
 /* Whether `epoch` comes before the epoch whose low 16 bits are until (at most a window apart). */
 static __always_inline bool rw_before(__u64 epoch, __u16 until)
@@ -89,6 +142,9 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 	struct rw_sum_ctx *sum = data;
 	__u32 j = cpu * cfg_entries + sum->idx;
 	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
+	__u32 lease_p, lease_b, drop_p, drop_b, p, b;
+	__u16 until;
+	__u8 flags;
 	__u64 fe;
 
 	if (!f)
@@ -98,21 +154,38 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 	fe = rw_hot_epoch(f, rw_st_epoch(sum->state));
 	if (!rw_slot_live(fe, sum->epoch, cfg_slots))
 		return 0;
-	if (f->packets > f->drop_packets) {
-		sum->packets += f->packets - f->drop_packets;
-		sum->bytes += f->bytes > f->drop_bytes ? f->bytes - f->drop_bytes : 0;
+	/*
+	 * The lease and the drops before the offered counts (its CPU stores them
+	 * the other way round, rw_offer, rw_admit, rw_drop): a packet taken from
+	 * the lease or dropped meanwhile is then counted twice at worst, never
+	 * missed. Read the other way, a packet admitted from the lease between
+	 * the two reads is in neither (the refill sums one too few).
+	 */
+	flags = RW_READ_ONCE(f->flags);
+	until = RW_READ_ONCE(f->until);
+	lease_p = RW_READ_ONCE(f->lease_packets);
+	lease_b = RW_READ_ONCE(f->lease_bytes);
+	drop_p = RW_READ_ONCE(f->drop_packets);
+	drop_b = RW_READ_ONCE(f->drop_bytes);
+	rw_race(RW_RACE_SUM);
+	rw_smp_rmb();
+	p = RW_READ_ONCE(f->packets);
+	b = RW_READ_ONCE(f->bytes);
+	if (p > drop_p) {
+		sum->packets += p - drop_p;
+		sum->bytes += b > drop_b ? b - drop_b : 0;
 		if (fe < sum->oldest)
 			sum->oldest = fe;
 	}
 	/* Another CPU's lease, unless it lapsed or that CPU let it lie idle (ratewall.h). */
-	if (cpu != sum->self && (f->flags & RW_HOT_LEASE) && rw_before(sum->epoch, f->until) &&
+	if (cpu != sum->self && (flags & RW_HOT_LEASE) && rw_before(sum->epoch, until) &&
 	    fe + RW_LEASE_IDLE_SLOTS >= sum->epoch) {
-		__u64 end = rw_until(sum->epoch, f->until);
+		__u64 end = rw_until(sum->epoch, until);
 
 		if (fe + RW_LEASE_IDLE_SLOTS + 1 < end)
 			end = fe + RW_LEASE_IDLE_SLOTS + 1;
-		sum->packets += f->lease_packets;
-		sum->bytes += f->lease_bytes;
+		sum->packets += lease_p;
+		sum->bytes += lease_b;
 		if (end < sum->lease_end)
 			sum->lease_end = end;
 	}
@@ -384,6 +457,7 @@ static __always_inline void rw_sum_window(struct rw_sum_ctx *sum)
 	sum->oldest = ~0ULL;
 	sum->lease_end = ~0ULL;
 	bpf_loop(cfg_nr_cpus, rw_sum_cpu, sum, 0);
+	rw_smp_rmb(); /* the records before the history: a flush moves counts from one to the other */
 	rw_sum_hist(sum);
 }
 
@@ -537,7 +611,7 @@ full:
 	return false;
 }
 
-/* Whether a tracked packet (already counted as offered in f) is admitted. */
+/* Whether a tracked packet (already counted as offered in f, rw_offer) is admitted. */
 static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u64 state,
 				     __u64 now, __u64 epoch, __u64 len, const struct rw_limit *lim,
 				     struct rw_stats *st)
@@ -556,10 +630,12 @@ static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u
 	}
 	if ((f->flags & RW_HOT_LEASE) && rw_before(epoch, f->until) &&
 	    (!lim->packets || f->lease_packets) && (!lim->bytes || f->lease_bytes >= len)) {
+		/* The offered count (rw_offer) before the lease's decrement, for any reader. */
+		rw_smp_wmb();
 		if (lim->packets)
-			f->lease_packets--;
+			RW_WRITE_ONCE(f->lease_packets, f->lease_packets - 1);
 		if (lim->bytes)
-			f->lease_bytes -= (__u32)len;
+			RW_WRITE_ONCE(f->lease_bytes, f->lease_bytes - (__u32)len);
 		return true;
 	}
 	return rw_refill(f, idx, cpu, state, now, epoch, len, lim, st);

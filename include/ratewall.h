@@ -755,6 +755,7 @@ enum rw_race_point {
 	RW_RACE_SCHED_START,  /* rw_refill, between reading an older generation's schedule and starting it */
 	RW_RACE_REFILL,       /* rw_refill, between the window's sum and the lease's store */
 	RW_RACE_BUCKET_WAIT,  /* rw_wait_bucket, while a packet waits for another CPU's insert */
+	RW_RACE_SUM,          /* rw_sum_cpu, between a refill's reads of another CPU's counts and lease */
 };
 /* RW_RACE_HOT: record `index` (cpu x entries + entry) of hot, 32 bytes: off below 32. */
 enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE, RW_RACE_HOT };

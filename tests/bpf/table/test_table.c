@@ -849,6 +849,79 @@ out:
 	env_close(&e);
 }
 
+/* Record j of hot (cpu x entries + entry), as it is now. */
+static bool record_of(struct env *e, uint32_t j, struct rw_hot *r)
+{
+	struct rw_hot *hot = mmap(NULL, e->t.len[2], PROT_READ, MAP_SHARED, e->fds.hot, 0);
+
+	CHECK(hot != MAP_FAILED);
+	if (hot == MAP_FAILED)
+		return false;
+	*r = hot[j];
+	munmap(hot, e->t.len[2]);
+	return true;
+}
+
+/*
+ * A refill reads every other CPU's record: its offered and dropped counts
+ * and its lease. The record's own CPU may admit a packet from that lease
+ * between two of those reads: its offered count goes up by one and its lease
+ * down by one. Played here: CPU 0 has admitted 98 of a limit of 100 and holds
+ * a lease of 1, CPU 1 admitted one (the window full with CPU 0's lease), and
+ * CPU 1's next packet refills: 101 with it, dropped. Inside that refill's
+ * reads of CPU 0's record, CPU 0 admits its last leased packet. A refill
+ * that reads the count before the lease sees neither the packet nor the
+ * lease it came from, sums 100 and admits: 101 in the window. Reading the
+ * lease first (and, on a CPU that reorders loads, ordered before the counts;
+ * CPU 0 orders its count before its lease's decrement), the refill sees the
+ * packet twice at worst, never not at all.
+ */
+static void test_table_a_leased_packet_inside_a_refills_reads(void)
+{
+	const uint64_t limit = 100;
+	struct rw_key k = key4(SRC4);
+	struct rw_hot r0;
+	uint32_t idx, passed;
+	cpu_set_t orig;
+	uint64_t state;
+	struct env e;
+	int64_t i;
+
+	if (!env_open(&e, 10, 100 * MS, limit, 0))
+		return;
+	if (!other_cpu_to_play(&e))
+		return;
+	sched_getaffinity(0, sizeof(orig), &orig);
+	pin_cpu(0);
+	set_time(&e, 5 * MS);
+	/* Leases of 49, 24, 12, 5, 2, 1: after 98 packets CPU 0 holds a lease of 1. */
+	passed = passed_of(&e, SRC4, 98);
+	i = rw_table_find(&e.t, &k, &state);
+	CHECK(i >= 0);
+	if (i < 0 || !record_of(&e, (uint32_t)i, &r0))
+		goto out;
+	idx = (uint32_t)i;
+	CHECK_EQ(r0.packets, 98);
+	CHECK_EQ(r0.lease_packets, 1);
+	pin_cpu(1);
+	passed += passed_of(&e, SRC4, 1); /* 100 with CPU 0's lease: it fits, no lease left */
+	/* CPU 0's leased packet lands between CPU 1's reads of its record. */
+	r0.packets++;
+	r0.lease_packets--;
+	race_write(&e, RW_RACE_HOT, idx, 0, hot_word(&r0, 0));
+	race_write(&e, RW_RACE_HOT, idx, 16, hot_word(&r0, 16));
+	race_arm(&e, RW_RACE_SUM);
+	passed += 1 + passed_of(&e, SRC4, 1);
+	CHECK(race_played(&e));
+	printf("     a leased packet between a refill's reads: %u admitted for a limit of %llu\n",
+	       passed, (unsigned long long)limit);
+	CHECK(passed <= limit);
+	CHECK_EQ(admitted_in_window(&e, &k, 0), passed);
+out:
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
 /*
  * The same meeting far from the limit: 10 000 packets a second, paced (a
  * lease is a millisecond of the rate: 10), CPU 1's refill starting before and
@@ -1108,6 +1181,7 @@ void run_table_tests(void)
 	RUN(test_table_record_left_behind_2_31_slots);
 	RUN(test_table_parallel_cpus_hold_the_limit);
 	RUN(test_table_concurrent_refills_hold_the_limit);
+	RUN(test_table_a_leased_packet_inside_a_refills_reads);
 	RUN(test_table_refills_that_meet_far_from_the_limit_pass);
 	RUN(test_table_a_refill_stalled_past_many_others_passes_far_from_the_limit);
 	RUN(test_table_untracked_waits_for_a_stalled_insert);

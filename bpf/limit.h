@@ -7,10 +7,11 @@
  * CPU's admitted counts in the window, the others' outstanding leases and the
  * history, and takes 1/nr_cpus of what is left. Without budget the record is
  * saturated until budget can free up, so dropping costs one compare. Refills
- * that meet cannot see each other's leases: a mark they bump before the sum
- * and after the lease's store tells the later one, which gives its lease
- * back and drops its packet (rw_refill). No key is ever admitted more than
- * its limit in any window.
+ * that meet cannot see each other's leases: a mark they read before the sum
+ * and bump after the lease's store tells the one that ends later, which
+ * keeps only what fits beside what it may have missed, and drops its packet
+ * where nothing does (rw_refill). No key is ever admitted more than its
+ * limit in any window.
  *
  * The schedule: a lease also never holds more than the key's schedule allows
  * (struct rw_pace). Budget comes at the limit's rate R; a key sending less
@@ -422,31 +423,52 @@ static __always_inline __u32 rw_clamp32(__u64 v)
 #define RW_MAX_FRAME (256ULL * 1024)
 
 /*
- * Whether the window has room for what a refill that met `missed` bumps of
- * other refills may not have seen of them: each one's packet (at most
- * RW_MAX_FRAME bytes) and lease (a scheduled lease's cap; 1/nr_cpus of the
- * limit for the window alone). Its own packet is in its sum already. Only a
- * refill under way on another CPU at this one's first bump can hold what it
- * did not see and not have seen this packet, one a CPU: one that began later
+ * Whether the window has room for what a refill that met `missed` other
+ * refills' ends (rw_refill) may not have seen of them: each one's packet (at
+ * most RW_MAX_FRAME bytes) and lease (a scheduled lease's cap; 1/nr_cpus of
+ * the limit for the window alone). Its own packet is in its sum already. Only
+ * a refill under way on another CPU at this one's start can hold what it did
+ * not see and not have seen this packet, one a CPU: one that began later
  * summed this packet, so what it kept fits the window with this packet in
- * it, and one still going at this one's second bump finds that bump and
- * answers for it itself. So a refill stalled while others made hundreds (a
- * CPU of a guest descheduled) counts nr_cpus - 1 of them at most. Refills
- * that met find it true where a key is far from its limit: a source at 0.95x
- * of --pps 1000 spread over 2 CPUs lost 1-16 packets of 17 098 to such
- * meetings when every one was dropped, and one at 0.5x over 64 emulated CPUs
- * lost a few when more than nr_cpus bumps were.
+ * it, and one still going at this one's end finds that end and answers for
+ * it itself. So a refill stalled while others made hundreds (a CPU of a
+ * guest descheduled) counts nr_cpus - 1 of them at most. Refills that met
+ * find it true where a key is far from its limit: a source at 0.95x of --pps
+ * 1000 spread over 2 CPUs lost 1-16 packets of 17 098 to such meetings when
+ * every one was dropped, and one at 0.5x over 64 emulated CPUs lost a few
+ * when more than nr_cpus bumps were.
+ *
+ * With room, the refill keeps the part of its lease that fits beside all of
+ * that (1/nr_cpus of what is left), where it counted every refill that
+ * ended during its own (no more than nr_cpus - 1): giving it all back left
+ * the next packet to refill again, and the one after, a sum over every CPU
+ * and another end for the others to meet each time. Past nr_cpus - 1 ends,
+ * those begun later may have missed its lease (not its packet): it keeps
+ * none.
  */
 static __always_inline bool rw_room_for_missed(const struct rw_sum_ctx *sum,
-					       const struct rw_limit *lim, __u64 missed)
+					       const struct rw_limit *lim, __u64 missed,
+					       __u64 *lease_p, __u64 *lease_b)
 {
 	bool paced = cfg_burst_ns != RW_BURST_WINDOW;
 	__u64 lp = paced ? rw_lease_cap(lim->packets) : lim->packets / cfg_nr_cpus;
 	__u64 lb = paced ? rw_lease_cap(lim->bytes) : lim->bytes / cfg_nr_cpus;
 	__u64 unseen = missed < cfg_nr_cpus - 1 ? missed : cfg_nr_cpus - 1;
+	__u64 need_p = sum->packets + unseen * (1 + lp);
+	__u64 need_b = sum->bytes + unseen * (RW_MAX_FRAME + lb);
 
-	return (!lim->packets || sum->packets + unseen * (1 + lp) <= lim->packets) &&
-	       (!lim->bytes || sum->bytes + unseen * (RW_MAX_FRAME + lb) <= lim->bytes);
+	if ((lim->packets && need_p > lim->packets) || (lim->bytes && need_b > lim->bytes))
+		return false;
+	if (missed > unseen) {
+		*lease_p = 0;
+		*lease_b = 0;
+		return true;
+	}
+	if (lim->packets && *lease_p > (lim->packets - need_p) / cfg_nr_cpus)
+		*lease_p = (lim->packets - need_p) / cfg_nr_cpus;
+	if (lim->bytes && *lease_b > (lim->bytes - need_b) / cfg_nr_cpus)
+		*lease_b = (lim->bytes - need_b) / cfg_nr_cpus;
+	return true;
 }
 
 /* Sums the window afresh: every CPU's record (others' leases with them), then the history. */
@@ -514,23 +536,26 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 window:
 	st->cross_cpu_checks++;
 	/*
-	 * The refill mark, after this packet's count and before the sum; bumped
-	 * again once the lease is in the record. Every store of a refill comes
-	 * before its second bump (fully ordered, on one word), so of two refills
-	 * that overlap, the one that bumps last may have missed the other's
-	 * packet or lease, but the other's sum saw its packet, and it finds the
-	 * mark moved by more than its own two: it gives its lease back, and its
-	 * packet passes only where the window has room for all that it may have
-	 * missed, a packet and a lease for every other bump it found
+	 * The refill mark: read before the sum (a fetch-and-add of 0, which clang
+	 * emits as a fetch-or: fully ordered, as every BPF atomic that fetches,
+	 * so after this packet's count), bumped once the lease is in the
+	 * record, by a refill that admits or keeps a lease (one that finds no
+	 * budget took nothing and leaves it). Every store of a refill comes
+	 * before its bump (fully ordered, on one word), so of two refills that
+	 * overlap, the one that ends last may have missed the other's packet or
+	 * lease, but the other's sum saw its packet, and it finds the mark moved
+	 * by the other's end: it keeps only the lease that fits beside all it may
+	 * have missed, and its packet passes only where the window has room for
+	 * that, a packet and a lease for every other end it found
 	 * (rw_room_for_missed), else it is dropped (the record is not saturated:
-	 * the next packet refills). What refills that kept their leases took
-	 * never overlapped, so each saw the others': the window holds. Its
-	 * cost: a packet, when two refills of one key meet at the window's edge,
-	 * and a fetch-and-add on the schedule's
-	 * line twice a refill. While no lease is out the lease word holds the
-	 * mark (nobody reads it without RW_HOT_LEASE), not the stack.
+	 * the next packet refills). What refills that kept their leases took fits
+	 * the window with whatever they did not see of each other. Its cost: a
+	 * packet, when two refills of one key meet at the window's edge, and two
+	 * fetch-and-adds on the schedule's line a refill. While no lease is out
+	 * the lease word holds the mark (nobody reads it without RW_HOT_LEASE),
+	 * not the stack.
 	 */
-	f->lease_packets = (__u32)__sync_fetch_and_add(&pc->refills, 1);
+	f->lease_packets = (__u32)__sync_fetch_and_add(&pc->refills, 0);
 	rw_sum_window(&sum);
 	if (rw_over(&sum, lim))
 		goto full;
@@ -563,17 +588,20 @@ window:
 	/* What is left holds for the whole window: budget only frees up as it slides. */
 	f->until = (__u16)(epoch + cfg_slots);
 	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_LEASE;
-	missed = (__u32)__sync_fetch_and_add(&pc->refills, 1) - (mark + 1);
+	missed = (__u32)__sync_fetch_and_add(&pc->refills, 1) - mark;
 	if (missed) {
-		f->flags &= RW_HOT_CARRY_MASK;
-		f->lease_packets = 0;
-		f->lease_bytes = 0;
-		if (!rw_room_for_missed(&sum, lim, missed)) {
+		if (!rw_room_for_missed(&sum, lim, missed, &lease_p, &lease_b)) {
+			f->flags &= RW_HOT_CARRY_MASK;
+			f->lease_packets = 0;
+			f->lease_bytes = 0;
 			st->met_drops++;
 			return false;
 		}
-		lease_p = 0;
-		lease_b = 0;
+		/* Less than it stored: a reader meanwhile counts more, never less. */
+		if (!lease_p && !lease_b)
+			f->flags &= RW_HOT_CARRY_MASK;
+		RW_WRITE_ONCE(f->lease_packets, (__u32)lease_p);
+		RW_WRITE_ONCE(f->lease_bytes, (__u32)lease_b);
 	}
 	/* The schedule moves on by this packet and the lease, as they stand. */
 	if (cfg_burst_ns != RW_BURST_WINDOW) {

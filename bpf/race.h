@@ -2,7 +2,8 @@
 /*
  * Races played out by the tests (struct rw_race): at a point of the data path
  * where another CPU's writes could land, a test load makes the writes the
- * test planted, so that the race has one outcome, every run. Any other load
+ * test planted (a word stored, or added to), so that the race has one
+ * outcome, every run. Any other load
  * has cfg_test_clock false in its rodata: the verifier drops the call.
  */
 #ifndef RW_BPF_RACE_H
@@ -42,7 +43,9 @@ __noinline int rw_race_writes(__u32 point)
 			p = rw_race_line(w->line, w->index);
 			off = w->off & 56;
 		}
-		if (p)
+		if (p && w->add)
+			__sync_fetch_and_add((__u64 *)(p + off), w->val);
+		else if (p)
 			__sync_lock_test_and_set((__u64 *)(p + off), w->val);
 	}
 	return 1;

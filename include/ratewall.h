@@ -764,7 +764,7 @@ struct rw_race_write {
 	__u32 line;  /* enum rw_race_line */
 	__u32 index;
 	__u32 off;
-	__u32 pad;
+	__u32 add;   /* 1: val is added to the word (fetch-and-add), 0: stored there */
 	__u64 val;
 };
 struct rw_race {

@@ -210,6 +210,16 @@ void race_write(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint
 							.val = val };
 }
 
+void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val)
+{
+	struct rw_race *r = &e->skel->bss->test_race;
+	uint32_t nr = r->nr;
+
+	race_write(e, line, index, off, val);
+	if (r->nr > nr)
+		r->w[nr].add = 1;
+}
+
 void race_arm(struct env *e, uint32_t point)
 {
 	__atomic_store_n(&e->skel->bss->test_race.point, point, __ATOMIC_SEQ_CST);

@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 11
+#define RW_LAYOUT_VERSION 12
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -370,14 +370,18 @@ struct rw_pace {
 	 * its record's lease_packets (unread without RW_HOT_LEASE).
 	 */
 	__u64 refills;
-	__u8 pad[32]; /* to RW_PACE_SLOTS history slots */
+	__u8 pad[16]; /* to a whole cache line (rw_pace_offset puts it on one) */
 };
 
 #define RW_PEAK_FACTOR 2
 /* The bank is this many bursts (the program holds both to a window at most). */
 #define RW_BANK_FACTOR 2
-/* In history slots: the schedule takes two. */
-#define RW_PACE_SLOTS 2
+/*
+ * In history slots: the schedule's room, three (120 B), so that it can start
+ * on the first 64-byte boundary after the history slots whatever 8-byte one
+ * they end on (rw_pace_offset).
+ */
+#define RW_PACE_SLOTS 3
 
 /* --burst window: no schedule, only the window (a key may take its window's budget at once). */
 #define RW_BURST_WINDOW (~0ULL)
@@ -399,6 +403,27 @@ static inline __u32 rw_hist_stride(__u32 slots)
 static inline __u32 rw_hist_size(__u32 slots)
 {
 	return RW_HIST_SIZE(slots);
+}
+
+/*
+ * Where entry idx's schedule starts in the history map, in bytes from its
+ * start: on the first 64-byte boundary after the entry's history slots, so
+ * that it is one cache line, never across two (a refill's compare-and-swaps
+ * and fetch-and-adds on it). The map's values start on a page (an mmapable
+ * array, and the loader's mapping of it), one after the other (40 B slots:
+ * no padding); rw_pace_gap is the same from the end of the entry's slots.
+ */
+static inline __u32 rw_pace_gap(__u32 slots, __u32 idx)
+{
+	__u32 at = idx * RW_HIST_SIZE(slots) + slots * (__u32)sizeof(struct rw_hist_slot);
+
+	return (64 - (at & 63)) & 56;
+}
+
+static inline __u64 rw_pace_offset(__u32 slots, __u32 idx)
+{
+	return (__u64)idx * RW_HIST_SIZE(slots) + (__u64)slots * sizeof(struct rw_hist_slot) +
+	       rw_pace_gap(slots, idx);
 }
 
 /* Entries in a table sized for max_flows: whole buckets, with slack. */
@@ -733,8 +758,11 @@ _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");
-_Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
-	       "rw_pace takes RW_PACE_SLOTS history slots' place");
+_Static_assert(sizeof(struct rw_pace) == 64, "rw_pace layout: one cache line");
+_Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
+	       "history values, and so the gap before a schedule, are whole 8-byte words");
+_Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
+	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
 _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 72,
 	       "rw_scratch layout");
 

@@ -282,10 +282,15 @@ struct rw_hist_slot *hist_rw(struct env *e, size_t *len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+struct rw_pace *pace_in(struct env *e, struct rw_hist_slot *h, uint32_t idx)
+{
+	return (struct rw_pace *)((uint8_t *)h + rw_pace_offset(e->slots, idx));
+}
+
 struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len)
 {
 	struct rw_hist_slot *h = hist_rw(e, len);
 
 	*map = h;
-	return h ? (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots] : NULL;
+	return h ? pace_in(e, h, idx) : NULL;
 }

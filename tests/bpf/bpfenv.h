@@ -106,6 +106,8 @@ void install_rules(struct env *e, const char *text);
 struct rw_hist_slot *hist_rw(struct env *e, size_t *len);
 /* Entry idx's schedule in it; the mapping in *map, for munmap(*map, *len). */
 struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len);
+/* Entry idx's schedule in a mapping h of the history. */
+struct rw_pace *pace_in(struct env *e, struct rw_hist_slot *h, uint32_t idx);
 
 /* The tracked-flow table's own tests (table/test_table.c). */
 void run_table_tests(void);

@@ -489,6 +489,42 @@ static __always_inline bool rw_over(const struct rw_sum_ctx *sum, const struct r
 	       (lim->bytes && sum->bytes > lim->bytes);
 }
 
+static __always_inline bool rw_inheriting(__u32 idx)
+{
+	struct rw_entry *e = bpf_map_lookup_elem(&keys, &idx);
+
+	return e && (RW_READ_ONCE(e->state) & RW_ST_INHERIT);
+}
+
+static long rw_inherit_wait_cb(__u32 i, void *data)
+{
+	return !rw_inheriting(*(__u32 *)data);
+}
+
+/* Spins a refill waits for a new entry's inheritance (as a packet waits for a bucket's lock). */
+#define RW_INHERIT_WAIT_SPINS 1024
+
+/*
+ * Whether entry idx's history holds what it inherits (table.h, rw_inherit):
+ * a refill of an entry another CPU just published waits for it a bounded
+ * while, and its packet is dropped if it outlasts that (stalled_drops). Its
+ * key's packets alone wait, where the bucket's lock held them all.
+ */
+__noinline int rw_wait_inherited(__u32 idx)
+{
+	bpf_loop(RW_INHERIT_WAIT_SPINS, rw_inherit_wait_cb, &idx, 0);
+	return !rw_inheriting(idx);
+}
+
+static __always_inline bool rw_inherited(__u32 idx)
+{
+	/* Global, the wait: its loop's context off the packet path's stack. */
+	if (rw_inheriting(idx) && !rw_wait_inherited(idx))
+		return false;
+	rw_smp_rmb(); /* the flag before the history: it was cleared after the history was written */
+	return true;
+}
+
 /*
  * Refills this CPU's lease from what all CPUs left of the window's budget and
  * what the key's schedule allows, the packet being decided counted in. False
@@ -508,6 +544,11 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 
 	if (!pc)
 		return false;
+	/* A new entry's history is not all there yet: nothing is summed without it. */
+	if (!rw_inherited(idx)) {
+		st->stalled_drops++;
+		return false;
+	}
 	/*
 	 * This CPU's lease goes back into the pool (carried drops stay marked),
 	 * and what is left of it back into the schedule: a refill comes when the

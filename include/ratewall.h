@@ -208,6 +208,12 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
 /* dir control word: an insert lock, and how many of the bucket's keys live in their overflow bucket. */
 #define RW_DIR_LOCK (1u << 31)
 #define RW_DIR_OVERFLOW_MASK 0xffffu
+/*
+ * ... and how many inserts into it are still inheriting (table.h): they hold
+ * the lock only to place and publish the key, and inherit after.
+ */
+#define RW_DIR_INHERIT_ONE (1u << 16)
+#define RW_DIR_INHERIT_MASK (0x7fffu << 16)
 
 struct rw_dir {
 	__u32 tag[RW_WAYS];
@@ -227,6 +233,7 @@ struct rw_dir {
 #define RW_ST_LIVE (1ULL << RW_ST_FLAG_SHIFT)      /* holds a tracked key */
 #define RW_ST_BUSY (2ULL << RW_ST_FLAG_SHIFT)      /* being written or removed: skip it */
 #define RW_ST_OVERFLOW (4ULL << RW_ST_FLAG_SHIFT)  /* placed in its key's overflow bucket */
+#define RW_ST_INHERIT (8ULL << RW_ST_FLAG_SHIFT)   /* live, its history not yet inherited: no refill */
 
 /* One cache line with the 40-byte key of any kind (an IPv6 5-tuple). */
 struct rw_entry {
@@ -784,15 +791,18 @@ enum rw_race_point {
 	RW_RACE_REFILL,       /* rw_refill, between the window's sum and the lease's store */
 	RW_RACE_BUCKET_WAIT,  /* rw_wait_bucket, while a packet waits for another CPU's insert */
 	RW_RACE_SUM,          /* rw_sum_cpu, between a refill's reads of another CPU's counts and lease */
+	RW_RACE_INHERIT,      /* rw_inherit, as an insert starts inheriting */
 };
 /* RW_RACE_HOT: record `index` (cpu x entries + entry) of hot, 32 bytes: off below 32. */
 enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE, RW_RACE_HOT };
+/* What a race write does: val stored, val added (fetch-and-add), or val rounds of a slow CPU. */
+enum rw_race_op { RW_RACE_STORE, RW_RACE_ADD, RW_RACE_SPIN };
 #define RW_RACE_WRITES 8
 struct rw_race_write {
 	__u32 line;  /* enum rw_race_line */
 	__u32 index;
 	__u32 off;
-	__u32 add;   /* 1: val is added to the word (fetch-and-add), 0: stored there */
+	__u32 op;    /* enum rw_race_op */
 	__u64 val;
 };
 struct rw_race {

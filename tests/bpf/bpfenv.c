@@ -217,7 +217,17 @@ void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64
 
 	race_write(e, line, index, off, val);
 	if (r->nr > nr)
-		r->w[nr].add = 1;
+		r->w[nr].op = RW_RACE_ADD;
+}
+
+void race_spin(struct env *e, uint64_t rounds)
+{
+	struct rw_race *r = &e->skel->bss->test_race;
+	uint32_t nr = r->nr;
+
+	race_write(e, RW_RACE_KEYS, 0, 0, rounds);
+	if (r->nr > nr)
+		r->w[nr].op = RW_RACE_SPIN;
 }
 
 void race_arm(struct env *e, uint32_t point)

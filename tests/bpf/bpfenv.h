@@ -88,6 +88,8 @@ uint64_t new_flows(struct env *e);
 void race_write(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val);
 /* ... one that adds val to the word (fetch-and-add) instead: a move relative to what is there. */
 void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val);
+/* ... or `rounds` of an empty loop there: the CPU that reached the point is slow. */
+void race_spin(struct env *e, uint64_t rounds);
 void race_arm(struct env *e, uint32_t point);
 /* Whether the armed race was played (its point was reached). */
 bool race_played(struct env *e);

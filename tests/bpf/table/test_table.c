@@ -1231,6 +1231,147 @@ static void test_table_untracked_waits_for_a_stalled_insert(void)
 	env_close(&e);
 }
 
+/* Packets another CPU sends while an insert on this one inherits. */
+struct during_inheritance {
+	struct env *e;
+	uint32_t saddr, count, passed;
+	uint64_t ns;
+	bool sent, ready;
+};
+
+/* On CPU 1: once CPU 0's insert is in its inheritance (its race played), count packets of saddr. */
+static void *send_during_inheritance(void *arg)
+{
+	struct during_inheritance *o = arg;
+	struct timespec t0, t1;
+
+	pin_cpu(1);
+	__atomic_store_n(&o->ready, true, __ATOMIC_SEQ_CST);
+	for (long spins = 0; spins < 2000000000L; spins++) {
+		if (__atomic_load_n(&o->e->skel->bss->test_race.point, __ATOMIC_SEQ_CST) !=
+		    RW_RACE_NONE)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		o->passed = passed_of(o->e, o->saddr, (int)o->count);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		o->ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000ULL +
+			(uint64_t)(t1.tv_nsec - t0.tv_nsec);
+		o->sent = true;
+		break;
+	}
+	return NULL;
+}
+
+/*
+ * Plays an insert of SRC4 on CPU 0 whose inheritance is slow (1 M empty
+ * rounds, a millisecond or more, planted as it starts: as reading every
+ * CPU's sketch takes at 64 CPUs), with o's packets sent on CPU 1 meanwhile.
+ * The thread starts before this one is pinned, so that it runs beside it.
+ */
+static void insert_with_slow_inheritance(struct env *e, struct during_inheritance *o,
+					 int cpu0_packets, uint32_t cpu0_passed)
+{
+	pthread_t tid;
+
+	o->e = e;
+	race_spin(e, 1000000);
+	race_arm(e, RW_RACE_INHERIT);
+	pthread_create(&tid, NULL, send_during_inheritance, o);
+	while (!__atomic_load_n(&o->ready, __ATOMIC_SEQ_CST))
+		sched_yield();
+	pin_cpu(0);
+	CHECK_EQ(passed_of(e, SRC4, cpu0_packets), cpu0_passed);
+	pthread_join(tid, NULL);
+	CHECK(race_played(e));
+	CHECK(o->sent);
+}
+
+/*
+ * An insert's inheritance reads every CPU's sketch buckets: at 64 CPUs it
+ * outlasts the wait (RW_BUCKET_WAIT_SPINS) of a packet that meets the
+ * bucket's lock. Played here with 2 CPUs and a slow inheritance: CPU 0
+ * promotes SRC4, and while it inherits, CPU 1 gets a packet of another
+ * limited, untracked key whose home is the same bucket (every hash
+ * collides). That packet has nothing to do with the inheritance; it must not
+ * be dropped as stalled. It was: the insert inherited under the lock.
+ */
+static void test_table_an_inheritance_holds_no_other_key_up(void)
+{
+	struct during_inheritance o = { .saddr = SRC4 + 1, .count = 1 };
+	struct rw_stats before, after;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!env_open_mode(&e, 10, 100 * MS, 1000, 0, 1024, ALL_COLLIDE))
+		return;
+	if (!other_cpu_to_play(&e))
+		return;
+	sched_getaffinity(0, sizeof(orig), &orig);
+	set_thresholds(&e, 1000, 1); /* SRC4 takes the one free promotion; SRC4 + 1 stays untracked */
+	set_time(&e, 5 * MS);
+	read_stats(&e, &before);
+	insert_with_slow_inheritance(&e, &o, 1, 1);
+	read_stats(&e, &after);
+	printf("     another key's packet during a slow inheritance: %s in %.1f us, %llu"
+	       " stalled_drops\n", o.passed ? "passed" : "dropped", (double)o.ns / 1000.0,
+	       (unsigned long long)(after.stalled_drops - before.stalled_drops));
+	CHECK_EQ(o.passed, 1);
+	CHECK_EQ(after.stalled_drops - before.stalled_drops, 0);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
+/*
+ * The entry is published before it inherits, so another CPU's packet of the
+ * key may find it while its history is still empty. Its refill must not sum
+ * without what the entry inherits. Played with a limit of 20 (a promotion
+ * threshold of 10 a CPU, 2 CPUs): 18 admitted untracked, 9 on each CPU;
+ * CPU 0's 10th packet promotes the key, and while it inherits (slowly) CPU 1
+ * sends 3 more. Summed without the inheritance they would pass (21 admitted
+ * of 20); they wait for it, and the wait outlasted, are dropped as stalled.
+ */
+static void test_table_a_refill_waits_for_the_inheritance(void)
+{
+	struct during_inheritance o = { .saddr = SRC4, .count = 3 };
+	struct rw_key k = key4(SRC4);
+	struct rw_stats before, after;
+	uint32_t passed;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!env_open(&e, 10, 100 * MS, 20, 0))
+		return;
+	if (!other_cpu_to_play(&e))
+		return;
+	if (e.ncpus != 2) {
+		fprintf(stderr, "  note: %u CPUs, the thresholds here are for 2\n", e.ncpus);
+		env_close(&e);
+		return;
+	}
+	sched_getaffinity(0, sizeof(orig), &orig);
+	set_thresholds(&e, 0, 0); /* promoted at the limit's threshold only: 10 a CPU */
+	set_time(&e, 5 * MS);
+	pin_cpu(0);
+	passed = passed_of(&e, SRC4, 9);
+	pin_cpu(1);
+	passed += passed_of(&e, SRC4, 9);
+	CHECK_EQ(passed, 18);
+	CHECK_EQ(entries_of(&e, &k), 0);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	read_stats(&e, &before);
+	insert_with_slow_inheritance(&e, &o, 1, 1);
+	read_stats(&e, &after);
+	passed += 1 + o.passed;
+	printf("     a refill during the key's own slow inheritance: %u of 3 passed (%llu stalled),"
+	       " %u admitted of 20\n", o.passed,
+	       (unsigned long long)(after.stalled_drops - before.stalled_drops), passed);
+	CHECK_EQ(entries_of(&e, &k), 1);
+	CHECK(passed <= 20);
+	CHECK_EQ(admitted_in_window(&e, &k, 0), passed);
+	sched_setaffinity(0, sizeof(orig), &orig);
+	env_close(&e);
+}
+
 /*
  * Two CPUs promote one source: both missed it in their lookups, the other one
  * took the lock first and inserted it. Here that insert is planted in the
@@ -1342,4 +1483,6 @@ void run_table_tests(void)
 	RUN(test_table_untracked_waits_out_an_insert);
 	RUN(test_table_promotion_rechecks_under_the_lock);
 	RUN(test_table_parallel_promotion_inherits_once);
+	RUN(test_table_an_inheritance_holds_no_other_key_up);
+	RUN(test_table_a_refill_waits_for_the_inheritance);
 }

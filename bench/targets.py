@@ -23,7 +23,7 @@ RULES_TARGET = 0.95  # ratewall with 10 000 mixed rules, against ratewall withou
 KEY_TARGET = 0.90  # ratewall with another --key (dst, flow), against --key src, same traffic
 RANK_TARGET_NS = 40  # each kind ranked beside the main one (--rank), ns a packet
 PROGCOST_TARGET_NS = 70  # every scenario, one frame in L1, `ratewall run`'s default clock
-MEMORY_TARGET_MIB = 128  # `ratewall memory --cpus 64` at the defaults
+MEMORY_TARGET_MIB = 130  # `ratewall memory --cpus 64` at the defaults (docs/decisions/benchmarks.md)
 CASE_NAMES = {"floor": "floor", "toy_d64": "64 B toy", "nft_meter": "nft", "iptables_hashlimit": "hashlimit"}
 
 

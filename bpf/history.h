@@ -68,6 +68,39 @@ static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const st
 	return 0;
 }
 
+/*
+ * Adds what a new entry inherits for round e to a history slot that other
+ * CPUs may already flush into (the entry is live): as rw_hist_add, with no
+ * drops. 1: done, or the slot holds a newer round; 0: a restart outlasted
+ * the tries.
+ */
+static __always_inline int rw_hist_add_inherited(struct rw_hist_slot *s, __u64 e, __u64 packets,
+						 __u64 bytes)
+{
+	for (int i = 0; i < 16; i++) {
+		__u64 w = *(volatile __u64 *)&s->epoch;
+
+		if (w == e + 1) {
+			__sync_fetch_and_add(&s->packets, packets);
+			__sync_fetch_and_add(&s->bytes, bytes);
+			return 1;
+		}
+		if (w == RW_HIST_BUSY)
+			continue;
+		if (w > e + 1)
+			return 1;
+		if (__sync_val_compare_and_swap(&s->epoch, w, RW_HIST_BUSY) != w)
+			continue;
+		s->packets = packets;
+		s->bytes = bytes;
+		s->drop_packets = 0;
+		s->drop_bytes = 0;
+		__sync_lock_test_and_set(&s->epoch, e + 1);
+		return 1;
+	}
+	return 0;
+}
+
 /* Moves a record's counts (of round e) into entry idx's history; 1 when they are there. */
 static __always_inline int rw_flush(struct rw_hot *f, __u32 idx, __u64 epoch, __u32 slot, __u64 e)
 {

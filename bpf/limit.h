@@ -7,10 +7,11 @@
  * CPU's admitted counts in the window, the others' outstanding leases and the
  * history, and takes 1/nr_cpus of what is left. Without budget the record is
  * saturated until budget can free up, so dropping costs one compare. Refills
- * that meet cannot see each other's leases: a mark they bump before the sum
- * and after the lease's store tells the later one, which gives its lease
- * back and drops its packet (rw_refill). No key is ever admitted more than
- * its limit in any window.
+ * that meet cannot see each other's leases: a mark they read before the sum
+ * and bump after the lease's store tells the one that ends later, which
+ * keeps only what fits beside what it may have missed, and drops its packet
+ * where nothing does (rw_refill). No key is ever admitted more than its
+ * limit in any window.
  *
  * The schedule: a lease also never holds more than the key's schedule allows
  * (struct rw_pace). Budget comes at the limit's rate R; a key sending less
@@ -44,7 +45,8 @@
  * refill sums, and as dropped only after the verdict; a reader between the
  * two sees one packet too many, never one too few. A refill reads every CPU's
  * record before the history, so counts moving from one to the other are seen
- * at least once.
+ * at least once. Both orders hold on every CPU, not only as x86 keeps them
+ * (RW_READ_ONCE and the barriers below).
  */
 #ifndef RW_BPF_LIMIT_H
 #define RW_BPF_LIMIT_H
@@ -60,6 +62,58 @@ struct rw_limit {
 	bool deny;                    /* a deny rule: never admitted */
 	__u32 rule;                   /* the id + 1 of the rule that decided them, 0 = none */
 };
+
+/*
+ * The order between a CPU's stores to its own record and another CPU's
+ * refill reading that record: READ_ONCE / WRITE_ONCE (volatile accesses: one
+ * load or store each, never torn, merged or repeated), and smp_wmb / smp_rmb
+ * as the kernel's BPF selftests model them (bpf_atomic.h). x86 keeps stores
+ * in order with stores and loads with loads: a compiler barrier is enough
+ * there. Elsewhere (arm64 reorders both) the barrier is a fully ordered
+ * atomic, an exchange on the stack (BPF has no fence of its own; an atomic
+ * without fetch is not ordered). __TARGET_ARCH_* is the Makefile's, of the
+ * machine the object is built for. Where the order matters:
+ *  - the packet's owner counts it as offered before it takes it from the
+ *    lease (rw_offer, then rw_admit) and as dropped only after the verdict
+ *    (rw_drop): a reader that sees the lease taken, or the drop, sees the
+ *    offered count that came before;
+ *  - a refill reads another CPU's lease and drops before its offered counts
+ *    (rw_sum_cpu), and every CPU's record before the history (rw_sum_window),
+ *    so that it sees what moved between them at least once.
+ */
+#define RW_READ_ONCE(x) (*(volatile const __typeof__(x) *)&(x))
+#define RW_WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define rw_barrier() asm volatile("" ::: "memory")
+#ifdef __TARGET_ARCH_x86
+#define rw_smp_wmb() rw_barrier()
+#define rw_smp_rmb() rw_barrier()
+#else
+static __always_inline void rw_smp_mb(void)
+{
+	volatile __u64 v = 0;
+
+	rw_barrier();
+	__sync_lock_test_and_set(&v, 0);
+	rw_barrier();
+}
+#define rw_smp_wmb() rw_smp_mb()
+#define rw_smp_rmb() rw_smp_mb()
+#endif
+
+/* A tracked packet counted as offered on its CPU: before its lease is taken or its refill sums. */
+static __always_inline void rw_offer(struct rw_hot *f, __u64 len)
+{
+	RW_WRITE_ONCE(f->packets, f->packets + 1);
+	RW_WRITE_ONCE(f->bytes, f->bytes + (__u32)len);
+}
+
+/* ... and as dropped, only after its verdict: after its offered count, for any reader. */
+static __always_inline void rw_drop(struct rw_hot *f, __u64 len)
+{
+	rw_smp_wmb();
+	RW_WRITE_ONCE(f->drop_packets, f->drop_packets + 1);
+	RW_WRITE_ONCE(f->drop_bytes, f->drop_bytes + (__u32)len);
+}
 
 /* Whether `epoch` comes before the epoch whose low 16 bits are until (at most a window apart). */
 static __always_inline bool rw_before(__u64 epoch, __u16 until)
@@ -89,6 +143,9 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 	struct rw_sum_ctx *sum = data;
 	__u32 j = cpu * cfg_entries + sum->idx;
 	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
+	__u32 lease_p, lease_b, drop_p, drop_b, p, b;
+	__u16 until;
+	__u8 flags;
 	__u64 fe;
 
 	if (!f)
@@ -98,21 +155,38 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 	fe = rw_hot_epoch(f, rw_st_epoch(sum->state));
 	if (!rw_slot_live(fe, sum->epoch, cfg_slots))
 		return 0;
-	if (f->packets > f->drop_packets) {
-		sum->packets += f->packets - f->drop_packets;
-		sum->bytes += f->bytes > f->drop_bytes ? f->bytes - f->drop_bytes : 0;
+	/*
+	 * The lease and the drops before the offered counts (its CPU stores them
+	 * the other way round, rw_offer, rw_admit, rw_drop): a packet taken from
+	 * the lease or dropped meanwhile is then counted twice at worst, never
+	 * missed. Read the other way, a packet admitted from the lease between
+	 * the two reads is in neither (the refill sums one too few).
+	 */
+	flags = RW_READ_ONCE(f->flags);
+	until = RW_READ_ONCE(f->until);
+	lease_p = RW_READ_ONCE(f->lease_packets);
+	lease_b = RW_READ_ONCE(f->lease_bytes);
+	drop_p = RW_READ_ONCE(f->drop_packets);
+	drop_b = RW_READ_ONCE(f->drop_bytes);
+	rw_race(RW_RACE_SUM);
+	rw_smp_rmb();
+	p = RW_READ_ONCE(f->packets);
+	b = RW_READ_ONCE(f->bytes);
+	if (p > drop_p) {
+		sum->packets += p - drop_p;
+		sum->bytes += b > drop_b ? b - drop_b : 0;
 		if (fe < sum->oldest)
 			sum->oldest = fe;
 	}
 	/* Another CPU's lease, unless it lapsed or that CPU let it lie idle (ratewall.h). */
-	if (cpu != sum->self && (f->flags & RW_HOT_LEASE) && rw_before(sum->epoch, f->until) &&
+	if (cpu != sum->self && (flags & RW_HOT_LEASE) && rw_before(sum->epoch, until) &&
 	    fe + RW_LEASE_IDLE_SLOTS >= sum->epoch) {
-		__u64 end = rw_until(sum->epoch, f->until);
+		__u64 end = rw_until(sum->epoch, until);
 
 		if (fe + RW_LEASE_IDLE_SLOTS + 1 < end)
 			end = fe + RW_LEASE_IDLE_SLOTS + 1;
-		sum->packets += f->lease_packets;
-		sum->bytes += f->lease_bytes;
+		sum->packets += lease_p;
+		sum->bytes += lease_b;
 		if (end < sum->lease_end)
 			sum->lease_end = end;
 	}
@@ -349,31 +423,52 @@ static __always_inline __u32 rw_clamp32(__u64 v)
 #define RW_MAX_FRAME (256ULL * 1024)
 
 /*
- * Whether the window has room for what a refill that met `missed` bumps of
- * other refills may not have seen of them: each one's packet (at most
- * RW_MAX_FRAME bytes) and lease (a scheduled lease's cap; 1/nr_cpus of the
- * limit for the window alone). Its own packet is in its sum already. Only a
- * refill under way on another CPU at this one's first bump can hold what it
- * did not see and not have seen this packet, one a CPU: one that began later
+ * Whether the window has room for what a refill that met `missed` other
+ * refills' ends (rw_refill) may not have seen of them: each one's packet (at
+ * most RW_MAX_FRAME bytes) and lease (a scheduled lease's cap; 1/nr_cpus of
+ * the limit for the window alone). Its own packet is in its sum already. Only
+ * a refill under way on another CPU at this one's start can hold what it did
+ * not see and not have seen this packet, one a CPU: one that began later
  * summed this packet, so what it kept fits the window with this packet in
- * it, and one still going at this one's second bump finds that bump and
- * answers for it itself. So a refill stalled while others made hundreds (a
- * CPU of a guest descheduled) counts nr_cpus - 1 of them at most. Refills
- * that met find it true where a key is far from its limit: a source at 0.95x
- * of --pps 1000 spread over 2 CPUs lost 1-16 packets of 17 098 to such
- * meetings when every one was dropped, and one at 0.5x over 64 emulated CPUs
- * lost a few when more than nr_cpus bumps were.
+ * it, and one still going at this one's end finds that end and answers for
+ * it itself. So a refill stalled while others made hundreds (a CPU of a
+ * guest descheduled) counts nr_cpus - 1 of them at most. Refills that met
+ * find it true where a key is far from its limit: a source at 0.95x of --pps
+ * 1000 spread over 2 CPUs lost 1-16 packets of 17 098 to such meetings when
+ * every one was dropped, and one at 0.5x over 64 emulated CPUs lost a few
+ * when more than nr_cpus bumps were.
+ *
+ * With room, the refill keeps the part of its lease that fits beside all of
+ * that (1/nr_cpus of what is left), where it counted every refill that
+ * ended during its own (no more than nr_cpus - 1): giving it all back left
+ * the next packet to refill again, and the one after, a sum over every CPU
+ * and another end for the others to meet each time. Past nr_cpus - 1 ends,
+ * those begun later may have missed its lease (not its packet): it keeps
+ * none.
  */
 static __always_inline bool rw_room_for_missed(const struct rw_sum_ctx *sum,
-					       const struct rw_limit *lim, __u64 missed)
+					       const struct rw_limit *lim, __u64 missed,
+					       __u64 *lease_p, __u64 *lease_b)
 {
 	bool paced = cfg_burst_ns != RW_BURST_WINDOW;
 	__u64 lp = paced ? rw_lease_cap(lim->packets) : lim->packets / cfg_nr_cpus;
 	__u64 lb = paced ? rw_lease_cap(lim->bytes) : lim->bytes / cfg_nr_cpus;
 	__u64 unseen = missed < cfg_nr_cpus - 1 ? missed : cfg_nr_cpus - 1;
+	__u64 need_p = sum->packets + unseen * (1 + lp);
+	__u64 need_b = sum->bytes + unseen * (RW_MAX_FRAME + lb);
 
-	return (!lim->packets || sum->packets + unseen * (1 + lp) <= lim->packets) &&
-	       (!lim->bytes || sum->bytes + unseen * (RW_MAX_FRAME + lb) <= lim->bytes);
+	if ((lim->packets && need_p > lim->packets) || (lim->bytes && need_b > lim->bytes))
+		return false;
+	if (missed > unseen) {
+		*lease_p = 0;
+		*lease_b = 0;
+		return true;
+	}
+	if (lim->packets && *lease_p > (lim->packets - need_p) / cfg_nr_cpus)
+		*lease_p = (lim->packets - need_p) / cfg_nr_cpus;
+	if (lim->bytes && *lease_b > (lim->bytes - need_b) / cfg_nr_cpus)
+		*lease_b = (lim->bytes - need_b) / cfg_nr_cpus;
+	return true;
 }
 
 /* Sums the window afresh: every CPU's record (others' leases with them), then the history. */
@@ -384,6 +479,7 @@ static __always_inline void rw_sum_window(struct rw_sum_ctx *sum)
 	sum->oldest = ~0ULL;
 	sum->lease_end = ~0ULL;
 	bpf_loop(cfg_nr_cpus, rw_sum_cpu, sum, 0);
+	rw_smp_rmb(); /* the records before the history: a flush moves counts from one to the other */
 	rw_sum_hist(sum);
 }
 
@@ -391,6 +487,42 @@ static __always_inline bool rw_over(const struct rw_sum_ctx *sum, const struct r
 {
 	return (lim->packets && sum->packets > lim->packets) ||
 	       (lim->bytes && sum->bytes > lim->bytes);
+}
+
+static __always_inline bool rw_inheriting(__u32 idx)
+{
+	struct rw_entry *e = bpf_map_lookup_elem(&keys, &idx);
+
+	return e && (RW_READ_ONCE(e->state) & RW_ST_INHERIT);
+}
+
+static long rw_inherit_wait_cb(__u32 i, void *data)
+{
+	return !rw_inheriting(*(__u32 *)data);
+}
+
+/* Spins a refill waits for a new entry's inheritance (as a packet waits for a bucket's lock). */
+#define RW_INHERIT_WAIT_SPINS 1024
+
+/*
+ * Whether entry idx's history holds what it inherits (table.h, rw_inherit):
+ * a refill of an entry another CPU just published waits for it a bounded
+ * while, and its packet is dropped if it outlasts that (stalled_drops). Its
+ * key's packets alone wait, where the bucket's lock held them all.
+ */
+__noinline int rw_wait_inherited(__u32 idx)
+{
+	bpf_loop(RW_INHERIT_WAIT_SPINS, rw_inherit_wait_cb, &idx, 0);
+	return !rw_inheriting(idx);
+}
+
+static __always_inline bool rw_inherited(__u32 idx)
+{
+	/* Global, the wait: its loop's context off the packet path's stack. */
+	if (rw_inheriting(idx) && !rw_wait_inherited(idx))
+		return false;
+	rw_smp_rmb(); /* the flag before the history: it was cleared after the history was written */
+	return true;
 }
 
 /*
@@ -412,6 +544,11 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 
 	if (!pc)
 		return false;
+	/* A new entry's history is not all there yet: nothing is summed without it. */
+	if (!rw_inherited(idx)) {
+		st->stalled_drops++;
+		return false;
+	}
 	/*
 	 * This CPU's lease goes back into the pool (carried drops stay marked),
 	 * and what is left of it back into the schedule: a refill comes when the
@@ -440,23 +577,26 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 window:
 	st->cross_cpu_checks++;
 	/*
-	 * The refill mark, after this packet's count and before the sum; bumped
-	 * again once the lease is in the record. Every store of a refill comes
-	 * before its second bump (fully ordered, on one word), so of two refills
-	 * that overlap, the one that bumps last may have missed the other's
-	 * packet or lease, but the other's sum saw its packet, and it finds the
-	 * mark moved by more than its own two: it gives its lease back, and its
-	 * packet passes only where the window has room for all that it may have
-	 * missed, a packet and a lease for every other bump it found
+	 * The refill mark: read before the sum (a fetch-and-add of 0, which clang
+	 * emits as a fetch-or: fully ordered, as every BPF atomic that fetches,
+	 * so after this packet's count), bumped once the lease is in the
+	 * record, by a refill that admits or keeps a lease (one that finds no
+	 * budget took nothing and leaves it). Every store of a refill comes
+	 * before its bump (fully ordered, on one word), so of two refills that
+	 * overlap, the one that ends last may have missed the other's packet or
+	 * lease, but the other's sum saw its packet, and it finds the mark moved
+	 * by the other's end: it keeps only the lease that fits beside all it may
+	 * have missed, and its packet passes only where the window has room for
+	 * that, a packet and a lease for every other end it found
 	 * (rw_room_for_missed), else it is dropped (the record is not saturated:
-	 * the next packet refills). What refills that kept their leases took
-	 * never overlapped, so each saw the others': the window holds. Its
-	 * cost: a packet, when two refills of one key meet at the window's edge,
-	 * and a fetch-and-add on the schedule's
-	 * line twice a refill. While no lease is out the lease word holds the
-	 * mark (nobody reads it without RW_HOT_LEASE), not the stack.
+	 * the next packet refills). What refills that kept their leases took fits
+	 * the window with whatever they did not see of each other. Its cost: a
+	 * packet, when two refills of one key meet at the window's edge, and two
+	 * fetch-and-adds on the schedule's line a refill. While no lease is out
+	 * the lease word holds the mark (nobody reads it without RW_HOT_LEASE),
+	 * not the stack.
 	 */
-	f->lease_packets = (__u32)__sync_fetch_and_add(&pc->refills, 1);
+	f->lease_packets = (__u32)__sync_fetch_and_add(&pc->refills, 0);
 	rw_sum_window(&sum);
 	if (rw_over(&sum, lim))
 		goto full;
@@ -489,17 +629,20 @@ window:
 	/* What is left holds for the whole window: budget only frees up as it slides. */
 	f->until = (__u16)(epoch + cfg_slots);
 	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_LEASE;
-	missed = (__u32)__sync_fetch_and_add(&pc->refills, 1) - (mark + 1);
+	missed = (__u32)__sync_fetch_and_add(&pc->refills, 1) - mark;
 	if (missed) {
-		f->flags &= RW_HOT_CARRY_MASK;
-		f->lease_packets = 0;
-		f->lease_bytes = 0;
-		if (!rw_room_for_missed(&sum, lim, missed)) {
+		if (!rw_room_for_missed(&sum, lim, missed, &lease_p, &lease_b)) {
+			f->flags &= RW_HOT_CARRY_MASK;
+			f->lease_packets = 0;
+			f->lease_bytes = 0;
 			st->met_drops++;
 			return false;
 		}
-		lease_p = 0;
-		lease_b = 0;
+		/* Less than it stored: a reader meanwhile counts more, never less. */
+		if (!lease_p && !lease_b)
+			f->flags &= RW_HOT_CARRY_MASK;
+		RW_WRITE_ONCE(f->lease_packets, (__u32)lease_p);
+		RW_WRITE_ONCE(f->lease_bytes, (__u32)lease_b);
 	}
 	/* The schedule moves on by this packet and the lease, as they stand. */
 	if (cfg_burst_ns != RW_BURST_WINDOW) {
@@ -537,7 +680,7 @@ full:
 	return false;
 }
 
-/* Whether a tracked packet (already counted as offered in f) is admitted. */
+/* Whether a tracked packet (already counted as offered in f, rw_offer) is admitted. */
 static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u64 state,
 				     __u64 now, __u64 epoch, __u64 len, const struct rw_limit *lim,
 				     struct rw_stats *st)
@@ -556,10 +699,12 @@ static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u
 	}
 	if ((f->flags & RW_HOT_LEASE) && rw_before(epoch, f->until) &&
 	    (!lim->packets || f->lease_packets) && (!lim->bytes || f->lease_bytes >= len)) {
+		/* The offered count (rw_offer) before the lease's decrement, for any reader. */
+		rw_smp_wmb();
 		if (lim->packets)
-			f->lease_packets--;
+			RW_WRITE_ONCE(f->lease_packets, f->lease_packets - 1);
 		if (lim->bytes)
-			f->lease_bytes -= (__u32)len;
+			RW_WRITE_ONCE(f->lease_bytes, f->lease_bytes - (__u32)len);
 		return true;
 	}
 	return rw_refill(f, idx, cpu, state, now, epoch, len, lim, st);

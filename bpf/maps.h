@@ -225,7 +225,8 @@ static __always_inline __u32 rw_slot_index(__u64 epoch)
 
 /*
  * A key's schedule: after its history slots in the same map value, which has
- * room for it with every slot count up to RW_MAX_SLOTS included.
+ * room for it with every slot count up to RW_MAX_SLOTS included, on the first
+ * cache line boundary (rw_pace_offset).
  */
 static __always_inline struct rw_pace *rw_pace_of(__u32 idx)
 {
@@ -234,7 +235,7 @@ static __always_inline struct rw_pace *rw_pace_of(__u32 idx)
 
 	if (!h || s > RW_MAX_SLOTS)
 		return NULL;
-	return (struct rw_pace *)&h[s];
+	return (struct rw_pace *)((__u8 *)&h[s] + rw_pace_gap(s, idx));
 }
 
 #endif /* RW_BPF_MAPS_H */

@@ -2,7 +2,8 @@
 /*
  * Races played out by the tests (struct rw_race): at a point of the data path
  * where another CPU's writes could land, a test load makes the writes the
- * test planted, so that the race has one outcome, every run. Any other load
+ * test planted (a word stored, or added to; or a while spent, as a slow CPU
+ * would), so that the race has one outcome, every run. Any other load
  * has cfg_test_clock false in its rodata: the verifier drops the call.
  */
 #ifndef RW_BPF_RACE_H
@@ -22,6 +23,11 @@ static __always_inline __u8 *rw_race_line(__u32 line, __u32 index)
 	return NULL;
 }
 
+static long rw_race_spin_cb(__u32 i, void *data)
+{
+	return 0;
+}
+
 /* Global: verified once, however many points call it. */
 __noinline int rw_race_writes(__u32 point)
 {
@@ -35,6 +41,10 @@ __noinline int rw_race_writes(__u32 point)
 
 		if (i >= test_race.nr)
 			break;
+		if (w->op == RW_RACE_SPIN) {
+			bpf_loop(w->val < (1U << 23) ? (__u32)w->val : (1U << 23), rw_race_spin_cb, NULL, 0);
+			continue;
+		}
 		if (w->line == RW_RACE_HOT) {
 			p = bpf_map_lookup_elem(&hot, &w->index);
 			off = w->off & 24;
@@ -42,7 +52,9 @@ __noinline int rw_race_writes(__u32 point)
 			p = rw_race_line(w->line, w->index);
 			off = w->off & 56;
 		}
-		if (p)
+		if (p && w->op == RW_RACE_ADD)
+			__sync_fetch_and_add((__u64 *)(p + off), w->val);
+		else if (p)
 			__sync_lock_test_and_set((__u64 *)(p + off), w->val);
 	}
 	return 1;

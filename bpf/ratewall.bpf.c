@@ -149,9 +149,9 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 * Another CPU is inserting into this key's home bucket (perhaps this very
 	 * key) and may have read this CPU's sketch before this packet reached it:
 	 * admitted, a limited packet would be in no window. So it waits for the
-	 * insert to end (a bounded while) and then takes the key's entry: the
-	 * one that CPU made (found under the lock), or its own (without an idle
-	 * scan). The lock is read after the count, so an insert that takes it
+	 * insert's lock (a bounded while; the inheritance runs after it, table.h)
+	 * and then takes the key's entry: the one that CPU made (found under the
+	 * lock), or its own (without an idle scan). The lock is read after the count, so an insert that takes it
 	 * later reads this packet. An insert still going at the end of the wait
 	 * (a CPU stalled in it) drops the packet (stalled_drops): without that, a
 	 * stalled insert would let every other CPU admit up to its whole
@@ -315,14 +315,12 @@ static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 		goto drop;
 	banned = cfg_ban_ns && rw_banned(tr.ent, t->now, ws);
 	/* Offered first: a refill's sum holds this packet, a concurrent one sees it once at least. */
-	tr.f->packets++;
-	tr.f->bytes += (__u32)len;
+	rw_offer(tr.f, len);
 	admit = !lim->deny && !banned &&
 		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->now, t->epoch, len, lim, st);
 	if (admit)
 		return false;
-	tr.f->drop_packets++;
-	tr.f->drop_bytes += (__u32)len;
+	rw_drop(tr.f, len);
 	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
 	if ((cfg_events || cfg_ban_ns) && !lim->deny && !banned)
 		rw_limited(tr.ent, t->epoch, t->now, ws);

@@ -18,7 +18,7 @@
  *    entry is BUSY meanwhile.
  * An insert holds the lock of the key's home bucket while it looks again and
  * places the key, so two CPUs promoting one source make one entry, and it
- * inherits the sketch's counts once.
+ * inherits the sketch's counts once, after the lock (rw_promote).
  */
 #ifndef RW_BPF_TABLE_H
 #define RW_BPF_TABLE_H
@@ -174,7 +174,7 @@ __noinline int rw_enter_slot(__u32 idx, const struct rw_key *key, const struct r
 	}
 	rw_race(RW_RACE_ENTER_SLOT);
 	for (int i = 0; i < 8 && rw_st_epoch(s) < epoch; i++) {
-		__u64 flags = s & (RW_ST_LIVE | RW_ST_OVERFLOW), next, old;
+		__u64 flags = s & (RW_ST_LIVE | RW_ST_OVERFLOW | RW_ST_INHERIT), next, old;
 
 		if (!rw_st_live(s))
 			return -1;
@@ -295,28 +295,48 @@ static __always_inline int rw_claim_way(__u32 b, bool idle_too, __u64 epoch, __u
 	return -1;
 }
 
-/*
- * Writes a new entry's history: what the sketch counted for the source, slot
- * by slot (it owns the entry: nobody else writes it while it is BUSY).
- * Global: its loops are verified once, not once per way the insert went.
- */
-__noinline int rw_inherit(__u32 idx, __u64 h, __u64 epoch, __u32 units)
+/* A new entry's history starts empty: whatever an earlier occupant left goes (it is BUSY, ours). */
+static __always_inline void rw_hist_clear(__u32 idx)
 {
-	struct rw_scratch *acc = rw_inherit_sums(h, epoch, units);
 	struct rw_hist_slot *hs = bpf_map_lookup_elem(&hist, &idx);
 
-	if (!acc || !hs)
-		return 0;
-	/* Whatever an earlier occupant left goes first. */
+	if (!hs)
+		return;
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
 		if (i >= cfg_slots)
 			break;
 		hs[i].epoch = 0;
 	}
+}
+
+/*
+ * What a new entry inherits: the sketch's counts of its source, slot by slot,
+ * summed over every CPU into this CPU's scratch (rw_inherit_sums). Global:
+ * verified once; and its frame, on the deepest call chain, stays small.
+ */
+__noinline int rw_inherit(__u64 h, __u64 epoch, __u32 units)
+{
+	rw_race(RW_RACE_INHERIT);
+	rw_inherit_sums(h, epoch, units);
+	return 0;
+}
+
+/*
+ * ... added to its history, once the entry is published: other CPUs may
+ * flush into it meanwhile (rw_hist_add_inherited). Global: its loops are
+ * verified once, not once per way the insert went.
+ */
+__noinline int rw_inherit_add(__u32 idx, __u64 epoch)
+{
+	struct rw_hist_slot *hs = bpf_map_lookup_elem(&hist, &idx);
+	__u32 zero = 0;
+	struct rw_scratch *acc = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!acc || !hs)
+		return 0;
 	/* Rounds epoch, epoch - 1, ...: never before round 0, whose index would wrap. */
 	for (__u32 i = 0; i < RW_MAX_SLOTS; i++) {
 		__u64 e = epoch - i;
-		struct rw_hist_slot *s;
 		__u32 k;
 
 		if (i >= cfg_slots || i > epoch)
@@ -325,12 +345,8 @@ __noinline int rw_inherit(__u32 idx, __u64 h, __u64 epoch, __u32 units)
 		asm volatile("" : "+r"(k));
 		if (k >= cfg_slots || k >= RW_MAX_SLOTS || !acc->packets[k])
 			continue;
-		s = &hs[k];
-		s->packets = acc->packets[k];
-		s->bytes = acc->bytes[k];
-		s->drop_packets = 0;
-		s->drop_bytes = 0;
-		s->epoch = e + 1;
+		/* A restart that outlasts the tries (a CPU stalled in it) loses this slot's share. */
+		rw_hist_add_inherited(&hs[k], e, acc->packets[k], acc->bytes[k]);
 	}
 	return 0;
 }
@@ -349,8 +365,22 @@ static __always_inline bool rw_bucket_has_room(__u32 b)
 	return empty;
 }
 
-/* Whether a CPU is inserting into bucket b now (its line is in cache: the lookup read it). */
+/*
+ * Whether a CPU is inserting into bucket b now (its line is in cache: the
+ * lookup read it): placing a key under the lock, or inheriting for one it
+ * placed. A limited untracked packet that finds it so may be one the
+ * inheritance read too early: it takes the key's entry (rw_wait_bucket, then
+ * rw_promote), which the insert published before it inherits.
+ */
 static __always_inline bool rw_bucket_locked(__u32 b)
+{
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+
+	return d && (*(volatile __u32 *)&d->ctl & (RW_DIR_LOCK | RW_DIR_INHERIT_MASK));
+}
+
+/* Whether bucket b's insert lock is held (the short part of an insert). */
+static __always_inline bool rw_bucket_lock_held(__u32 b)
 {
 	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
 
@@ -359,7 +389,7 @@ static __always_inline bool rw_bucket_locked(__u32 b)
 
 static long rw_bucket_free_cb(__u32 i, void *data)
 {
-	return !rw_bucket_locked(*(__u32 *)data);
+	return !rw_bucket_lock_held(*(__u32 *)data);
 }
 
 /*
@@ -370,12 +400,16 @@ static long rw_bucket_free_cb(__u32 i, void *data)
  */
 #define RW_BUCKET_WAIT_SPINS 1024
 
-/* Waits a bounded while for another CPU's insert into bucket b to end: true when it has. */
+/*
+ * Waits a bounded while for another CPU to release bucket b's insert lock:
+ * true when it has (an inheritance that goes on after is no reason to wait:
+ * the key it is for is published).
+ */
 static __always_inline bool rw_wait_bucket(__u32 b)
 {
 	rw_race(RW_RACE_BUCKET_WAIT);
 	bpf_loop(RW_BUCKET_WAIT_SPINS, rw_bucket_free_cb, &b, 0);
-	return !rw_bucket_locked(b);
+	return !rw_bucket_lock_held(b);
 }
 
 /* What a promotion needs beside the key and the time. */
@@ -414,9 +448,14 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	if (!home)
 		return -1;
 	rw_race(RW_RACE_PROMOTE);
-	ctl = home->ctl;
-	if ((ctl & RW_DIR_LOCK) || __sync_val_compare_and_swap(&home->ctl, ctl, ctl | RW_DIR_LOCK) != ctl)
-		return RW_PROMOTE_BUSY;
+	/* The word also counts overflow keys and inheritances, which may move: tried again then. */
+	for (int i = 0;; i++) {
+		ctl = *(volatile __u32 *)&home->ctl;
+		if ((ctl & RW_DIR_LOCK) || i >= 4)
+			return RW_PROMOTE_BUSY;
+		if (__sync_val_compare_and_swap(&home->ctl, ctl, ctl | RW_DIR_LOCK) == ctl)
+			break;
+	}
 	/* Under the lock: another CPU may have inserted this key since our lookup. */
 	way = rw_table_find(key, &w, &state);
 	if (way >= 0)
@@ -453,14 +492,33 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	ent->home = w.home;
 	ent->limited_epoch = 0;
 	ent->ban_until_ns = 0;
-	rw_inherit(idx, pr->h, epoch, pr->units);
+	rw_hist_clear(idx);
 	if (overflow)
 		__sync_fetch_and_add(&home->ctl, 1); /* counted before the tag can be seen */
-	__sync_lock_test_and_set(&ent->state, rw_st_make(epoch, rw_st_gen(old) + 1,
-							RW_ST_LIVE | (overflow ? RW_ST_OVERFLOW : 0)));
+	/*
+	 * Published before it inherits, and counted as inheriting before the
+	 * lock goes: a packet of the key that the inheritance reads too early
+	 * (counted in the sketch after its CPU's buckets were read) finds the
+	 * bucket busy after its count, and then the entry (rw_untracked); a
+	 * refill of the entry waits for its history (RW_ST_INHERIT, limit.h).
+	 * The lock covers only the placing: the look again, the claim, the
+	 * key, the tag. Inheriting under it, a CPU read every CPU's sketch
+	 * while every limited packet of the bucket's keys waited, and at 64
+	 * CPUs outwaited them (stalled_drops).
+	 */
+	__sync_lock_test_and_set(&ent->state,
+				 rw_st_make(epoch, rw_st_gen(old) + 1,
+					    RW_ST_LIVE | RW_ST_INHERIT | (overflow ? RW_ST_OVERFLOW : 0)));
 	__sync_lock_test_and_set(&d->tag[way], w.tag);
+	__sync_fetch_and_add(&home->ctl, RW_DIR_INHERIT_ONE);
+	__sync_fetch_and_and(&home->ctl, ~RW_DIR_LOCK);
 	st->new_flows++;
-	way = (int)idx;
+	rw_inherit(pr->h, epoch, pr->units);
+	rw_inherit_add(idx, epoch);
+	/* Fully ordered, both: the history before the flag, the flag before the count. */
+	__sync_fetch_and_and(&ent->state, ~RW_ST_INHERIT);
+	__sync_fetch_and_add(&home->ctl, -RW_DIR_INHERIT_ONE);
+	return (int)idx;
 unlock:
 	__sync_fetch_and_and(&home->ctl, ~RW_DIR_LOCK);
 	return way;

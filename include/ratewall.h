@@ -245,6 +245,12 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
 /* dir control word: an insert lock, and how many of the bucket's keys live in their overflow bucket. */
 #define RW_DIR_LOCK (1u << 31)
 #define RW_DIR_OVERFLOW_MASK 0xffffu
+/*
+ * ... and how many inserts into it are still inheriting (table.h): they hold
+ * the lock only to place and publish the key, and inherit after.
+ */
+#define RW_DIR_INHERIT_ONE (1u << 16)
+#define RW_DIR_INHERIT_MASK (0x7fffu << 16)
 
 struct rw_dir {
 	__u32 tag[RW_WAYS];
@@ -264,6 +270,7 @@ struct rw_dir {
 #define RW_ST_LIVE (1ULL << RW_ST_FLAG_SHIFT)      /* holds a tracked key */
 #define RW_ST_BUSY (2ULL << RW_ST_FLAG_SHIFT)      /* being written or removed: skip it */
 #define RW_ST_OVERFLOW (4ULL << RW_ST_FLAG_SHIFT)  /* placed in its key's overflow bucket */
+#define RW_ST_INHERIT (8ULL << RW_ST_FLAG_SHIFT)   /* live, its history not yet inherited: no refill */
 
 /* One cache line with the 40-byte key of any kind (an IPv6 5-tuple). */
 struct rw_entry {
@@ -407,14 +414,18 @@ struct rw_pace {
 	 * its record's lease_packets (unread without RW_HOT_LEASE).
 	 */
 	__u64 refills;
-	__u8 pad[32]; /* to RW_PACE_SLOTS history slots */
+	__u8 pad[16]; /* to a whole cache line (rw_pace_offset puts it on one) */
 };
 
 #define RW_PEAK_FACTOR 2
 /* The bank is this many bursts (the program holds both to a window at most). */
 #define RW_BANK_FACTOR 2
-/* In history slots: the schedule takes two. */
-#define RW_PACE_SLOTS 2
+/*
+ * In history slots: the schedule's room, three (120 B), so that it can start
+ * on the first 64-byte boundary after the history slots whatever 8-byte one
+ * they end on (rw_pace_offset).
+ */
+#define RW_PACE_SLOTS 3
 
 /* --burst window: no schedule, only the window (a key may take its window's budget at once). */
 #define RW_BURST_WINDOW (~0ULL)
@@ -436,6 +447,27 @@ static inline __u32 rw_hist_stride(__u32 slots)
 static inline __u32 rw_hist_size(__u32 slots)
 {
 	return RW_HIST_SIZE(slots);
+}
+
+/*
+ * Where entry idx's schedule starts in the history map, in bytes from its
+ * start: on the first 64-byte boundary after the entry's history slots, so
+ * that it is one cache line, never across two (a refill's compare-and-swaps
+ * and fetch-and-adds on it). The map's values start on a page (an mmapable
+ * array, and the loader's mapping of it), one after the other (40 B slots:
+ * no padding); rw_pace_gap is the same from the end of the entry's slots.
+ */
+static inline __u32 rw_pace_gap(__u32 slots, __u32 idx)
+{
+	__u32 at = idx * RW_HIST_SIZE(slots) + slots * (__u32)sizeof(struct rw_hist_slot);
+
+	return (64 - (at & 63)) & 56;
+}
+
+static inline __u64 rw_pace_offset(__u32 slots, __u32 idx)
+{
+	return (__u64)idx * RW_HIST_SIZE(slots) + (__u64)slots * sizeof(struct rw_hist_slot) +
+	       rw_pace_gap(slots, idx);
 }
 
 /* Entries in a table sized for max_flows: whole buckets, with slack. */
@@ -521,8 +553,10 @@ struct rw_stats {
 	__u64 flush_retries; /* flushes deferred to the next packet (history word contended) */
 	__u64 paced_drops;   /* of dropped: ahead of the key's schedule (limit.h), window not full */
 	__u64 met_drops;     /* of dropped: a refill that met others' without room for them (limit.h) */
-	__u64 stalled_drops; /* untracked packets under their cap dropped: an insert into their
-			      * bucket on another CPU outlasted the wait (ratewall.bpf.c) */
+	__u64 stalled_drops; /* packets dropped for a wait that ran out: untracked ones under
+			      * their cap, an insert into their bucket on another CPU holding
+			      * its lock (ratewall.bpf.c); tracked ones refilling while their
+			      * entry still inherits (table.h) */
 	__u64 l4_unread;     /* of a protocol a qualified rule names, ports, flags or type not
 			      * readable (a fragment, a truncated header): only protocol matches */
 	__u64 crowd_drops;   /* of dropped: untracked packets dropped to hold the crowd of
@@ -789,8 +823,11 @@ _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");
-_Static_assert(sizeof(struct rw_pace) == RW_PACE_SLOTS * sizeof(struct rw_hist_slot),
-	       "rw_pace takes RW_PACE_SLOTS history slots' place");
+_Static_assert(sizeof(struct rw_pace) == 64, "rw_pace layout: one cache line");
+_Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
+	       "history values, and so the gap before a schedule, are whole 8-byte words");
+_Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
+	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
 _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80,
 	       "rw_scratch layout");
 
@@ -811,15 +848,19 @@ enum rw_race_point {
 	RW_RACE_SCHED_START,  /* rw_refill, between reading an older generation's schedule and starting it */
 	RW_RACE_REFILL,       /* rw_refill, between the window's sum and the lease's store */
 	RW_RACE_BUCKET_WAIT,  /* rw_wait_bucket, while a packet waits for another CPU's insert */
+	RW_RACE_SUM,          /* rw_sum_cpu, between a refill's reads of another CPU's counts and lease */
+	RW_RACE_INHERIT,      /* rw_inherit, as an insert starts inheriting */
 };
 /* RW_RACE_HOT: record `index` (cpu x entries + entry) of hot, 32 bytes: off below 32. */
 enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE, RW_RACE_HOT };
+/* What a race write does: val stored, val added (fetch-and-add), or val rounds of a slow CPU. */
+enum rw_race_op { RW_RACE_STORE, RW_RACE_ADD, RW_RACE_SPIN };
 #define RW_RACE_WRITES 8
 struct rw_race_write {
 	__u32 line;  /* enum rw_race_line */
 	__u32 index;
 	__u32 off;
-	__u32 pad;
+	__u32 op;    /* enum rw_race_op */
 	__u64 val;
 };
 struct rw_race {

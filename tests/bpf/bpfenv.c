@@ -210,6 +210,26 @@ void race_write(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint
 							.val = val };
 }
 
+void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val)
+{
+	struct rw_race *r = &e->skel->bss->test_race;
+	uint32_t nr = r->nr;
+
+	race_write(e, line, index, off, val);
+	if (r->nr > nr)
+		r->w[nr].op = RW_RACE_ADD;
+}
+
+void race_spin(struct env *e, uint64_t rounds)
+{
+	struct rw_race *r = &e->skel->bss->test_race;
+	uint32_t nr = r->nr;
+
+	race_write(e, RW_RACE_KEYS, 0, 0, rounds);
+	if (r->nr > nr)
+		r->w[nr].op = RW_RACE_SPIN;
+}
+
 void race_arm(struct env *e, uint32_t point)
 {
 	__atomic_store_n(&e->skel->bss->test_race.point, point, __ATOMIC_SEQ_CST);
@@ -272,10 +292,15 @@ struct rw_hist_slot *hist_rw(struct env *e, size_t *len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+struct rw_pace *pace_in(struct env *e, struct rw_hist_slot *h, uint32_t idx)
+{
+	return (struct rw_pace *)((uint8_t *)h + rw_pace_offset(e->slots, idx));
+}
+
 struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len)
 {
 	struct rw_hist_slot *h = hist_rw(e, len);
 
 	*map = h;
-	return h ? (struct rw_pace *)&h[(size_t)idx * rw_hist_stride(e->slots) + e->slots] : NULL;
+	return h ? pace_in(e, h, idx) : NULL;
 }

@@ -86,6 +86,10 @@ uint64_t new_flows(struct env *e);
  * CPU, race_arm() the point of the data path where they all land, once.
  */
 void race_write(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val);
+/* ... one that adds val to the word (fetch-and-add) instead: a move relative to what is there. */
+void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64_t val);
+/* ... or `rounds` of an empty loop there: the CPU that reached the point is slow. */
+void race_spin(struct env *e, uint64_t rounds);
 void race_arm(struct env *e, uint32_t point);
 /* Whether the armed race was played (its point was reached). */
 bool race_played(struct env *e);
@@ -104,6 +108,8 @@ void install_rules(struct env *e, const char *text);
 struct rw_hist_slot *hist_rw(struct env *e, size_t *len);
 /* Entry idx's schedule in it; the mapping in *map, for munmap(*map, *len). */
 struct rw_pace *pace_rw(struct env *e, uint32_t idx, void **map, size_t *len);
+/* Entry idx's schedule in a mapping h of the history. */
+struct rw_pace *pace_in(struct env *e, struct rw_hist_slot *h, uint32_t idx);
 
 /* The tracked-flow table's own tests (table/test_table.c). */
 void run_table_tests(void);

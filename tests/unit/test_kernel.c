@@ -195,8 +195,8 @@ static void test_memplan(void)
 	CHECK(b.map[2].bytes - a.map[2].bytes <=
 	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS + 4096);
 	CHECK_EQ(b.map[3].bytes, a.map[3].bytes); /* the history does not depend on the CPUs */
-	/* Defaults on 64 CPUs stay within 128 MiB. */
-	CHECK(b.total <= 128ULL << 20);
+	/* Defaults on 64 CPUs stay within 130 MiB (bench/targets.py: MEMORY_TARGET_MIB). */
+	CHECK(b.total <= 130ULL << 20);
 	/* One more flow costs about what rw_memplan_per_flow says (whole buckets and pages). */
 	rw_memplan(64, 30000, 10, RW_DEFAULT_MAX_RULES, &a);
 	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, RW_DEFAULT_MAX_RULES, &b);

@@ -551,6 +551,58 @@ out:
 	env_close(&e);
 }
 
+/*
+ * A key's schedule is one cache line: a refill's compare-and-swaps and
+ * fetch-and-adds on its times and its mark touch one line, never two. It
+ * sits after the key's history slots (40 B each) in the same map value, so
+ * the entry and the slot count decide where it starts. For several slot
+ * counts, every entry: where the loader's view finds it is inside one 64-byte
+ * line of the map (an mmapable array's values start on a page, as the
+ * mapping does); and for 8 entries, a race planted through the program's own
+ * rw_pace_of (a write to each one's mark) is found there.
+ */
+static void test_pace_schedule_on_one_line(void)
+{
+	const uint32_t counts[] = { 2, 3, 5, 10, 13, RW_MAX_SLOTS };
+	const uint64_t used = offsetof(struct rw_pace, pad);
+	uint32_t straddle = 0, entries = 0, misplaced = 0;
+
+	for (size_t n = 0; n < sizeof(counts) / sizeof(counts[0]); n++) {
+		struct rw_hist_slot *h;
+		struct env e;
+		size_t len;
+
+		if (!env_open(&e, counts[n], 100 * MS, 0, 0))
+			return;
+		h = hist_rw(&e, &len);
+		if (!h) {
+			env_close(&e);
+			return;
+		}
+		for (uint32_t i = 0; i < e.t.entries; i++) {
+			uint64_t off = (uint64_t)((uint8_t *)pace_in(&e, h, i) - (uint8_t *)h);
+
+			straddle += off / 64 != (off + used - 1) / 64;
+			entries++;
+		}
+		for (uint32_t i = 0; i < RW_RACE_WRITES && i < e.t.entries; i++)
+			race_write(&e, RW_RACE_PACE, i, offsetof(struct rw_pace, refills),
+				   0x5eed0000ULL + i);
+		race_arm(&e, RW_RACE_PROMOTE); /* a new key's first packet, tracked: no limit, no refill */
+		set_time(&e, 5 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+		CHECK(race_played(&e));
+		for (uint32_t i = 0; i < RW_RACE_WRITES && i < e.t.entries; i++)
+			misplaced += pace_in(&e, h, i)->refills != 0x5eed0000ULL + i;
+		munmap(h, len);
+		env_close(&e);
+	}
+	printf("     schedules across two cache lines: %u of %u (slot counts 2-32); planted"
+	       " through the program, found elsewhere: %u\n", straddle, entries, misplaced);
+	CHECK_EQ(straddle, 0);
+	CHECK_EQ(misplaced, 0);
+}
+
 void run_pace_tests(void)
 {
 	RUN(test_pace_slot_count_bounds);
@@ -564,4 +616,5 @@ void run_pace_tests(void)
 	RUN(test_pace_prefix_budget);
 	RUN(test_pace_start_keeps_a_concurrent_take);
 	RUN(test_pace_refund_after_a_start);
+	RUN(test_pace_schedule_on_one_line);
 }

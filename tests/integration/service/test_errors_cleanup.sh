@@ -136,7 +136,9 @@ ip -n "$TB_RCV" link add rwgone type veth peer rwgone2
 ip -n "$TB_RCV" link set rwgone up
 ip netns exec "$TB_RCV" "$RW" run rwgone --interval 200ms --json >"$WORK/gone.json" 2>"$WORK/gone.err" &
 gone_pid=$!
-sleep 1
+# Gone once attached, not after a fixed second: a load that took longer beside
+# the other layers met the interface gone mid-attach (EINVAL, not this check).
+RW_PID=$gone_pid wait_attached "$WORK/gone.err"
 ip -n "$TB_RCV" link del rwgone
 rc=0
 for _ in $(seq 50); do kill -0 "$gone_pid" 2>/dev/null || break; sleep 0.1; done

@@ -47,6 +47,17 @@ cat >"$WORK/free.rules" <<RULES
 $FREE allow
 RULES
 
+# iperf_listening: until the server listens (at most 5 s): a client started
+# before it met a refused connection and measured nothing (once, beside the
+# other layers: "(a) one cubic flow: 0.0 % of the cap").
+iperf_listening() {
+	for _ in $(seq 50); do
+		ip netns exec "$TB_RCV" ss -Hltn "sport = :5201" | grep -q . && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # iperf_run NAME ARGS...: client from $SRC (or --bind given in ARGS) to the
 # server, $RUN_S s (or $RUN_T), JSON in $WORK/NAME.client and NAME.server; a
 # sink beside.
@@ -58,6 +69,7 @@ iperf_run() {
 	local srv=$!
 	start_sink "$name" --duration $((t + 3))s --interval "${SINK_INTERVAL:-900ms}"
 	local sink=$SINK_PID
+	iperf_listening
 	ip netns exec "$TB_SND" timeout $((t + 10)) iperf3 -c $DST -t "$t" -i 1 -J \
 		-C "$CC" "$@" >"$WORK/$name.client" 2>&1
 	wait "$srv"
@@ -148,6 +160,7 @@ ip netns exec "$TB_RCV" timeout $((RUN_S + 15)) iperf3 -s -1 -B $DST -J \
 srv=$!
 start_sink d --duration 8s --span-from 1500ms --span 4s
 sink=$SINK_PID
+iperf_listening
 ip netns exec "$TB_SND" timeout 20 iperf3 -c $DST -B $SRC -u -b 100M -l 1472 -t 6 -J \
 	>"$WORK/d.client" 2>&1
 wait "$srv" "$sink"

@@ -301,15 +301,15 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
 	return 0;
 }
 
-
 /*
- * What a key about to be promoted on this CPU inherits and leaves of the
- * crowd (struct rw_scratch: crowd_take, crowd_raw): nothing, for a key of no
- * limit; the count-min upper bound of it, where the crowd dropped in this
- * window (a botnet: the key's own estimate may fall short of what it was
- * admitted, and its limit would then hold it to more); else its own
- * estimate, which leaves the crowd's count with it. Global: the packet
- * path's frame has no room for its map keys.
+ * What a limited key about to be promoted on this CPU inherits and leaves
+ * of the crowd (struct rw_scratch: crowd_take, crowd_raw): the count-min
+ * upper bound of it, where the crowd dropped in this window (a botnet: the
+ * key's own estimate may fall short of what it was admitted, and its limit
+ * would then hold it to more); else its own estimate, which leaves the
+ * crowd's count with it. limited 0 clears both (after the promotion, so no
+ * --rank kind's reads them). Global: the packet path's frame has no room
+ * for its map keys.
  */
 __noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
 {

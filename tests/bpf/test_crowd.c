@@ -56,6 +56,21 @@ static void crowd_send(struct env *e, uint32_t each, uint32_t *p, uint32_t *d)
 	}
 }
 
+/*
+ * Whether the crowd is what holds the botnet here: with 4 or more possible
+ * CPUs a limit of 8 leaves each CPU a share of 1 (or 2), and every source's
+ * own estimate caps it first (the bound is checked all the same).
+ */
+static bool crowd_holds(void)
+{
+	bool holds = CROWD_LIMIT / rw_possible_cpus() >= 4;
+
+	if (!holds)
+		printf("     %u possible CPUs: each source's share of %u is under 4, its own estimate caps it\n",
+		       rw_possible_cpus(), CROWD_LIMIT);
+	return holds;
+}
+
 /* One botnet on CPU 0: every source `each` times, table `max_flows`; its verdicts and counters. */
 static bool crowd_run(uint32_t max_flows, uint32_t each, uint32_t *p, uint32_t *d,
 		      struct rw_stats *st)
@@ -97,7 +112,7 @@ static void test_crowd_holds_a_botnet_beyond_the_table(void)
 		       (unsigned long long)st.capped_drops);
 		CHECK(p <= allowed * (100 + CROWD_ERROR_PCT) / 100);
 		CHECK(p >= allowed * (100 - CROWD_ERROR_PCT) / 100 / rw_possible_cpus());
-		CHECK(st.crowd_drops > 0);
+		CHECK(!crowd_holds() || st.crowd_drops > 0);
 		CHECK_EQ(st.dropped, d);
 	}
 }
@@ -156,7 +171,7 @@ static void test_crowd_spread_over_cpus(void)
 	       (double)p / (double)allowed, (unsigned long long)st.crowd_drops,
 	       (unsigned long long)st.capped_drops);
 	CHECK(p <= allowed * (100 + CROWD_ERROR_PCT) / 100);
-	CHECK(st.crowd_drops > 0);
+	CHECK(!crowd_holds() || st.crowd_drops > 0);
 	crowd_close(&e, &orig);
 }
 

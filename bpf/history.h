@@ -32,22 +32,28 @@ static __always_inline struct rw_hist_slot *rw_hist_at(__u32 idx, __u64 epoch, _
 	return &h[s];
 }
 
+/* Counts added to a history slot: a record's, or what a new entry inherits (no drops). */
+struct rw_hist_counts {
+	__u64 packets, bytes, drop_packets, drop_bytes;
+};
+
 /*
- * Adds a record's counts of round e to a history slot. 1: done (or the slot
- * already holds a newer round: these counts have left the window); 0: another
- * CPU is restarting the slot, try again at the next packet.
+ * Adds counts of round e to a history slot, tries times at most. 1: done
+ * (or the slot already holds a newer round: these counts have left the
+ * window); 0: another CPU is restarting the slot.
  */
-static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const struct rw_hot *f)
+static __always_inline int rw_hist_add_counts(struct rw_hist_slot *s, __u64 e,
+					      const struct rw_hist_counts *c, int tries)
 {
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < tries; i++) {
 		__u64 w = *(volatile __u64 *)&s->epoch;
 
 		if (w == e + 1) {
-			__sync_fetch_and_add(&s->packets, (__u64)f->packets);
-			__sync_fetch_and_add(&s->bytes, (__u64)f->bytes);
-			if (f->drop_packets) {
-				__sync_fetch_and_add(&s->drop_packets, (__u64)f->drop_packets);
-				__sync_fetch_and_add(&s->drop_bytes, (__u64)f->drop_bytes);
+			__sync_fetch_and_add(&s->packets, c->packets);
+			__sync_fetch_and_add(&s->bytes, c->bytes);
+			if (c->drop_packets) {
+				__sync_fetch_and_add(&s->drop_packets, c->drop_packets);
+				__sync_fetch_and_add(&s->drop_bytes, c->drop_bytes);
 			}
 			return 1;
 		}
@@ -58,47 +64,35 @@ static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const st
 		/* Empty, or an older round: this CPU restarts it, alone while it is busy. */
 		if (__sync_val_compare_and_swap(&s->epoch, w, RW_HIST_BUSY) != w)
 			continue;
-		s->packets = f->packets;
-		s->bytes = f->bytes;
-		s->drop_packets = f->drop_packets;
-		s->drop_bytes = f->drop_bytes;
+		s->packets = c->packets;
+		s->bytes = c->bytes;
+		s->drop_packets = c->drop_packets;
+		s->drop_bytes = c->drop_bytes;
 		__sync_lock_test_and_set(&s->epoch, e + 1); /* a full barrier: counts before the round */
 		return 1;
 	}
 	return 0;
 }
 
+/* A record's counts of round e into a history slot; 0: try again at the next packet. */
+static __always_inline int rw_hist_add(struct rw_hist_slot *s, __u64 e, const struct rw_hot *f)
+{
+	struct rw_hist_counts c = { f->packets, f->bytes, f->drop_packets, f->drop_bytes };
+
+	return rw_hist_add_counts(s, e, &c, 4);
+}
+
 /*
- * Adds what a new entry inherits for round e to a history slot that other
- * CPUs may already flush into (the entry is live): as rw_hist_add, with no
- * drops. 1: done, or the slot holds a newer round; 0: a restart outlasted
+ * What a new entry inherits for round e, into a history slot that other
+ * CPUs may already flush into (the entry is live). 0: a restart outlasted
  * the tries.
  */
 static __always_inline int rw_hist_add_inherited(struct rw_hist_slot *s, __u64 e, __u64 packets,
 						 __u64 bytes)
 {
-	for (int i = 0; i < 16; i++) {
-		__u64 w = *(volatile __u64 *)&s->epoch;
+	struct rw_hist_counts c = { packets, bytes, 0, 0 };
 
-		if (w == e + 1) {
-			__sync_fetch_and_add(&s->packets, packets);
-			__sync_fetch_and_add(&s->bytes, bytes);
-			return 1;
-		}
-		if (w == RW_HIST_BUSY)
-			continue;
-		if (w > e + 1)
-			return 1;
-		if (__sync_val_compare_and_swap(&s->epoch, w, RW_HIST_BUSY) != w)
-			continue;
-		s->packets = packets;
-		s->bytes = bytes;
-		s->drop_packets = 0;
-		s->drop_bytes = 0;
-		__sync_lock_test_and_set(&s->epoch, e + 1);
-		return 1;
-	}
-	return 0;
+	return rw_hist_add_counts(s, e, &c, 16);
 }
 
 /* Moves a record's counts (of round e) into entry idx's history; 1 when they are there. */

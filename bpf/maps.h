@@ -94,11 +94,15 @@ struct {
 
 /*
  * Count-min sketch, cfg_nr_cpus x RW_SKETCH_ROWS x RW_SKETCH_COLS buckets of
- * cfg_bucket_size bytes, CPU-major: a plain array, so buckets sit on whole
- * cache lines and another CPU's are one index away (promotion reads them).
+ * cfg_bucket_size bytes, CPU-major: a plain array, so another CPU's buckets
+ * are one index away (promotion reads them). Mmapable for its alignment, not
+ * to be mapped: a plain array's values start 312 bytes into its header (56
+ * past a cache line on 6.x), so every 64-byte bucket straddled two lines;
+ * an mmapable one's start on a page.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__uint(value_size, RW_BUCKET_SIZE(RW_DEFAULT_SLOTS)); /* the loader sets cfg_slots' */
 	__uint(max_entries, RW_SKETCH_ROWS * RW_SKETCH_COLS);

@@ -90,8 +90,7 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max
 	add(out, "hist", "tracked-flow table: per-slot history of each entry",
 	    mmap_array_bytes(entries, rw_hist_size(slots)));
 	add(out, "sketch", "count-min sketch, per CPU",
-	    array_bytes(ncpus, (uint64_t)ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS,
-			rw_bucket_size(slots), 0));
+	    mmap_array_bytes((uint64_t)ncpus * RW_SKETCH_ROWS * RW_SKETCH_COLS, rw_bucket_size(slots)));
 	add(out, "crowd", "the untracked keys' distinct count and window, per CPU and slot",
 	    array_bytes(ncpus, rw_crowd_entries(slots), sizeof(struct rw_crowd), 1));
 	add(out, "scratch", "clock and promotion scratch, per CPU",

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The data path's time: a monotonic clock and the slot (epoch) it falls in.
- * The coarse clock only moves when jiffies do, so it is read once a jiffy per
- * CPU and kept in scratch with its epoch: the common packet pays one inlined
- * load of jiffies, no helper call and no division. The precise clock (short
- * slots) is read every packet.
+ * The data path's time: a monotonic clock, the slot (epoch) it falls in and
+ * the window's totals of that slot. The coarse clock only moves when jiffies
+ * do, so it is read once a jiffy per CPU and kept in scratch with its epoch:
+ * the common packet pays one inlined load of jiffies, no helper call and no
+ * division. The precise clock (short slots) is read every packet.
  */
 #ifndef RW_BPF_CLOCK_H
 #define RW_BPF_CLOCK_H
@@ -49,6 +49,17 @@ static __always_inline void rw_clock(struct rw_scratch *sc, struct rw_time *t)
 	t->now = sc->now_ns;
 	t->epoch = sc->epoch;
 	t->slot = sc->slot < RW_MAX_SLOTS ? (__u32)sc->slot : 0;
+}
+
+/* This CPU's window totals for the slot of this epoch (every keyed packet counts there). */
+static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
+{
+	struct rw_wslot *ws = bpf_map_lookup_elem(&window, &idx);
+
+	/* A slot still holding an older round starts over: every field belongs to its round. */
+	if (ws && ws->epoch != epoch)
+		*ws = (struct rw_wslot){ .epoch = epoch };
+	return ws;
 }
 
 #endif /* RW_BPF_CLOCK_H */

@@ -242,4 +242,18 @@ static __always_inline struct rw_pace *rw_pace_of(__u32 idx)
 	return (struct rw_pace *)((__u8 *)&h[s] + rw_pace_gap(s, idx));
 }
 
+/* The stats entry of the interface the packet came in on: constant compares, no lookup. */
+static __always_inline __u32 rw_iface_index(const struct xdp_md *ctx)
+{
+	__u32 ifindex = ctx->ingress_ifindex;
+
+	for (__u32 i = 0; i < RW_MAX_IFACES; i++) {
+		if (i >= cfg_nr_ifaces)
+			break;
+		if (cfg_ifindex[i] == ifindex)
+			return i;
+	}
+	return RW_MAX_IFACES;
+}
+
 #endif /* RW_BPF_MAPS_H */

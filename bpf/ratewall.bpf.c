@@ -29,30 +29,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
 
-/* The stats entry of the interface the packet came in on: constant compares, no lookup. */
-static __always_inline __u32 rw_iface_index(const struct xdp_md *ctx)
-{
-	__u32 ifindex = ctx->ingress_ifindex;
-
-	for (__u32 i = 0; i < RW_MAX_IFACES; i++) {
-		if (i >= cfg_nr_ifaces)
-			break;
-		if (cfg_ifindex[i] == ifindex)
-			return i;
-	}
-	return RW_MAX_IFACES;
-}
-
-static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
-{
-	struct rw_wslot *ws = bpf_map_lookup_elem(&window, &idx);
-
-	/* A slot still holding an older round starts over: every field belongs to its round. */
-	if (ws && ws->epoch != epoch)
-		*ws = (struct rw_wslot){ .epoch = epoch };
-	return ws;
-}
-
 /*
  * rw_promote for an untracked packet of len bytes: a limited key is in the
  * crowd, which decides what it inherits and leaves the crowd with it

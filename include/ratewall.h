@@ -555,7 +555,7 @@ struct rw_stats {
 	__u64 met_drops;     /* of dropped: a refill that met others' without room for them (limit.h) */
 	__u64 stalled_drops; /* packets dropped for a wait that ran out: untracked ones under
 			      * their cap, an insert into their bucket on another CPU holding
-			      * its lock (ratewall.bpf.c); tracked ones refilling while their
+			      * its lock (untracked.h); tracked ones refilling while their
 			      * entry still inherits (table.h) */
 	__u64 l4_unread;     /* of a protocol a qualified rule names, ports, flags or type not
 			      * readable (a fragment, a truncated header): only protocol matches */

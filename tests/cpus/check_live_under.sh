@@ -7,7 +7,7 @@
 #     packet the generator sent, and ratewall's own drop count agrees) but
 #     what met an insert of its key stalled past the wait (stalled_drops: a
 #     guest's CPU descheduled in the middle of an insert, at its first
-#     packets; see bpf/ratewall.bpf.c);
+#     packets; see bpf/untracked.h);
 #   198.18.0.1 at 2x beside it: no 900 ms (the window less a slot) holds more
 #     than the limit, by rwsink's receive timestamps (and the race the
 #     docs/limits.md accepts at a promotion: a packet a CPU, once).

@@ -648,7 +648,7 @@ struct rw_sample {
  * Longest slot: 2^32 packets per CPU per slot must stay out of reach (at 70
  * Mpps). A record's byte counts are 32 bits: they are flushed early, within
  * the slot, once past RW_HOT_FLUSH_MARK, and a flush that must wait is tried
- * again by every packet until it lands (ratewall.bpf.c, rw_flush_early).
+ * again by every packet until it lands (track.h, rw_flush_early).
  */
 #define RW_HOT_FLUSH_MARK (1U << 31)
 #define RW_MAX_SLOT_NS (60ULL * 1000000000ULL)

@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * ratewall XDP data path. The order of decisions for one frame:
+ * ratewall's XDP data path: one frame's story, told by ratewall_xdp at the end
+ * of this file; each step's mechanics live in the header of its role
+ * (bpf/README.md).
  *
- *   count it on its interface; parse (non-IP passes, malformed IP is counted
- *   and handled by policy); read the clock; count it in the window; find its
- *   rule (by prefix, and by protocol, port, flags or ICMP type where a rule
- *   with a match covers it) and the limits and key the rule gives it; hash
- *   its key once; look the key up in the
- *   tracked-flow table (table.h). Untracked: count it in the sketch, promote
- *   it once it may matter, or drop it at the cap when there is no room to
- *   track it (sketch.h). Tracked: step its record into this slot, serve a
- *   ban, admit or drop it against its limit (limit.h), count it.
+ *   parse    count the frame on its interface and parse it (parse.h): not IP
+ *            passes, malformed IP is counted and passed or dropped as a
+ *            class; read the clock, count it in the window's slot (clock.h);
+ *   key      the main kind (--key), cut out of the whole flow under --rank;
+ *   rule     find its rule, by prefix, and by protocol, port, flags or ICMP
+ *            type where a rule with a match covers it: the limits it is held
+ *            to and the key it is counted under (policy.h);
+ *   count    hash the key once and bring the packet to its entry, this CPU's
+ *            record stepped into the slot (track.h); a key without one is
+ *            counted in the sketch, promoted once it may matter, or held to
+ *            its cap and with the crowd (untracked.h);
+ *   admit    serve a ban, then admit or drop it against its limit (limit.h);
+ *            a key over it is limited, and maybe banned (policy.h);
+ *   verdict  count it under its rule, and under every --rank kind (counted,
+ *            never dropped); drop it unless --dry-run.
  *
  * Its cost does not grow with the number of sources: a spoofed packet costs a
  * directory line and two sketch lines, a tracked one the directory, its entry
@@ -30,8 +38,52 @@
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /*
- * The packet's verdict under the main key (--key): its rule, its entry or the
- * sketch, its limit, a ban, events. lim: the limits its rule gave it.
+ * Parses the frame into key and counts it on its interface (st), *len its
+ * length. The linear part is the whole frame whenever the IP datagram fits in
+ * it; only a frame that does not parse that way (a datagram running on into
+ * fragments, or no IP at all) pays for the helper that sums the fragments.
+ */
+static __always_inline int rw_parse_frame(struct xdp_md *ctx, struct rw_key *key, __u64 *len,
+					  struct rw_stats *st)
+{
+	int ret = rw_parse_key(ctx, key, *len);
+
+	if (ret != RW_PARSE_OK) {
+		__u64 whole = bpf_xdp_get_buff_len(ctx);
+
+		if (whole != *len) {
+			*len = whole;
+			ret = rw_parse_key(ctx, key, *len);
+		}
+	}
+	st->rx_packets++;
+	st->rx_bytes += *len;
+	return ret;
+}
+
+/*
+ * The verdict on a frame that gives no key (ret: how it failed to parse): not
+ * IP passes; malformed IP has no source to trust, so it is counted and passed,
+ * or dropped as a class (--malformed drop).
+ */
+static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
+{
+	if (ret == RW_PARSE_NOT_IP) {
+		st->non_ip++;
+		return XDP_PASS;
+	}
+	st->malformed++;
+	if (!cfg_malformed_drop)
+		return XDP_PASS;
+	st->dropped++;
+	st->dropped_bytes += len;
+	return cfg_dry_run ? XDP_PASS : XDP_DROP;
+}
+
+/*
+ * The packet's verdict under the main key (--key), true to drop it: its rule,
+ * its count (its entry, or the untracked tier's), a ban and its limit, the
+ * events of a key over it. lim: the limits its rule gives it.
  */
 static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 				      const struct rw_time *t, __u64 len, struct rw_stats *st,
@@ -110,36 +162,9 @@ int ratewall_xdp(struct xdp_md *ctx)
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st || !sc)
 		return XDP_PASS;
-	/*
-	 * The linear part is the whole frame whenever the IP datagram fits in it;
-	 * only a frame that does not parse that way (a datagram running on into
-	 * fragments, or no IP at all) pays for the helper that sums the fragments.
-	 */
-	ret = rw_parse_key(ctx, key, len);
-	if (ret != RW_PARSE_OK) {
-		__u64 whole = bpf_xdp_get_buff_len(ctx);
-
-		if (whole != len) {
-			len = whole;
-			ret = rw_parse_key(ctx, key, len);
-		}
-	}
-	st->rx_packets++;
-	st->rx_bytes += len;
-
-	if (ret == RW_PARSE_NOT_IP) {
-		st->non_ip++;
-		return XDP_PASS;
-	}
-	if (ret != RW_PARSE_OK) {
-		/* No source to trust: never keyed; passed, or dropped as a class. */
-		st->malformed++;
-		if (!cfg_malformed_drop)
-			return XDP_PASS;
-		st->dropped++;
-		st->dropped_bytes += len;
-		return cfg_dry_run ? XDP_PASS : XDP_DROP;
-	}
+	ret = rw_parse_frame(ctx, key, &len, st);
+	if (ret != RW_PARSE_OK)
+		return rw_unkeyed(ret, len, st);
 
 	rw_clock(sc, &t);
 	ws = rw_window_slot(t.epoch, t.slot);

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """The layout of the tree: which way includes run, and how big a folder grows.
 
-1. The rooms of user/, lowest first: cli, kernel, rank, views, act, service, then
-   the top (main.c, run.c). A file may include its own room and the rooms
-   below it; shared headers (include/) and generated skeletons are below them
-   all. Prints the include edges between rooms with their counts.
+1. The rooms of user/, lowest first: model, cli, kernel, rank, views, act,
+   service, then the top (main.c, run*.c). A file may include its own room and
+   the rooms below it; shared headers (include/) and generated skeletons are
+   below them all. Prints the include edges between rooms with their counts.
 2. No include cycle anywhere in the tree: every .c and .h under user/, bpf/,
    include/, tools/, bench/ and tests/, each quoted include resolved as the
    compiler does (the including file's folder, then the Makefile's -I folders).
@@ -29,7 +29,7 @@ import re
 import subprocess
 import sys
 
-ROOMS = ["cli", "kernel", "rank", "views", "act", "service", "top"]
+ROOMS = ["model", "cli", "kernel", "rank", "views", "act", "service", "top"]
 # The data path's headers by role (bpf/README.md), lowest first: each includes
 # only those before it.
 BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "crowd.h", "sketch.h", "history.h", "limit.h", "table.h",

@@ -35,6 +35,19 @@ copy "${COPY[@]}"
 sed -i '0,/#include/s//#include "views\/view.h"\n#include/' "$WORK/t/user/kernel/table.c"
 expect "kernel including views is refused" 1 'user/kernel/table.c includes views/view.h: kernel may not include views'
 
+# model/ is the lowest room: it includes no other, every other may include it.
+copy "${COPY[@]}"
+mkdir -p "$WORK/t/user/model"
+printf '#include <stdint.h>\n' >"$WORK/t/user/cli/planted.h"
+printf '#include "cli/planted.h"\n' >"$WORK/t/user/model/planted.h"
+expect "model including cli is refused" 1 'user/model/planted.h includes cli/planted.h: model may not include cli'
+
+copy "${COPY[@]}"
+mkdir -p "$WORK/t/user/model"
+printf '#include <stdint.h>\n' >"$WORK/t/user/model/planted.h"
+printf '#include "model/planted.h"\n' >>"$WORK/t/user/cli/options.c"
+expect "cli including model is accepted" 0 ' 0 upward or circular$'
+
 copy "${COPY[@]}"
 sed -i '0,/#include/s//#include "run.h"\n#include/' "$WORK/t/user/service/pins.c"
 expect "a room including the top (run.h) is refused" 1 'service may not include top'

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-"""The layout of the tree: which way includes and calls run, and how big a folder grows.
+"""The layout of the tree: which way includes and calls run, how big a room and a folder grow.
 
 1. The rooms of user/, lowest first: model, cli, kernel, rank, views, act,
    service, then the top (main.c, run*.c). A file may include its own room and
@@ -23,10 +23,13 @@
    it (a circle of headers through its -I folders is still 2.'s), a runner
    and its suites use each other by design (tests/unit/main.c calls each
    suite, which includes unit.h), and its programs share function names.
-4. bpf/: each header includes only the headers before it in BPF_ORDER.
-5. The generator (tools/rwgen/): no part calls (as in 3.) a function defined
+4. No room of user/ holds over ROOM_SHARE % of user/'s lines: the lines of
+   the .c and .h files in user/<room>/ (the top's: directly in user/). Prints
+   each room's lines and share.
+5. bpf/: each header includes only the headers before it in BPF_ORDER.
+6. The generator (tools/rwgen/): no part calls (as in 3.) a function defined
    in its main file, rwgen.c, so the parts stand without it.
-6. No folder of tooling is bigger than the largest folder of the product. A
+7. No folder of tooling is bigger than the largest folder of the product. A
    folder's size is the bytes of its source files directly in it (*.c, *.h,
    *.py, *.sh, so *.bpf.c too; not data such as bench/results/*.json, not its
    subfolders), counting the files git tracks or would (every file in a copy
@@ -56,6 +59,7 @@ PRODUCT = ["user", "bpf", "include"]
 TOOLING = ["tools", "bench", "tests"]
 SOURCE_EXT = (".c", ".h", ".py", ".sh")
 CODE_TREE = ["user", "bpf", "include", "tools", "bench"]  # 3.
+ROOM_SHARE = 20  # 4., percent
 # Comments, strings and characters: what 3. blanks before it reads names (newlines kept, so a
 # definition still starts its line).
 NOISE = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
@@ -241,6 +245,28 @@ def circle_findings(arrows):
     return bad
 
 
+def room_label(room):
+    return "user/*.c *.h (the top)" if room == "top" else f"user/{room}/"
+
+
+def room_lines(files):
+    """Each room's lines against user/'s (see 4. above); prints them all."""
+    lines = collections.Counter(dict.fromkeys(ROOMS, 0))
+    for f in files:
+        if f.startswith("user/") and f.endswith((".c", ".h")):
+            lines[room_of(f)] += len(read(f).splitlines())
+    total, bad = sum(lines.values()), []
+    print(f"lines of each room of user/ (*.c *.h); the bound is {ROOM_SHARE} % of user/'s {total}:")
+    for room in ROOMS:
+        share, note = 100 * lines[room] / max(total, 1), ""
+        if lines[room] * 100 > total * ROOM_SHARE:
+            bad.append(f"{room_label(room)} holds {lines[room]} lines, {share:.1f} % of user/'s {total}: "
+                       f"over {ROOM_SHARE} %, split a topic out into a room")
+            note = "  OVER"
+        print(f"  {room:8s} {lines[room]:6d} {share:5.1f} %{note}")
+    return bad
+
+
 def bpf_order():
     """The data path: a header includes only the headers before it; every header has its place."""
     bad = []
@@ -267,7 +293,7 @@ def generator_parts():
 
 
 def folder_sizes(files):
-    """Bytes of source files directly in each folder (see 6. above)."""
+    """Bytes of source files directly in each folder (see 7. above)."""
     sizes = collections.Counter()
     for f in files:
         if f.endswith(SOURCE_EXT):
@@ -304,7 +330,7 @@ def main():
     edges, bad = room_findings(graph)
     bad += cycles(graph)
     arrows = unit_graph(files, graph)
-    bad += circle_findings(arrows)
+    bad += circle_findings(arrows) + room_lines(files)
     bad += bpf_order() + generator_parts()
     bad += size_findings(files)
     for b in bad:

@@ -3,9 +3,9 @@
 # The layout check (tools/check_rooms.py): the tree passes it, and it fails on
 # each thing it exists to catch, planted in a copy of the tree: an include that
 # points up the rooms, a circle of headers (in user/, the generator, bench/), of
-# units or of folders, a generator part that calls into the generator's main
-# file, a tooling folder bigger than the largest product folder. No root, no
-# network.
+# units or of folders, a room over a fifth of user/, a generator part that
+# calls into the generator's main file, a tooling folder bigger than the
+# largest product folder. No root, no network.
 #
 # A planted defect is known by its own message, and a planted thing the check
 # must accept by adding no finding to an unchanged copy's: so each test holds
@@ -41,7 +41,7 @@ out=$(python3 "$CHECK" "$ROOT" 2>&1)
 rc=$?
 echo "$out"
 if [ "$rc" -eq 0 ] && grep -qE '^[0-9]+ files, [0-9]+ includes between rooms, 0 upward or circular$' <<<"$out"; then
-	ok "the tree: no include points up the rooms, no circle, no tooling folder over the bound"
+	ok "the tree: no include points up the rooms, no circle, no room over the share, no tooling folder over the bound"
 else
 	fail "the tree breaks a rule of the layout (exit $rc)"
 fi
@@ -176,6 +176,28 @@ plant_c bench/plantr.c bench_plantr rwgen_plantr
 plant_c tools/rwgen/plantr.c rwgen_plantr ""
 expect "two folders that call into each other are a circle" 1 \
 	'folder circle: bench -> tools/rwgen -> bench \(bench/plantr.c calls rwgen_plantr; tools/rwgen/plantp.c calls bench_plantq\)'
+
+# Rooms' lines, as the check counts them: rank/ (a small room) grown to a fifth
+# of user/'s lines passes, one line more is refused.
+copy "${COPY[@]}"
+counted=$(python3 "$CHECK" "$WORK/t")
+total=$(sed -nE "s/.* of user\/'s ([0-9]+):$/\1/p" <<<"$counted")
+rank=$(awk '$1 == "rank" && $4 == "%" { print $2 }' <<<"$counted")
+grow=$(((20 * total - 100 * rank) / 80))  # the most lines that keep rank at or under 20 %
+head -c "$grow" /dev/zero | tr '\0' '\n' >>"$WORK/t/user/rank/rank.c"
+expect_nothing_new "a room at a fifth of user/'s lines is accepted"
+printf '\n' >>"$WORK/t/user/rank/rank.c"
+expect "a room over a fifth of user/'s lines is refused" 1 \
+	"user/rank/ holds $((rank + grow + 1)) lines, 20\.[0-9] % of user/'s $((total + grow + 1)): over 20 %"
+
+copy "${COPY[@]}"
+head -c "$total" /dev/zero | tr '\0' '\n' >>"$WORK/t/user/run.c"
+expect "the top (user/*.c *.h) is a room too" 1 \
+	"user/\*\.c \*\.h \(the top\) holds [0-9]+ lines, [0-9.]+ % of user/'s"
+
+copy "${COPY[@]}"
+head -c "$total" /dev/zero | tr '\0' '\n' >>"$WORK/t/user/rank/README.md"
+expect_nothing_new "a room's prose does not count"
 
 # Sizes: a tooling folder over the largest product folder fails; data does not count.
 copy "${COPY[@]}"

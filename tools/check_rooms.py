@@ -26,10 +26,15 @@
 4. No room of user/ holds over ROOM_SHARE % of user/'s lines: the lines of
    the .c and .h files in user/<room>/ (the top's: directly in user/). Prints
    each room's lines and share.
-5. bpf/: each header includes only the headers before it in BPF_ORDER.
-6. The generator (tools/rwgen/): no part calls (as in 3.) a function defined
+5. Each unit of user/cli/ is on the command-line path: used (as in 3.) by an
+   entry (user/main, user/run*, a unit of user/service/ whose name ends in cmd
+   or cli: a subcommand's arguments) or by a unit of user/cli/ on the path. A
+   cli/ unit that only other rooms use is a word of the domain, whose room is
+   model/.
+6. bpf/: each header includes only the headers before it in BPF_ORDER.
+7. The generator (tools/rwgen/): no part calls (as in 3.) a function defined
    in its main file, rwgen.c, so the parts stand without it.
-7. No folder of tooling is bigger than the largest folder of the product. A
+8. No folder of tooling is bigger than the largest folder of the product. A
    folder's size is the bytes of its source files directly in it (*.c, *.h,
    *.py, *.sh, so *.bpf.c too; not data such as bench/results/*.json, not its
    subfolders), counting the files git tracks or would (every file in a copy
@@ -60,6 +65,7 @@ TOOLING = ["tools", "bench", "tests"]
 SOURCE_EXT = (".c", ".h", ".py", ".sh")
 CODE_TREE = ["user", "bpf", "include", "tools", "bench"]  # 3.
 ROOM_SHARE = 20  # 4., percent
+COMMAND_ENTRY = re.compile(r"user/(main|run\w*)|user/service/\w*(cmd|cli)")  # 5., units
 # Comments, strings and characters: what 3. blanks before it reads names (newlines kept, so a
 # definition still starts its line).
 NOISE = re.compile(r"/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.S)
@@ -181,7 +187,7 @@ def unit_of(path):
 
 
 def unit_graph(files, graph):
-    """unit -> {unit it uses: why, the first include or call found}, in CODE_TREE."""
+    """The units of CODE_TREE, and unit -> {unit it uses: why, the first include or call found}."""
     code_files = [f for f in files if f.endswith((".c", ".h")) and under(os.path.dirname(f), CODE_TREE)]
     known, arrows = set(code_files), collections.defaultdict(dict)
 
@@ -202,7 +208,7 @@ def unit_graph(files, graph):
         for name in sorted(calls(f)):
             for d in definers[name]:
                 use(f, d, f"{f} calls {name}")
-    return arrows
+    return {unit_of(f) for f in code_files}, arrows
 
 
 def shortest_circles(arrows):
@@ -267,6 +273,25 @@ def room_lines(files):
     return bad
 
 
+def cli_findings(units, arrows):
+    """Each unit of user/cli/ that nothing on the command-line path uses (see 5. above)."""
+    users = collections.defaultdict(set)
+    for src in arrows:
+        for dst in arrows[src]:
+            users[dst].add(src)
+    path = {u for u in units if COMMAND_ENTRY.fullmatch(u)}
+    todo = sorted(path)
+    while todo:
+        for dst in arrows[todo.pop()]:
+            if dst.startswith("user/cli/") and dst not in path:
+                path.add(dst)
+                todo.append(dst)
+    cli = sorted(u for u in units if u.startswith("user/cli/"))
+    print(f"units of user/cli/ on the command-line path: {len(path.intersection(cli))} of {len(cli)}")
+    return [f"{u}.{'c' if os.path.exists(u + '.c') else 'h'}: nothing on the command-line path uses it "
+            f"(used by: {', '.join(sorted(users[u])) or 'nothing'})" for u in cli if u not in path]
+
+
 def bpf_order():
     """The data path: a header includes only the headers before it; every header has its place."""
     bad = []
@@ -293,7 +318,7 @@ def generator_parts():
 
 
 def folder_sizes(files):
-    """Bytes of source files directly in each folder (see 7. above)."""
+    """Bytes of source files directly in each folder (see 8. above)."""
     sizes = collections.Counter()
     for f in files:
         if f.endswith(SOURCE_EXT):
@@ -329,8 +354,8 @@ def main():
     graph = include_graph(files)
     edges, bad = room_findings(graph)
     bad += cycles(graph)
-    arrows = unit_graph(files, graph)
-    bad += circle_findings(arrows) + room_lines(files)
+    units, arrows = unit_graph(files, graph)
+    bad += circle_findings(arrows) + room_lines(files) + cli_findings(units, arrows)
     bad += bpf_order() + generator_parts()
     bad += size_findings(files)
     for b in bad:

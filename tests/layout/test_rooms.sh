@@ -3,9 +3,10 @@
 # The layout check (tools/check_rooms.py): the tree passes it, and it fails on
 # each thing it exists to catch, planted in a copy of the tree: an include that
 # points up the rooms, a circle of headers (in user/, the generator, bench/), of
-# units or of folders, a room over a fifth of user/, a generator part that
-# calls into the generator's main file, a tooling folder bigger than the
-# largest product folder. No root, no network.
+# units or of folders, a room over a fifth of user/, a cli/ unit off the
+# command-line path, a generator part that calls into the generator's main
+# file, a tooling folder bigger than the largest product folder. No root, no
+# network.
 #
 # A planted defect is known by its own message, and a planted thing the check
 # must accept by adding no finding to an unchanged copy's: so each test holds
@@ -41,7 +42,8 @@ out=$(python3 "$CHECK" "$ROOT" 2>&1)
 rc=$?
 echo "$out"
 if [ "$rc" -eq 0 ] && grep -qE '^[0-9]+ files, [0-9]+ includes between rooms, 0 upward or circular$' <<<"$out"; then
-	ok "the tree: no include points up the rooms, no circle, no room over the share, no tooling folder over the bound"
+	ok "the tree: no include points up the rooms, no circle, no room over the share, every cli/ unit on the" \
+		"command-line path, no tooling folder over the bound"
 else
 	fail "the tree breaks a rule of the layout (exit $rc)"
 fi
@@ -198,6 +200,33 @@ expect "the top (user/*.c *.h) is a room too" 1 \
 copy "${COPY[@]}"
 head -c "$total" /dev/zero | tr '\0' '\n' >>"$WORK/t/user/rank/README.md"
 expect_nothing_new "a room's prose does not count"
+
+# cli/: a unit only views use is off the command-line path; a subcommand's file
+# (service/*cmd) puts it on; another service file does not.
+copy "${COPY[@]}"
+printf 'void rw_plantword(void);\n' >"$WORK/t/user/cli/plantword.h"
+plant_c user/cli/plantword.c rw_plantword "" cli/plantword.h
+plant_c user/views/plantview.c rw_plantview rw_plantword cli/plantword.h
+expect "a cli/ unit only views use is refused" 1 \
+	'user/cli/plantword.c: nothing on the command-line path uses it \(used by: user/views/plantview\)'
+plant_c user/service/plantpins.c rw_plantpins rw_plantword cli/plantword.h
+expect "... and a service/ file that is no subcommand's does not put it on the path" 1 \
+	'user/cli/plantword.c: nothing on the command-line path uses it \(used by: user/service/plantpins, user/views/plantview\)'
+plant_c user/service/plantcmd.c rw_plantcmd rw_plantword cli/plantword.h
+rm "$WORK/t/user/service/plantpins.c"
+expect_nothing_new "a cli/ unit a subcommand (service/*cmd) uses is on the path"
+
+# Through another cli/ unit: on the path only if that one is.
+copy "${COPY[@]}"
+printf 'void rw_plantword(void);\n' >"$WORK/t/user/cli/plantword.h"
+printf 'void rw_plantopt(void);\n' >"$WORK/t/user/cli/plantopt.h"
+plant_c user/cli/plantword.c rw_plantword "" cli/plantword.h
+plant_c user/cli/plantopt.c rw_plantopt rw_plantword cli/plantopt.h cli/plantword.h
+plant_c user/views/plantview.c rw_plantview rw_plantopt cli/plantopt.h
+expect "a cli/ unit only an off-path cli/ unit uses is refused" 1 \
+	'user/cli/plantword.c: nothing on the command-line path uses it \(used by: user/cli/plantopt\)'
+plant_c user/service/plantcmd.c rw_plantcmd rw_plantopt cli/plantopt.h
+expect_nothing_new "... and is on the path once that unit is"
 
 # Sizes: a tooling folder over the largest product folder fails; data does not count.
 copy "${COPY[@]}"

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Runs every test layer and ends with one "N passed, N failed" line:
-#   0. the layout: no include points up the rooms of user/ nor runs in a
-#      circle, no tooling folder outgrows the product's (tools/check_rooms.py);
+#   0. the layout: no include points up the rooms of user/, no circle of
+#      files, units or folders, no room over a fifth of user/, nothing in cli/
+#      that no command uses, no tooling folder outgrows the product's
+#      (tools/check_rooms.py);
 #      the options' table agrees with the man page, --help and completion;
 #      every path the prose names exists and the README stays short;
 #      docs/performance.md is what bench/bench.py --report renders; the

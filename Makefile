@@ -20,11 +20,11 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 
 # The rooms of user/ (see docs/development.md), lowest first; a file
 # includes its own room and those before it (tools/check_rooms.py checks).
-ROOMS := cli kernel rank views act service
-USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) user/run.c user/run_start.c
+ROOMS := model cli kernel rank views act service
+USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) $(filter-out user/main.c,$(wildcard user/*.c))
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.
-PURE_SRCS := $(wildcard user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
+PURE_SRCS := $(wildcard user/model/*.c user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
 	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
 	     user/views/events.c user/views/report.c user/views/metrics_page.c \
 	     user/views/actview.c user/act/gobgp.c user/act/capture.c user/act/routes.c \
@@ -64,7 +64,7 @@ $(BUILD) $(BUILD)/asan:
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/rwgen.bpf.o: tools/rwgen/rwgen.bpf.c include/ratewall.h tools/rwgen/rwgen.h | $(BUILD)
+$(BUILD)/rwgen.bpf.o: tools/rwgen/rwgen.bpf.c include/ratewall.h tools/rwgen/layout.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/toys:
@@ -92,16 +92,16 @@ $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 
 # The traffic generator (tools/rwgen/): its driver and parts, and the BPF program above.
 RWGEN_SRCS := $(filter-out %.bpf.c,$(wildcard tools/rwgen/*.c))
-$(BUILD)/rwgen: $(RWGEN_SRCS) $(wildcard tools/rwgen/*.h) $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/cli/units.o
-	$(CC) $(CFLAGS) $(RWGEN_SRCS) $(BUILD)/user/cli/units.o -o $@ $(LDLIBS) -lpthread -lm
+$(BUILD)/rwgen: $(RWGEN_SRCS) $(wildcard tools/rwgen/*.h) $(HDRS) $(BUILD)/rwgen.skel.h $(BUILD)/user/model/units.o
+	$(CC) $(CFLAGS) $(RWGEN_SRCS) $(BUILD)/user/model/units.o -o $@ $(LDLIBS) -lpthread -lm
 
 # The test harness (tests/harness/): the receiving observer, the delay line and
 # the loader's tick over a filled table, which the benchmark runs too.
-$(BUILD)/rwsink: tests/harness/rwsink.c $(HDRS) $(BUILD)/user/cli/units.o
-	$(CC) $(CFLAGS) tests/harness/rwsink.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
+$(BUILD)/rwsink: tests/harness/rwsink.c $(HDRS) $(BUILD)/user/model/units.o
+	$(CC) $(CFLAGS) tests/harness/rwsink.c $(BUILD)/user/model/units.o -o $@ $(LDLIBS)
 
-$(BUILD)/rwdelay: tests/harness/rwdelay.c $(HDRS) $(BUILD)/user/cli/units.o
-	$(CC) $(CFLAGS) tests/harness/rwdelay.c $(BUILD)/user/cli/units.o -o $@ $(LDLIBS)
+$(BUILD)/rwdelay: tests/harness/rwdelay.c $(HDRS) $(BUILD)/user/model/units.o
+	$(CC) $(CFLAGS) tests/harness/rwdelay.c $(BUILD)/user/model/units.o -o $@ $(LDLIBS)
 
 $(BUILD)/tickbench: tests/harness/tickbench.c tests/harness/flowfill.c tests/harness/flowfill.h $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) -Itests/harness tests/harness/tickbench.c tests/harness/flowfill.c $(USER_LIB_OBJS) -o $@ $(LDLIBS)

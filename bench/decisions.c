@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/units.h"
 #include "kernel/loader.h"
+#include "model/units.h"
 #include "ratewall.skel.h"
 
 static const unsigned char frame64[64] = {

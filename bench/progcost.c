@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/key.h"
 #include "cli/config.h"
-#include "cli/units.h"
 #include "flowfill.h"
 #include "kernel/loader.h"
 #include "kernel/rules_maps.h"
+#include "model/key.h"
+#include "model/units.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
 #include "xdp_drop_all.skel.h"

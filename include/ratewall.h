@@ -533,7 +533,7 @@ struct rw_thresholds {
  * Global counters, one copy per CPU and interface (index in the instance's
  * interface list; RW_MAX_IFACES for any other); cumulative since load. Every counted
  * packet is either dropped or passed, so passed is not stored:
- * rw_stats_passed() derives it. Field order is fixed (tools read `dropped`).
+ * rw_stats_passed() (user/kernel/flowtab.h) derives it. Field order is fixed (tools read `dropped`).
  */
 struct rw_stats {
 	__u64 rx_packets;
@@ -871,10 +871,5 @@ struct rw_race {
 
 _Static_assert(__builtin_offsetof(struct rw_pace, pad) <= 64,
 	       "rw_pace: every field in the first 64 bytes, where a race's writes land");
-
-static inline __u64 rw_stats_passed(const struct rw_stats *s)
-{
-	return s->rx_packets - s->dropped;
-}
 
 #endif /* RATEWALL_H */

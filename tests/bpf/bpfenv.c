@@ -12,7 +12,7 @@
 #include <arpa/inet.h>
 
 #include "cli/config.h"
-#include "cli/rules.h"
+#include "model/rules.h"
 #include "testlib.h"
 
 void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promotions)

@@ -18,8 +18,9 @@
 #include <unistd.h>
 
 #include "act/bgp.h"
+#include "act/journal.h"
 #include "bpfenv.h"
-#include "cli/clock.h"
+#include "model/clock.h"
 #include "testlib.h"
 
 #define FAKE "tests/harness/fake_gobgp.sh"

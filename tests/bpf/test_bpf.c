@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "bpfenv.h"
-#include "cli/key.h"
 #include "kernel/rules_maps.h"
+#include "model/key.h"
 #include "ratewall_hash.h"
 #include "testlib.h"
 

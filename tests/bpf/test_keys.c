@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "bpfenv.h"
-#include "cli/key.h"
+#include "model/key.h"
 #include "testlib.h"
 
 #define DST_A 0xc6130005u /* 198.19.0.5 */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 
 #include "bpfenv.h"
-#include "cli/key.h"
 #include "kernel/rules_maps.h"
+#include "model/key.h"
 #include "testlib.h"
 
 #define SRC_B 0xc6120009u /* 198.18.0.9 */

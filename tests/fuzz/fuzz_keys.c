@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cli/key.h"
 #include "fuzz.h"
+#include "model/key.h"
 #include "views/view.h"
 
 static const char *const sources[] = {

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/rules.h"
 #include "fuzz.h"
+#include "model/rules.h"
 
 /* ratewall run's default key: sources, IPv6 by /64. */
 static const struct rw_rule_scope scope = { RW_KIND_SRC, RW_DEFAULT_V6_PREFIX, 0 };

@@ -30,8 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/clock.h"
-#include "cli/units.h"
+#include "model/clock.h"
+#include "model/units.h"
 
 #define FRAME_MAX 2048
 

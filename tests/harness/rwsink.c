@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/clock.h"
-#include "cli/units.h"
+#include "model/clock.h"
+#include "model/units.h"
 
 #define MAX_SOURCES 4096
 #define MAX_ONLY 8

@@ -21,12 +21,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/clock.h"
 #include "cli/config.h"
-#include "cli/units.h"
 #include "flowfill.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
+#include "model/clock.h"
+#include "model/units.h"
 #include "rank/rank.h"
 #include "ratewall.skel.h"
 #include "views/history.h"

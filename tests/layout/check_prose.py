@@ -15,7 +15,7 @@ What counts as a path:
     relative to the Markdown file, and a #section after it must be a heading
     of the Markdown file it names;
   - in a code span or a comment, a token of path characters with a '/' whose
-    first part is a top-level entry of the repository (user/cli/key.c,
+    first part is a top-level entry of the repository (user/model/key.c,
     tools/check_rooms.py, docs/), or which starts with ../ (relative to the
     file, as shellcheck's source= lines are, and never leaving the
     repository); absolute paths, URLs and build/ (made by make) are not the

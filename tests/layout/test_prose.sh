@@ -39,8 +39,8 @@ printf '\nThe [design note](../shared/DESIGN.md).\n' >>"$WORK/t/README.md"
 expect "a link out of the repository is refused" 1 'README.md:[0-9]+: \.\./shared/DESIGN.md \(outside the repository\)'
 
 copy
-sed -i '0,/^#include/s//\/* see user\/cli\/nothing.c *\/\n#include/' "$WORK/t/user/cli/units.c"
-expect "a C comment naming a missing file is refused" 1 '^user/cli/units.c:[0-9]+: user/cli/nothing.c$'
+sed -i '0,/^#include/s//\/* see user\/cli\/nothing.c *\/\n#include/' "$WORK/t/user/model/units.c"
+expect "a C comment naming a missing file is refused" 1 '^user/model/units.c:[0-9]+: user/cli/nothing.c$'
 
 copy
 sed -i '2a # The contract in DESIGN.md, and tools/gone.py' "$WORK/t/tests/integration/traffic/test_keys.sh"
@@ -49,7 +49,7 @@ expect "... and the path beside it" 1 '^tests/integration/traffic/test_keys.sh:3
 
 copy
 printf '\nstatic const char *planted = "user/cli/nothing.c"; /* build/ratewall, tests/cpus/check_*.sh, tests/fuzz/corpus/NAME */\n' \
-	>>"$WORK/t/user/cli/units.c"
+	>>"$WORK/t/user/model/units.c"
 printf '\nRun `build/ratewall`, read `/etc/ratewall/eth1.conf`, see <https://example.org/a/b>.\n' >>"$WORK/t/docs/usage.md"
 expect "strings, build/, absolute paths, URLs and patterns are not checked" 0 ', 0 broken; '
 

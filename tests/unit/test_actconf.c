@@ -5,8 +5,8 @@
 #include <sys/socket.h>
 
 #include "cli/actconf.h"
-#include "cli/actcounts.h"
 #include "cli/cli.h"
+#include "model/actcounts.h"
 #include "unit.h"
 
 static void test_split_words(void)

@@ -17,7 +17,7 @@
 #include "act/capture.h"
 #include "act/gobgp.h"
 #include "act/routes.h"
-#include "cli/clock.h"
+#include "model/clock.h"
 #include "unit.h"
 
 #define FIXTURES "tests/unit/gobgp/"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "act/hook.h"
-#include "cli/clock.h"
+#include "model/clock.h"
 #include "unit.h"
 
 static char dir[64];

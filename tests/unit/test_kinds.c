@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests of the kinds of key (user/cli/kinds.c): the table is whole, and
+ * Unit tests of the kinds of key (user/model/kinds.c): the table is whole, and
  * every view names a kind with its row: the plain table, JSON, /metrics,
  * --events and the terminal view.
  */
@@ -8,12 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/key.h"
-#include "cli/kinds.h"
-#include "cli/units.h"
+#include "model/key.h"
+#include "model/kinds.h"
+#include "model/units.h"
 #include "unit.h"
 #include "views/events.h"
-#include "views/metrics.h"
+#include "views/metrics_page.h"
 #include "views/report.h"
 #include "views/view.h"
 
@@ -211,11 +211,11 @@ static void check_json(const struct one_report *o, unsigned int kind)
 /* /metrics: kind="name" on each series, and the kind's own label when it has one. */
 static void check_metrics(const struct one_report *o, unsigned int kind)
 {
-	struct rw_metrics m = { 0 };
+	struct rw_tick_histogram ticks = { 0 };
 	FILE *f = tmpfile();
 	char want[256], key[RW_KEY_STRLEN], *text;
 
-	rw_metrics_render(f, &m, &o->r);
+	rw_metrics_render(f, &ticks, &o->r);
 	text = read_all(f);
 	for (int i = 0; i < 2; i++) {
 		const struct rw_kind_desc *d = &rw_kinds[i ? other_kind(kind) : kind];

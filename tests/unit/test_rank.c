@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/key.h"
+#include "model/key.h"
 #include "rank/hhh.h"
 #include "rank/keyset.h"
 #include "rank/rank.h"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "cli/units.h"
+#include "model/units.h"
 #include "opts.h"
 
 void rwgen_die(const char *fmt, ...)

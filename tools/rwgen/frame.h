@@ -4,7 +4,7 @@
 #define RWGEN_FRAME_H
 
 #include "opts.h"
-#include "rwgen.h"
+#include "layout.h"
 #include "safety.h"
 
 unsigned char *rwgen_build_frame(const struct gen_opts *o, const struct gen_addrs *a,

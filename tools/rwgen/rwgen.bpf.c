@@ -10,7 +10,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include <stdbool.h>
-#include "rwgen.h"
+#include "layout.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -26,11 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/clock.h"
-#include "cli/units.h"
 #include "frame.h"
+#include "layout.h"
+#include "model/clock.h"
+#include "model/units.h"
 #include "opts.h"
-#include "rwgen.h"
 #include "rwgen.skel.h"
 #include "safety.h"
 #include "schedule.h"

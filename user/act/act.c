@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/errmsg.h"
-#include "cli/key.h"
-#include "cli/kinds.h"
+#include "model/errmsg.h"
+#include "model/json.h"
+#include "model/key.h"
+#include "model/kinds.h"
 #include "views/report.h"
 
 /* Lines said a tick at most about commands that failed (the rest are counted in one line). */

@@ -19,8 +19,8 @@
 #include <stdint.h>
 #include "act/bgp.h"
 #include "act/hook.h"
-#include "cli/actcounts.h"
 #include "cli/config.h"
+#include "model/actcounts.h"
 #include "rank/hhh.h"
 #include "rank/keyset.h"
 #include "ratewall_window.h"

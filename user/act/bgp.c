@@ -26,8 +26,8 @@
 #include "act/gobgp.h"
 #include "act/journal.h"
 #include "act/routes.h"
-#include "cli/clock.h"
-#include "cli/errmsg.h"
+#include "model/clock.h"
+#include "model/errmsg.h"
 
 #define MSG_QUEUE 256
 #define NEVER UINT64_MAX

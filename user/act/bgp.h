@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/actconf.h"
-#include "cli/actcounts.h"
+#include "model/actcounts.h"
 
 #define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker is killed after this */
 #define RW_BGP_HEALTH_NS 2000000000ULL      /* the speaker and its sessions are asked this often */
@@ -26,9 +26,6 @@
 #define RW_BGP_STOP_BUDGET_NS 5000000000ULL /* withdrawing everything at the end takes at most this */
 
 struct rw_bgp;
-
-/* The journal: a new BPF hash map of routes (not pinned), for at most max. Its fd, or -errno. */
-int rw_bgp_journal_create(uint32_t max);
 
 /*
  * Starts the thread. journal_fd: the instance's pinned journal (routes an

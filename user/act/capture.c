@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "act/spawn.h"
-#include "cli/clock.h"
+#include "model/clock.h"
 
 
 #define ABORT_POLL_MS 50

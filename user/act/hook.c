@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "act/spawn.h"
-#include "cli/clock.h"
-#include "cli/errmsg.h"
+#include "model/clock.h"
+#include "model/errmsg.h"
 
 
 /* The event is written before the command starts: one write, never more than a pipe holds. */

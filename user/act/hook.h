@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/actconf.h"
-#include "cli/actcounts.h"
-#include "cli/key.h"
+#include "model/actcounts.h"
+#include "model/key.h"
 
 #define RW_HOOK_QUEUE 256
 #define RW_HOOK_JSON_MAX 1024

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <string.h>
 
-#include "act/bgp.h"
 
 int rw_bgp_journal_create(uint32_t max)
 {

@@ -6,7 +6,6 @@
  * stop`, knows what to withdraw. A route goes in before it is announced and
  * out after it is withdrawn: a crash between leaves at worst a route
  * withdrawn that was not there, never one announced that nobody knows of.
- * rw_bgp_journal_create is declared in act/bgp.h.
  */
 #ifndef RW_JOURNAL_H
 #define RW_JOURNAL_H
@@ -15,6 +14,8 @@
 #include <stdint.h>
 #include "act/routes.h"
 
+/* A new journal (not pinned), for at most max routes. Its fd, or -errno. */
+int rw_bgp_journal_create(uint32_t max);
 /* Routes it can hold. 0, or -errno (-EINVAL: not a journal: another key or value size). */
 int rw_journal_capacity(int fd, uint32_t *max);
 /* Routes in it now. */

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 #include "cli/actconf.h"
-#include "cli/actcounts.h"
+#include "model/actcounts.h"
 
 struct rw_act_record {
 	uint64_t at_ns;                /* CLOCK_REALTIME of the tick that wrote it */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "cli/actconf.h"
-#include "cli/actcounts.h"
+#include "model/actcounts.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli/errmsg.h"
-#include "cli/rules.h"
+#include "model/errmsg.h"
+#include "model/rules.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 
@@ -212,11 +212,4 @@ int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t err
 {
 	b->nnever = 0;
 	return each_item(s, "bgp-never", one_never, b, err, errlen);
-}
-
-const char *rw_bgp_state_name(enum rw_bgp_state s)
-{
-	static const char *const names[] = { "starting", "down", "no session", "up", "dry run" };
-
-	return (unsigned int)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }

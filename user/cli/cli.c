@@ -6,11 +6,12 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/clock.h"
-#include "cli/errmsg.h"
-#include "cli/key.h"
-#include "cli/lines.h"
 #include "cli/options.h"
+#include "model/clock.h"
+#include "model/errmsg.h"
+#include "model/instance.h"
+#include "model/key.h"
+#include "model/lines.h"
 #include "ratewall.h"
 
 void rw_cli_usage(FILE *out)
@@ -377,35 +378,6 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
  * Whether every byte is printable or beyond ASCII (interface names may be
  * UTF-8), and none is in reject. Whitespace and control bytes never are.
  */
-static bool clean_bytes(const char *s, const char *reject)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p <= ' ' || *p == 0x7f || strchr(reject, *p))
-			return false;
-	}
-	return true;
-}
-
-bool rw_valid_instance_name(const char *name)
-{
-	size_t n = strlen(name);
-
-	/* a directory name in bpffs: any clean bytes but '/', and not . or .. */
-	return n > 0 && n < RW_NAME_MAX && strcmp(name, ".") && strcmp(name, "..") &&
-	       clean_bytes(name, "/");
-}
-
-void rw_default_instance_name(const char ifnames[][IF_NAMESIZE], uint32_t n,
-			      char name[RW_NAME_MAX])
-{
-	name[0] = '\0';
-	for (uint32_t i = 0; i < n; i++) {
-		if (i)
-			strcat(name, "+");
-		strcat(name, ifnames[i]);
-	}
-}
-
 int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *n, char *err,
 		  size_t errlen)
 {
@@ -413,14 +385,7 @@ int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *
 		return fail(err, errlen, "at most %d interfaces per instance, not %d", RW_MAX_IFACES,
 			    argc);
 	for (int i = 0; i < argc; i++) {
-		size_t len = strlen(argv[i]);
-
-		/*
-		 * The kernel's rule (no '/', ':' or whitespace, not . or ..), and no
-		 * '+', which joins names, nor a leading '-', which starts options.
-		 */
-		if (len == 0 || len >= IF_NAMESIZE || argv[i][0] == '-' || !strcmp(argv[i], ".") ||
-		    !strcmp(argv[i], "..") || !clean_bytes(argv[i], "/:+"))
+		if (!rw_valid_ifname(argv[i]))
 			return fail(err, errlen, "'%s' is not a valid interface name", argv[i]);
 		for (int j = 0; j < i; j++) {
 			if (strcmp(argv[i], argv[j]) == 0)

@@ -41,15 +41,11 @@ int rw_config_apply_stream(FILE *f, const char *path, struct rw_config *cfg, cha
 /* Interface names as given on a command line: valid, distinct, at most RW_MAX_IFACES. */
 int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *n, char *err,
 		  size_t errlen);
-bool rw_valid_instance_name(const char *name);
 /* --interval (at least 10 ms) and --sort, for run and top alike. 0 or -EINVAL. */
 int rw_cli_interval(const char *arg, uint64_t *ns, char *err, size_t errlen);
 int rw_cli_sort(const char *arg, enum rw_sort *sort, char *err, size_t errlen);
 /* "pps", "bps", "drops". */
 const char *rw_sort_name(enum rw_sort sort);
-/* The interfaces joined by '+' (fits: RW_MAX_IFACES x IF_NAMESIZE < RW_NAME_MAX). */
-void rw_default_instance_name(const char ifnames[][IF_NAMESIZE], uint32_t n,
-			      char name[RW_NAME_MAX]);
 
 /*
  * What a parse's result means for the process: -1 to go on, else the exit

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cli/historycli.h"
-#include "cli/key.h"
 #include "cli/options.h"
 #include "cli/svccli.h"
+#include "model/key.h"
 
 /* What a value of an option is completed with. */
 enum comp_value { V_NONE, V_WORDS, V_FILES, V_DIRS, V_INSTANCES, V_COUNT };

@@ -7,8 +7,9 @@
 #include <stdint.h>
 #include <net/if.h>
 #include "cli/actconf.h"
-#include "cli/levels.h"
-#include "cli/rules.h"
+#include "model/instance.h"
+#include "model/levels.h"
+#include "model/rules.h"
 #include "ratewall.h"
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
@@ -41,10 +42,6 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
 #define RW_PIN_ROOT_MAX 200
 #define RW_PATH_MAX 256
-/* An instance name (a bpffs directory): the interfaces joined by '+' by default. */
-#define RW_NAME_MAX 136
-
-_Static_assert(RW_MAX_IFACES * IF_NAMESIZE <= RW_NAME_MAX, "default name fits");
 
 struct rw_config {
 	char ifnames[RW_MAX_IFACES][IF_NAMESIZE]; /* attached in this order; they share flows */

@@ -11,10 +11,11 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/errmsg.h"
-#include "cli/key.h"
-#include "cli/rules.h"
-#include "cli/units.h"
+#include "model/errmsg.h"
+#include "model/instance.h"
+#include "model/key.h"
+#include "model/rules.h"
+#include "model/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/errmsg.h"
-#include "cli/units.h"
+#include "model/errmsg.h"
+#include "model/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "cli/actconf.h"
-#include "cli/cli.h"
-#include "cli/errmsg.h"
-#include "cli/key.h"
-#include "cli/levels.h"
 #include "cli/listen.h"
-#include "cli/units.h"
+#include "model/errmsg.h"
+#include "model/instance.h"
+#include "model/key.h"
+#include "model/levels.h"
+#include "model/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

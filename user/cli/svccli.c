@@ -7,7 +7,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/errmsg.h"
+#include "model/errmsg.h"
+#include "model/instance.h"
 
 /* Every parse error is EINVAL. */
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/key.h"
-#include "cli/units.h"
+#include "model/key.h"
+#include "model/units.h"
 #include "ratewall.h"
 
 /* The window the per-window limits are of, in seconds. */

@@ -69,6 +69,7 @@ static int read_window(struct rw_flowtab *ft, uint64_t now_epoch, struct rw_tick
 		if (cpu_sketch[2 * c + 1] > out->sketch_peak_cpu_bytes)
 			out->sketch_peak_cpu_bytes = cpu_sketch[2 * c + 1];
 	}
+	out->sketch_noise = rw_sketch_noise(out->sketch_peak_cpu);
 	return 0;
 }
 

@@ -47,6 +47,7 @@ struct rw_tick {
 	uint64_t sketch_packets;     /* of which went into the sketch */
 	uint64_t sketch_bytes;
 	uint64_t sketch_peak_cpu;    /* most sketch packets one CPU has in the window */
+	uint64_t sketch_noise;       /* rw_sketch_noise of that CPU: what a bucket holds of others */
 	uint64_t sketch_peak_cpu_bytes;
 	uint64_t sample_lost;        /* samples the window lost (ring buffer full) */
 	uint64_t event_lost;         /* events the window lost (ring buffer full) */
@@ -85,5 +86,11 @@ int rw_thresholds_write(int map_fd, uint32_t kind, const struct rw_thresholds *t
  */
 int rw_stats_read(int map_fd, uint32_t ncpus, struct rw_stats *sum, struct rw_stats *per_iface,
 		  uint32_t nifaces);
+
+/* What the counters passed: every counted packet is dropped or passed, and only drops are kept. */
+static inline uint64_t rw_stats_passed(const struct rw_stats *s)
+{
+	return s->rx_packets - s->dropped;
+}
 
 #endif

@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/errmsg.h"
 #include "kernel/window.h"
+#include "model/errmsg.h"
 #include "ratewall.h"
 #include "ratewall.skel.h"
 

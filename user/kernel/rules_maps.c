@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cli/config.h"
-#include "cli/rule_match.h"
+#include "model/rule_match.h"
 
 const char *const rw_rule_map_names[5] = { "rules", "rule_hint", "match_index", "rule_ports",
 					   "rule_stats" };

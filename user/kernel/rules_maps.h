@@ -13,7 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "cli/rules.h"
+#include "model/rules.h"
 
 /* The rules maps, and what turns a rule's rates into the program's per-window limits. */
 struct rw_rule_env {

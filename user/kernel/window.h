@@ -29,12 +29,6 @@ void rw_flow_slot_counts(const struct rw_flow_view *fv, uint32_t slots, enum rw_
  */
 void rw_crowd_lc_table(uint32_t lc[RW_CROWD_REGS + 1]);
 
-/* count over span_ns as a rate per second (0 for an empty span). */
-static inline double rw_rate(uint64_t count, uint64_t span_ns)
-{
-	return span_ns ? (double)count * 1e9 / (double)span_ns : 0.0;
-}
-
 /*
  * Time the window covers at now_ns: the full slots plus the part of the
  * current one, never more than the time since counting began.

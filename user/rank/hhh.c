@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/key.h"
+#include "model/key.h"
 #include "rank/rank.h"
 #include "ratewall_hash.h"
 #include "ratewall_window.h"

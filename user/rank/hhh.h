@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cli/levels.h"
+#include "model/levels.h"
 #include "ratewall.h"
 
 #define RW_HHH_MAX_SAMPLES_PER_SLOT (1u << 20)

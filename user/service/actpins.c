@@ -12,8 +12,8 @@
 #include "act/bgp.h"
 #include "act/journal.h"
 #include "act/record.h"
-#include "cli/clock.h"
-#include "cli/errmsg.h"
+#include "model/clock.h"
+#include "model/errmsg.h"
 #include "service/pins.h"
 
 #define ACT_PIN "act"

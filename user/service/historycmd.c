@@ -13,11 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli/clock.h"
 #include "cli/exit.h"
 #include "cli/historycli.h"
-#include "cli/key.h"
-#include "cli/units.h"
+#include "model/clock.h"
+#include "model/json.h"
+#include "model/key.h"
+#include "model/units.h"
 #include "views/history.h"
 #include "views/report.h"
 

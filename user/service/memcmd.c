@@ -5,9 +5,9 @@
 
 #include "cli/cli.h"
 #include "cli/exit.h"
-#include "cli/units.h"
 #include "kernel/loader.h"
 #include "kernel/memplan.h"
+#include "model/units.h"
 #include "ratewall.h"
 
 int rw_memory_command(int argc, char **argv)

@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/clock.h"
 #include "cli/exit.h"
 #include "kernel/enforced.h"
 #include "kernel/rules_maps.h"
+#include "model/clock.h"
 #include "ratewall.skel.h"
 #include "service/pins.h"
 #include "service/session.h"

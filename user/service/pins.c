@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/errmsg.h"
+#include "model/errmsg.h"
 
 #define BPF_FS_MAGIC 0xcafe4a11
 #define RW_BPFFS_DEFAULT "/sys/fs/bpf"

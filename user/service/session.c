@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "cli/exit.h"
-#include "cli/units.h"
 #include "kernel/flowtab.h"
 #include "kernel/rules_maps.h"
+#include "model/units.h"
 #include "rank/thresholds.h"
 #include "ratewall.skel.h"
 

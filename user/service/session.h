@@ -8,11 +8,11 @@
 #include <time.h>
 #include "act/act.h"
 #include "cli/config.h"
-#include "cli/rules.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
 #include "kernel/memplan.h"
 #include "kernel/rules_maps.h"
+#include "model/rules.h"
 #include "rank/hhh.h"
 #include "rank/rank.h"
 #include "service/pins.h"

@@ -14,11 +14,11 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/clock.h"
 #include "cli/exit.h"
 #include "cli/svccli.h"
 #include "kernel/loader.h"
 #include "kernel/rules_maps.h"
+#include "model/clock.h"
 #include "service/pick.h"
 #include "service/pins.h"
 #include "views/watch.h"

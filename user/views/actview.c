@@ -3,8 +3,6 @@
 
 #include <inttypes.h>
 
-#include "views/report.h"
-
 void rw_act_text(FILE *out, const struct rw_act_counts *c, const char *command, const char *api)
 {
 	const struct rw_hook_counts *h = &c->hook;
@@ -26,27 +24,5 @@ void rw_act_text(FILE *out, const struct rw_act_counts *c, const char *command, 
 			b->over_max, b->never, b->announces, b->withdraws, b->failures);
 		if (b->last_error[0])
 			fprintf(out, "               last error: %s\n", b->last_error);
-	}
-}
-
-void rw_act_json(FILE *out, const struct rw_act_counts *c)
-{
-	const struct rw_hook_counts *h = &c->hook;
-	const struct rw_bgp_counts *b = &c->bgp;
-
-	if (c->hook_on)
-		fprintf(out, ", \"on_event\": {\"started\": %" PRIu64 ", \"ok\": %" PRIu64
-			", \"failed\": %" PRIu64 ", \"timed_out\": %" PRIu64 ", \"dropped\": %" PRIu64
-			", \"running\": %u, \"queued\": %u, \"last_exit\": %d}", h->started, h->ok,
-			h->failed, h->timed_out, h->dropped, h->running, h->queued, h->last_status);
-	if (c->bgp_on) {
-		fprintf(out, ", \"bgp\": {\"state\": \"%s\", \"peers\": %u, \"established\": %u"
-			", \"wanted\": %u, \"announced\": %u, \"over_max\": %u, \"never\": %" PRIu64
-			", \"announces\": %" PRIu64 ", \"withdraws\": %" PRIu64 ", \"failures\": %"
-			PRIu64 ", \"last_error\": ", rw_bgp_state_name(b->state), b->peers,
-			b->established, b->wanted, b->announced, b->over_max, b->never, b->announces,
-			b->withdraws, b->failures);
-		rw_json_string(out, b->last_error);
-		fprintf(out, "}");
 	}
 }

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/key.h"
-#include "views/report.h"
+#include "model/json.h"
+#include "model/key.h"
 
 static const char *const names[] = { "?",     "limited", "released", "banned",
 				      "unbanned", "heavy",  "light",    "hook" };

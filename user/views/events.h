@@ -14,9 +14,9 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "model/rules.h"
 #include "rank/keyset.h"
 #include "ratewall.h"
-#include "cli/rules.h"
 #include "ratewall_window.h"
 
 #define RW_EVENTS_PER_SECOND 1000

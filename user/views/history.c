@@ -11,9 +11,10 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/clock.h"
-#include "cli/key.h"
 #include "kernel/window.h"
+#include "model/clock.h"
+#include "model/key.h"
+#include "model/units.h"
 
 /*
  * The schema (docs/operations.md, "History", shows it with example queries). Every table
@@ -438,7 +439,7 @@ static int put_rows(struct rw_history *h, const struct rw_report *r)
 		sqlite3_bind_int(st, 4, RW_KEY_PREFIX_LEN(&it->prefix));
 		bind_u64(st, 5, it->packets);
 		bind_u64(st, 6, it->residual);
-		sqlite3_bind_double(st, 7, rw_report_hhh_share(r, it));
+		sqlite3_bind_double(st, 7, rw_share_pct(it->residual, r->tick.total.packets));
 		rc = run(st);
 		h->rows += !rc;
 	}

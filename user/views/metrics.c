@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/errmsg.h"
 #include "cli/listen.h"
+#include "model/errmsg.h"
 
 void rw_metrics_publish(struct rw_metrics *m, const struct rw_report *r)
 {
@@ -16,11 +16,11 @@ void rw_metrics_publish(struct rw_metrics *m, const struct rw_report *r)
 	size_t len = 0;
 	FILE *out;
 
-	rw_metrics_count_tick(m, r->tick_ns);
+	rw_metrics_count_tick(&m->ticks, r->tick_ns);
 	out = open_memstream(&page, &len);
 	if (!out)
 		return;
-	rw_metrics_render(out, m, r);
+	rw_metrics_render(out, &m->ticks, r);
 	if (fclose(out)) {
 		free(page);
 		return;

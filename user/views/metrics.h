@@ -11,21 +11,14 @@
 
 #include <pthread.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include "views/report.h"
-
-#define RW_TICK_BUCKETS 8
+#include "views/metrics_page.h"
 
 struct rw_metrics {
 	struct MHD_Daemon *daemon;
 	pthread_mutex_t lock;
 	char *page;   /* the latest rendering, under lock */
 	size_t len;
-	/* tick duration histogram, cumulative since start */
-	uint64_t tick_bucket[RW_TICK_BUCKETS];
-	uint64_t tick_count;
-	double tick_sum;
+	struct rw_tick_histogram ticks;
 };
 
 /* Listens (a busy or bad address: -errno with the reason in err) and serves. */
@@ -33,13 +26,5 @@ int rw_metrics_start(struct rw_metrics *m, const char *listen, char *err, size_t
 /* Renders this tick's report for the next scrapes. */
 void rw_metrics_publish(struct rw_metrics *m, const struct rw_report *r);
 void rw_metrics_stop(struct rw_metrics *m);
-
-/*
- * metrics_page.c, what the unit tests check without a server: a tick's
- * duration into the histogram, and the page for a report (Prometheus text
- * format 0.0.4).
- */
-void rw_metrics_count_tick(struct rw_metrics *m, uint64_t tick_ns);
-void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r);
 
 #endif

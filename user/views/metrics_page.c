@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The /metrics page of a report: a renderer like the table and JSON (metrics.c serves it). */
-#include "views/metrics.h"
+#include "views/metrics_page.h"
 
 #include <inttypes.h>
 #include <stddef.h>
 
-#include "cli/key.h"
 #include "cli/version.h"
+#include "model/key.h"
+#include "model/units.h"
 
 /* Upper bounds of the tick histogram, seconds. */
 static const double tick_le[RW_TICK_BUCKETS] = { 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 1 };
@@ -175,7 +175,7 @@ static void history_metrics(FILE *out, const struct rw_history_health *h)
 	fprintf(out, "ratewall_history_write_errors_total %" PRIu64 "\n", h->errors);
 }
 
-void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_report *r)
+void rw_metrics_render(FILE *out, const struct rw_tick_histogram *h, const struct rw_report *r)
 {
 	head(out, "ratewall_build_info", "gauge", "Version of the running ratewall; always 1.");
 	fprintf(out, "ratewall_build_info{version=\"%s\"} 1\n", RATEWALL_VERSION);
@@ -240,11 +240,11 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 	     "What reading, wiping and ranking took each interval.");
 	for (int i = 0; i < RW_TICK_BUCKETS; i++) /* each bucket counts every tick <= its bound */
 		fprintf(out, "ratewall_tick_duration_seconds_bucket{le=\"%g\"} %" PRIu64 "\n", tick_le[i],
-			m->tick_bucket[i]);
+			h->bucket[i]);
 	fprintf(out, "ratewall_tick_duration_seconds_bucket{le=\"+Inf\"} %" PRIu64 "\n",
-		m->tick_count);
-	fprintf(out, "ratewall_tick_duration_seconds_sum %.9f\n", m->tick_sum);
-	fprintf(out, "ratewall_tick_duration_seconds_count %" PRIu64 "\n", m->tick_count);
+		h->count);
+	fprintf(out, "ratewall_tick_duration_seconds_sum %.9f\n", h->sum);
+	fprintf(out, "ratewall_tick_duration_seconds_count %" PRIu64 "\n", h->count);
 	top_gauge(out, r, "ratewall_source_packets_per_second",
 		  "Offered packets per second over the window, for the top-N sources only.", 0);
 	top_gauge(out, r, "ratewall_source_bytes_per_second",
@@ -283,12 +283,12 @@ void rw_metrics_render(FILE *out, const struct rw_metrics *m, const struct rw_re
 		act_metrics(out, r->act);
 }
 
-void rw_metrics_count_tick(struct rw_metrics *m, uint64_t tick_ns)
+void rw_metrics_count_tick(struct rw_tick_histogram *h, uint64_t tick_ns)
 {
 	double secs = tick_ns / 1e9;
 
 	for (int i = 0; i < RW_TICK_BUCKETS; i++)
-		m->tick_bucket[i] += secs <= tick_le[i];
-	m->tick_count++;
-	m->tick_sum += secs;
+		h->bucket[i] += secs <= tick_le[i];
+	h->count++;
+	h->sum += secs;
 }

@@ -5,16 +5,15 @@
 #include <inttypes.h>
 #include <time.h>
 
-#include "cli/cli.h"
-#include "cli/key.h"
-#include "cli/units.h"
+#include "model/instance.h"
+#include "model/json.h"
+#include "model/key.h"
+#include "model/units.h"
 
 /* The source's part of all traffic in the window, by what the ranking sorts on. */
 static double share_of(const struct rw_report *r, const struct rw_rank_entry *e)
 {
-	uint64_t whole = rw_sort_metric(&r->tick.total, r->cfg->sort);
-
-	return whole ? 100.0 * (double)e->metric / (double)whole : 0.0;
+	return rw_share_pct(e->metric, rw_sort_metric(&r->tick.total, r->cfg->sort));
 }
 
 /* One ranking's block of the table: its heading, then a row per key. */
@@ -85,7 +84,7 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 
 			rw_key_format(&r->hhh[i].prefix, key, sizeof(key));
 			fprintf(out, "%s %s %.1f%%", i ? "," : "", key,
-				rw_report_hhh_share(r, &r->hhh[i]));
+				rw_share_pct(r->hhh[i].residual, r->tick.total.packets));
 		}
 		fprintf(out, "%s\n", r->nhhh ? "" : " none");
 	}
@@ -99,55 +98,20 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 	fflush(out);
 }
 
-void rw_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
-/* A ranking's rows as JSON objects (the contract's top[] fields, and more). */
-static void json_entries(FILE *out, const struct rw_report *r, const struct rw_rank_entry *top,
-			 uint32_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		const struct rw_rank_entry *e = &top[i];
-		uint32_t rule;
-		char key[RW_KEY_STRLEN];
-
-		rw_key_format(&e->key, key, sizeof(key));
-		fprintf(out,
-			"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
-			", \"dropped\": %" PRIu64 ", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
-			", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
-			", \"cpus\": %u, \"banned\": %s",
-			i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets, (uint64_t)e->sum.bytes,
-			(uint64_t)e->sum.drop_packets, rw_rate(e->sum.packets, r->span_ns),
-			rw_rate(e->sum.bytes * 8, r->span_ns), e->sum.drop_packets ? "true" : "false",
-			(uint64_t)e->sum.drop_bytes, rw_rate(e->sum.drop_packets, r->span_ns),
-			share_of(r, e), e->sum.cpus, e->banned ? "true" : "false");
-		/* The rule that governs it, by id (the report's rules[] says what it is). */
-		if (rw_rule_id_of_key(r->rules, &e->key, &rule))
-			fprintf(out, ", \"rule\": %u", rule);
-		fputc('}', out);
-	}
-}
-
+/*
+ * The report as one JSON line (docs/json.md). It only prints: the figures
+ * that need the rank and kernel rooms are taken first, then every key, rule
+ * and name is put into words by model/ as it is printed.
+ */
 void rw_report_json(FILE *out, const struct rw_report *r)
 {
 	const struct rw_stats *s = &r->stats;
-
+	uint64_t whole = rw_sort_metric(&r->tick.total, r->cfg->sort), passed = rw_stats_passed(s);
+	uint64_t iface_passed[RW_MAX_IFACES];
 	char ifaces[RW_NAME_MAX];
 
+	for (uint32_t i = 0; i < r->nifaces && i < RW_MAX_IFACES; i++)
+		iface_passed[i] = rw_stats_passed(&r->iface[i]);
 	rw_default_instance_name(r->cfg->ifnames, r->cfg->nifaces, ifaces);
 	fprintf(out, "{\"ts\": %.3f, \"epoch\": %" PRIu64 ", \"iface\": ", r->ts, r->epoch);
 	rw_json_string(out, ifaces);
@@ -172,7 +136,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
 		r->cfg->dry_run ? "true" : "false", r->cfg->malformed_drop ? "drop" : "pass",
 		r->cfg->window_ns / 1e6, r->cfg->slots, r->cfg->pps, r->cfg->bps,
-		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, (uint64_t)rw_stats_passed(s),
+		(uint64_t)s->rx_packets, (uint64_t)s->rx_bytes, passed,
 		(uint64_t)s->dropped, r->tick.flows, (uint64_t)s->dropped_bytes,
 		(uint64_t)s->malformed, (uint64_t)s->non_ip, (uint64_t)s->new_flows,
 		(uint64_t)s->failed_inserts, (uint64_t)r->tick.total.packets,
@@ -180,17 +144,43 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks, (uint64_t)s->paced_drops,
 		(uint64_t)s->met_drops, (uint64_t)s->stalled_drops, (uint64_t)s->l4_unread,
-		(uint64_t)s->crowd_drops, (uint64_t)rw_sketch_noise(r->tick.sketch_peak_cpu), (uint64_t)r->tick.next.promote_packets,
+		(uint64_t)s->crowd_drops, r->tick.sketch_noise, (uint64_t)r->tick.next.promote_packets,
 		(uint64_t)r->tick.next.promote_bytes,
 		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);
-	json_entries(out, r, r->top, r->ntop);
-	fprintf(out, "], \"rankings\": {");
-	for (uint32_t k = 0; k < r->nrankings; k++) {
-		fprintf(out, "%s\"%s\": [", k ? ", " : "", rw_key_kind_name(r->rankings[k].kind));
-		json_entries(out, r, r->rankings[k].top, r->rankings[k].n);
-		fprintf(out, "]");
+	/* The main kind's ranking ("top"), then each --rank kind's ("rankings"), row by row. */
+	for (uint32_t k = 0; k <= r->nrankings; k++) {
+		const struct rw_rank_entry *top = k ? r->rankings[k - 1].top : r->top;
+		uint32_t n = k ? r->rankings[k - 1].n : r->ntop;
+
+		if (k)
+			fprintf(out, "%s\"%s\": [", k == 1 ? "], \"rankings\": {" : "], ",
+				rw_key_kind_name(r->rankings[k - 1].kind));
+		for (uint32_t i = 0; i < n; i++) {
+			const struct rw_rank_entry *e = &top[i];
+			uint32_t rule;
+			char key[RW_KEY_STRLEN];
+
+			rw_key_format(&e->key, key, sizeof(key));
+			fprintf(out,
+				"%s{\"rank\": %u, \"key\": \"%s\", \"packets\": %" PRIu64
+				", \"bytes\": %" PRIu64 ", \"dropped\": %" PRIu64
+				", \"pps\": %.1f, \"bps\": %.1f, \"limited\": %s"
+				", \"dropped_bytes\": %" PRIu64 ", \"drop_pps\": %.1f, \"share\": %.2f"
+				", \"cpus\": %u, \"banned\": %s",
+				i ? ", " : "", i + 1, key, (uint64_t)e->sum.packets,
+				(uint64_t)e->sum.bytes, (uint64_t)e->sum.drop_packets,
+				rw_rate(e->sum.packets, r->span_ns), rw_rate(e->sum.bytes * 8, r->span_ns),
+				e->sum.drop_packets ? "true" : "false", (uint64_t)e->sum.drop_bytes,
+				rw_rate(e->sum.drop_packets, r->span_ns), rw_share_pct(e->metric, whole),
+				e->sum.cpus, e->banned ? "true" : "false");
+			/* The rule that governs it, by id (the report's rules[] says what it is). */
+			if (rw_rule_id_of_key(r->rules, &e->key, &rule))
+				fprintf(out, ", \"rule\": %u", rule);
+			fputc('}', out);
+		}
 	}
-	fprintf(out, "}, \"hhh\": [");
+	fprintf(out, r->nrankings ? "]}" : "], \"rankings\": {}");
+	fprintf(out, ", \"hhh\": [");
 	for (uint32_t i = 0; i < r->nhhh; i++) {
 		const struct rw_hhh_item *h = &r->hhh[i];
 		char key[RW_KEY_STRLEN];
@@ -200,7 +190,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			"%s{\"prefix\": \"%s\", \"level\": %u, \"packets\": %" PRIu64
 			", \"residual\": %" PRIu64 ", \"share\": %.2f}",
 			i ? ", " : "", key, RW_KEY_PREFIX_LEN(&h->prefix), h->packets, h->residual,
-			rw_report_hhh_share(r, h));
+			rw_share_pct(h->residual, r->tick.total.packets));
 	}
 	fprintf(out, "], \"rules\": [");
 	for (size_t i = 0; r->rules && i < r->rules->n; i++) {
@@ -226,7 +216,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"dropped_bytes\": %" PRIu64
 			"}",
 			r->at[i].mode == RW_XDP_NATIVE ? "native" : "generic", (uint64_t)st->rx_packets,
-			(uint64_t)st->rx_bytes, (uint64_t)rw_stats_passed(st), (uint64_t)st->dropped,
+			(uint64_t)st->rx_bytes, iface_passed[i], (uint64_t)st->dropped,
 			(uint64_t)st->dropped_bytes);
 	}
 	fprintf(out, "]");

@@ -4,12 +4,12 @@
 #define RW_REPORT_H
 
 #include <stdio.h>
-#include "cli/actcounts.h"
 #include "cli/config.h"
-#include "cli/rules.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
 #include "kernel/window.h"
+#include "model/actcounts.h"
+#include "model/rules.h"
 #include "rank/hhh.h"
 #include "rank/rank.h"
 #include "views/events.h"
@@ -59,14 +59,6 @@ struct rw_report {
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);
-/* A heavy prefix's share of the window's packets (%), net of its heavy descendants. */
-static inline double rw_report_hhh_share(const struct rw_report *r, const struct rw_hhh_item *h)
-{
-	return 100.0 * (double)h->residual /
-	       (double)(r->tick.total.packets ? r->tick.total.packets : 1);
-}
 void rw_report_json(FILE *out, const struct rw_report *r);
-/* A JSON string: quotes, backslashes and control bytes escaped (names may hold any). */
-void rw_json_string(FILE *out, const char *s);
 
 #endif

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "views/view.h"
 
-#include "cli/cli.h"
-
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +8,11 @@
 #include <time.h>
 
 #include "cli/cli.h"
-#include "cli/key.h"
-#include "cli/rules.h"
-#include "cli/units.h"
+#include "kernel/flowtab.h"
 #include "kernel/window.h"
+#include "model/key.h"
+#include "model/rules.h"
+#include "model/units.h"
 #include "ratewall_hash.h"
 
 /* --- Choices and keys ---------------------------------------------------------- */

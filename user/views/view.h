@@ -13,8 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cli/config.h"
-#include "cli/rules.h"
 #include "kernel/table.h"
+#include "model/rules.h"
 #include "rank/hhh.h"
 #include "rank/rank.h"
 #include "ratewall.h"

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/clock.h"
 #include "kernel/window.h"
+#include "model/clock.h"
 
 /* Longest wait for a key: a resize or a signal is seen within this. */
 #define RW_WATCH_POLL_MS 100

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "unit/unit.h"
-#include "views/metrics.h"
+#include "views/metrics_page.h"
 #include "views/report.h"
 
 /* A report of one window on one interface: two sources in the top-N. */
@@ -46,13 +46,13 @@ static void page_report(struct page_report *p)
 /* The page for r (free it). */
 static char *render(const struct rw_report *r)
 {
-	struct rw_metrics m = { 0 };
+	struct rw_tick_histogram ticks = { 0 };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
 
-	rw_metrics_count_tick(&m, 3000000); /* one tick of 3 ms */
-	rw_metrics_render(f, &m, r);
+	rw_metrics_count_tick(&ticks, 3000000); /* one tick of 3 ms */
+	rw_metrics_render(f, &ticks, r);
 	fclose(f);
 	return text;
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "cli/levels.h"
+#include "model/levels.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/errmsg.h"
+#include "model/errmsg.h"
 
 #define fail(err, len, ...) rw_fail(err, len, -EINVAL, __VA_ARGS__)
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "cli/lines.h"
+#include "model/lines.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "cli/errmsg.h"
+#include "model/errmsg.h"
 
 int rw_next_line(FILE *f, char *buf, size_t size, unsigned int *lineno, char **text,
 		 const char *path, char *err, size_t errlen)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "cli/rule_match.h"
+#include "model/rule_match.h"
 
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/errmsg.h"
-#include "cli/units.h"
+#include "model/errmsg.h"
+#include "model/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define RW_BGP_MSG_LEN 256
 
@@ -52,5 +53,10 @@ struct rw_act_counts {
 
 /* "down", "no session", ... */
 const char *rw_bgp_state_name(enum rw_bgp_state s);
+/*
+ * `, "on_event": {...}, "bgp": {...}` for what is on (nothing when neither):
+ * one form for the report's JSON and `ratewall status --json` alike.
+ */
+void rw_act_json(FILE *out, const struct rw_act_counts *c);
 
 #endif

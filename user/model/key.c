@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "cli/key.h"
+#include "model/key.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Shared by the generator's BPF program and its driver. */
-#ifndef RWGEN_H
-#define RWGEN_H
+/* The frame's varying field, shared by the generator's BPF program and its driver. */
+#ifndef RWGEN_LAYOUT_H
+#define RWGEN_LAYOUT_H
 
 #include <linux/types.h>
 

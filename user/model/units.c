@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "cli/units.h"
+#include "model/units.h"
 
 #include <ctype.h>
 #include <errno.h>

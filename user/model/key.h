@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "cli/kinds.h"
+#include "model/kinds.h"
 #include "ratewall.h"
 
 /* Longest text of a key: "icmpv6 [2001:db8:...]:65535 → [2001:db8:...]:65535" and a NUL. */

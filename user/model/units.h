@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Parsing and printing of the numbers operators type: rates, durations, sizes. */
+/* The numbers operators type and read: rates, durations, sizes, shares; parsed and printed. */
 #ifndef RW_UNITS_H
 #define RW_UNITS_H
 
@@ -21,6 +21,18 @@ int rw_parse_count(const char *s, uint64_t *out);
 int rw_parse_share_ppm(const char *s, uint64_t *ppm);
 /* Decimal integer in [min, max]. */
 int rw_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* count over span_ns as a rate per second (0 for an empty span). */
+static inline double rw_rate(uint64_t count, uint64_t span_ns)
+{
+	return span_ns ? (double)count * 1e9 / (double)span_ns : 0.0;
+}
+
+/* part of whole in percent (0 of nothing). */
+static inline double rw_share_pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
 
 /* 1234567 -> "1.23M"; writes at most len bytes. */
 void rw_format_si(double v, char *buf, size_t len);

@@ -6,17 +6,17 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/clock.h"
-#include "cli/key.h"
-#include "cli/levels.h"
-#include "cli/listen.h"
 #include "cli/historycli.h"
+#include "cli/listen.h"
 #include "cli/options.h"
-#include "cli/rules.h"
-#include "cli/rule_match.h"
 #include "cli/svccli.h"
-#include "cli/units.h"
-#include "unit.h"
+#include "model/clock.h"
+#include "model/key.h"
+#include "model/levels.h"
+#include "model/rule_match.h"
+#include "model/rules.h"
+#include "model/units.h"
+#include "unit/unit.h"
 
 static void test_parse_rate_valid(void)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "cli/rules.h"
+#include "model/rules.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/errmsg.h"
-#include "cli/key.h"
-#include "cli/lines.h"
-#include "cli/rule_match.h"
-#include "cli/units.h"
+#include "model/errmsg.h"
+#include "model/key.h"
+#include "model/lines.h"
+#include "model/rule_match.h"
+#include "model/units.h"
 
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 

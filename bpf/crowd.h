@@ -307,20 +307,30 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
  * upper bound of it, where the crowd dropped in this window (a botnet: the
  * key's own estimate may fall short of what it was admitted, and its limit
  * would then hold it to more); else its own estimate, which leaves the
- * crowd's count with it. limited 0 clears both (after the promotion, so no
- * --rank kind's reads them). Global: the packet path's frame has no room
- * for its map keys.
+ * crowd's count with it. limited 0 (a --rank kind's key) clears both. Set
+ * by each insert just before it inherits (table.h: rw_promote), whose frame
+ * is deep: so it reads the entries as they are and makes none anew
+ * (rw_crowd_at would). A slot this CPU's crowd has not met yet dropped
+ * nothing; a window made for an earlier slot still within a window of this
+ * one counts its drops (it may hold a slot that has just left: the upper
+ * bound is then inherited where the own estimate would do, the safe side).
+ * Global: the packet path's frame has no room for its map keys.
  */
 __noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
 {
-	__u32 zero = 0;
+	__u32 zero = 0, s = rw_slot_index(epoch), w = RW_CROWD_WINDOW;
 	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
-	struct rw_crowd *cur, *win;
-	bool full;
+	struct rw_crowd *cur = bpf_map_lookup_elem(&crowd, &s);
+	struct rw_crowd *win = bpf_map_lookup_elem(&crowd, &w);
+	bool full = false;
 
 	if (!sc)
 		return 0;
-	full = limited && rw_crowd_at(epoch, &cur, &win) && win->drops + cur->drops > 0;
+	if (limited && cur && cur->epoch1 == epoch + 1 && cur->drops)
+		full = true;
+	if (limited && win && win->epoch1 && win->epoch1 - 1 <= epoch &&
+	    win->epoch1 - 1 + cfg_slots > epoch && win->drops)
+		full = true;
 	sc->crowd_take = limited && !full;
 	sc->crowd_raw = full;
 	return 0;

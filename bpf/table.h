@@ -24,6 +24,7 @@
 #define RW_BPF_TABLE_H
 
 #include "maps.h"
+#include "crowd.h"
 #include "history.h"
 #include "sketch.h"
 #include "clock.h"
@@ -417,6 +418,7 @@ struct rw_promotion {
 	__u64 h;        /* the key's hash */
 	__u32 units;    /* the packet's sketch byte units (not inherited: it is counted tracked) */
 	bool take_idle; /* a full set may take over an idle entry (a slower scan) */
+	bool limited;   /* a limited key: it leaves the crowd (crowd.h), which has its say in what it inherits */
 };
 
 /*
@@ -513,6 +515,12 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	__sync_fetch_and_add(&home->ctl, RW_DIR_INHERIT_ONE);
 	__sync_fetch_and_and(&home->ctl, ~RW_DIR_LOCK);
 	st->new_flows++;
+	/*
+	 * The crowd's say in the inheritance, set for this insert only: not
+	 * around every attempt, which under a spoofed flood into a full table is
+	 * every packet and inserts nothing.
+	 */
+	rw_crowd_promoting(epoch, pr->limited);
 	rw_inherit(pr->h, epoch, pr->units);
 	rw_inherit_add(idx, epoch);
 	/* Fully ordered, both: the history before the flag, the flag before the count. */

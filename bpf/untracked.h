@@ -22,22 +22,16 @@ enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
 
 /*
  * rw_promote for an untracked packet of len bytes: a limited key is in the
- * crowd, which decides what it inherits and leaves the crowd with it
- * (crowd.h); the scratch's say on that is cleared again after, so that a
- * --rank kind's promotion never reads it.
+ * crowd, which has its say in what it inherits (pr->limited, table.h) and
+ * which it leaves once it has an entry (crowd.h).
  */
 static __always_inline int rw_promote_from_crowd(const struct rw_key *key, struct rw_promotion *pr,
 						 const struct rw_time *t, struct rw_stats *st,
-						 __u64 len, bool limited)
+						 __u64 len)
 {
-	int idx;
+	int idx = rw_promote(key, pr, t, st);
 
-	if (!limited)
-		return rw_promote(key, pr, t, st);
-	rw_crowd_promoting(t->epoch, 1);
-	idx = rw_promote(key, pr, t, st);
-	rw_crowd_promoting(t->epoch, 0);
-	if (idx >= 0)
+	if (idx >= 0 && pr->limited)
 		rw_crowd_promoted(pr->h, t->epoch, len);
 	return idx;
 }
@@ -98,10 +92,10 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		 * lines; after one that found none, this CPU skips that scan for
 		 * the rest of the slot (a flood into a full table costs no more).
 		 */
-		struct rw_promotion pr = { .h = h, .units = units,
+		struct rw_promotion pr = { .h = h, .units = units, .limited = limited,
 					   .take_idle = ws->refused_epoch != t->epoch + 1 };
 
-		*idx = rw_promote_from_crowd(key, &pr, t, st, len, limited);
+		*idx = rw_promote_from_crowd(key, &pr, t, st, len);
 		if (*idx >= 0)
 			return RW_TRACK;
 		busy = *idx == RW_PROMOTE_BUSY;
@@ -132,9 +126,9 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 * packet a CPU, once.
 	 */
 	if (busy && limited && rw_wait_bucket(home)) {
-		struct rw_promotion again = { .h = h, .units = units };
+		struct rw_promotion again = { .h = h, .units = units, .limited = limited };
 
-		*idx = rw_promote_from_crowd(key, &again, t, st, len, limited);
+		*idx = rw_promote_from_crowd(key, &again, t, st, len);
 		if (*idx >= 0)
 			return RW_TRACK;
 		busy = *idx == RW_PROMOTE_BUSY;

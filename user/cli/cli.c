@@ -374,10 +374,6 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 	return validate(cfg, err, errlen);
 }
 
-/*
- * Whether every byte is printable or beyond ASCII (interface names may be
- * UTF-8), and none is in reject. Whitespace and control bytes never are.
- */
 int rw_cli_ifaces(int argc, char **argv, char ifnames[][IF_NAMESIZE], uint32_t *n, char *err,
 		  size_t errlen)
 {

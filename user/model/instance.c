@@ -3,7 +3,10 @@
 
 #include <string.h>
 
-/* No control bytes, spaces or DEL, and none of reject. */
+/*
+ * Whether every byte is printable or beyond ASCII (interface names may be
+ * UTF-8), and none is in reject. Whitespace and control bytes never are.
+ */
 static bool clean_bytes(const char *s, const char *reject)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

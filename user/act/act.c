@@ -85,8 +85,12 @@ int rw_act_start(struct rw_act *a, const struct rw_config *cfg, int journal_fd,
 		a->counts.hook_on = true;
 	}
 	if (cfg->bgp.api[0]) {
+		/* A dry run bans (the kernel counts what a ban would drop) but announces nothing. */
+		struct rw_bgp_config bgp = cfg->bgp;
+
+		bgp.dry_run = bgp.dry_run || cfg->dry_run;
 		find_own(a);
-		a->bgp = rw_bgp_start(&cfg->bgp, journal_fd, why, sizeof(why));
+		a->bgp = rw_bgp_start(&bgp, journal_fd, why, sizeof(why));
 		if (!a->bgp) {
 			rw_act_stop(a, false, say, say_arg);
 			return rw_fail(err, errlen, -EINVAL, "--bgp: %s", why);

@@ -326,7 +326,8 @@ const struct rw_opt rw_options[] = {
 	{ "bgp-dry-run", 0, RW_OPT_SWITCH, CFG(bgp.dry_run), .flags = KEY,
 	  .help = "say what --bgp would announce and withdraw; announce nothing" },
 	{ "dry-run", 0, RW_OPT_SWITCH, CFG(dry_run), .flags = PINNED,
-	  .help = "drop nothing: count and report what would be dropped" },
+	  .help = "drop nothing and announce nothing: count and report what would be dropped "
+		  "(--bgp says what it would announce)" },
 	{ "malformed", 0, RW_OPT_CHOICE, CFG(malformed_drop), .choices = malformed_names,
 	  .def = "pass", .flags = PINNED,
 	  .help = "frames whose IPv4/IPv6 headers do not hold together (truncated, bad lengths): "

@@ -18,6 +18,7 @@
 #  (f) gobgpd killed: said, the flood still limited; gobgpd started again
 #      (empty): the route is announced again
 #  (g) `ratewall stop` leaves BIRD's table empty
+#  (h) --dry-run with --ban and --bgp: banned, said, nothing announced
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -268,6 +269,18 @@ check "(g) BIRD's table is empty after ratewall stop" until_ 2 bird_empty
 check "(g) ... and so is the speaker's" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
 kill "$G1" 2>/dev/null
 wait "$G1" 2>/dev/null
+
+# (h) --dry-run with --ban and --bgp: the source is banned (counted as the
+# kernel would drop it) and nothing reaches the speaker
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/h" $RUN --ban 4s --dry-run --events "$WORK/h.events" || fail "(h) ratewall starts"
+gen --src 198.18.0.8 --rate 1000 --duration 1s >/dev/null
+check "(h) --dry-run: the source is banned (its event)" \
+	until_ 2 eval "test -n \"\$(event_time '$WORK/h.events' 198.18.0.8 banned ts)\""
+check "(h) ... said what it would announce" until_ 2 said "$WORK/h" "bgp: would announce 198.18.0.8/32"
+check "(h) ... and the speaker holds nothing while it runs" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
+stop_ratewall INT
+check "(h) ... nor BIRD, ever" eval "! grep -q '^198.18.0.8/' '$WORK/bird.seen'"
 
 kill "$SAMPLER" 2>/dev/null
 wait "$SAMPLER" 2>/dev/null

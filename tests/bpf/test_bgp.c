@@ -286,7 +286,7 @@ static void test_bgp_down_and_back(void)
 	fake_file("down", true);
 	t0 = rw_clock_ns(CLOCK_MONOTONIC);
 	rw_bgp_end(b, true);
-	CHECK(rw_clock_ns(CLOCK_MONOTONIC) - t0 < RW_BGP_STOP_BUDGET_NS);
+	CHECK(rw_clock_ns(CLOCK_MONOTONIC) - t0 < RW_BGP_TIMEOUT_NS); /* a command or two, no more */
 	collect(b, said, sizeof(said));
 	CHECK(strstr(said, "bgp: 2 of 2 routes are left announced (in the journal): the speaker at "
 			   "127.0.0.1:50051: context deadline exceeded\n"));
@@ -375,6 +375,25 @@ static void test_bgp_journal_of_an_earlier_run(void)
 	CHECK_STR(err, "bgp: 1 of 1 routes are left announced (in the journal): the speaker at "
 		       "127.0.0.1:50051: context deadline exceeded");
 	CHECK_EQ(journal_size(journal), 1);
+	fake_file("down", false);
+	CHECK_EQ(rw_bgp_withdraw_journal(&c, journal, err, sizeof(err)), 0);
+
+	/* One route refused: the others are withdrawn all the same, it stays in the journal. */
+	fresh_speaker();
+	for (int i = 0; i < 2; i++)
+		CHECK_EQ(bpf_map_update_elem(journal, &old[i], &(uint64_t){ 1 }, BPF_ANY), 0);
+	CHECK_EQ(system("printf '198.18.0.1/32\\n198.18.0.2/32\\n' >\"$FAKE_GOBGP_DIR/rib\""), 0);
+	CHECK_EQ(system("echo 198.18.0.2/32 >\"$FAKE_GOBGP_DIR/fail-del\""), 0);
+	CHECK(rw_bgp_withdraw_journal(&c, journal, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "bgp: 1 of 2 routes are left announced (in the journal): ") != NULL);
+	CHECK(strstr(err, "the speaker refused to withdraw them: ") != NULL);
+	CHECK_EQ(journal_size(journal), 1);
+	CHECK(journal_has(journal, "198.18.0.2/32"));
+	CHECK_EQ(lines_with(fake_read("log"), "global rib del -a ipv4 198.18.0.1/32\n"), 1);
+	/* A refused withdrawal of a route the speaker no longer holds (it lost it) is done. */
+	CHECK_EQ(system(": >\"$FAKE_GOBGP_DIR/rib\""), 0);
+	CHECK_EQ(rw_bgp_withdraw_journal(&c, journal, err, sizeof(err)), 0);
+	CHECK_EQ(journal_size(journal), 0);
 	close(journal);
 }
 

@@ -8,6 +8,7 @@
 #   down       when present: no speaker answers (as gobgp says it, exit 1)
 #   nosession  when present: its one neighbour is Idle, not Established
 #   fail-add   when present: every announcement is refused (exit 1)
+#   fail-del   the prefixes whose withdrawal is refused (exit 1; they stay held)
 # Usage: fake_gobgp.sh -u HOST -p PORT COMMAND... (as gobgp)
 set -u
 dir=${FAKE_GOBGP_DIR:?FAKE_GOBGP_DIR names the fake speaker}
@@ -38,6 +39,10 @@ case "$1 ${2:-} ${3:-}" in
 	held "${6:-}" || echo "${6:-}" >>"$dir/rib"
 	;;
 "global rib del")
+	if [ -e "$dir/fail-del" ] && grep -qxF "${6:-}" "$dir/fail-del"; then
+		echo "error: the fake speaker will not withdraw ${6:-}" >&2
+		exit 1
+	fi
 	grep -vxF "${6:-}" "$dir/rib" >"$dir/rib.new"
 	mv "$dir/rib.new" "$dir/rib"
 	;;

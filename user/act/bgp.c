@@ -31,6 +31,8 @@
 
 #define MSG_QUEUE 256
 #define NEVER UINT64_MAX
+/* Withdrawals at the end from this many routes on are said first: a command each takes a while. */
+#define RW_BGP_SAY_SLOW 20
 
 struct rw_bgp {
 	struct rw_bgp_config cfg;
@@ -430,35 +432,64 @@ static void take_target(struct rw_bgp *b)
 }
 
 /*
- * Withdraws every held route, within budget_ns: the end of a run, and
- * `ratewall stop`. Stops at the first failure that is the speaker's (it
- * does not answer: the next would not either). The routes withdrawn, or
- * -errno with why when some are left.
+ * Whether the speaker still holds r, asked after a withdrawal failed: 1 it
+ * does, 0 it does not (the withdrawal is done: a speaker that restarted lost
+ * it), -errno when it does not answer (why says so).
+ */
+static int still_holds(const struct rw_gobgp *g, const struct rw_route *r, char *why, size_t len)
+{
+	struct rw_gobgp_argv a;
+	struct rw_capture cap;
+	int err, held;
+
+	rw_gobgp_lookup(g, r, &a);
+	err = run_client(&a, RW_BGP_TIMEOUT_NS, NULL, &cap, why, len);
+	held = err ? err : rw_gobgp_parse_lookup(cap.out, r);
+	if (held == -EINVAL)
+		snprintf(why, len, "its answer to a lookup is not a route table: %.60s",
+			 cap.out ? cap.out : "");
+	rw_capture_free(&cap);
+	return held;
+}
+
+/*
+ * Withdraws every held route: the end of a run, and `ratewall stop`. No
+ * budget of time (a route given up on would stay announced with nothing to
+ * remember it); each command has its timeout. A withdrawal that fails while
+ * the speaker answers and still holds the route is left in the journal and
+ * the others go on; one the speaker no longer holds is done; a speaker that
+ * does not answer ends it (the next would not answer either). The routes
+ * withdrawn, or -errno with why when some are left.
  */
 static long withdraw_all(const struct rw_gobgp *g, int journal_fd, struct rw_held_set *held,
-			 uint64_t budget_ns, char *why, size_t len)
+			 char *why, size_t len)
 {
-	uint64_t deadline = now_ns() + budget_ns;
+	char last[RW_BGP_MSG_LEN] = "";
 	long done = 0;
-	int err = 0;
 
-	while (held->n) {
-		const struct rw_route *r = &held->e[held->n - 1].r;
-		uint64_t now = now_ns();
+	for (size_t i = held->n; i-- > 0;) {
+		const struct rw_route *r = &held->e[i].r;
+		int err = route_command(g, false, r, RW_BGP_TIMEOUT_NS, NULL, last, sizeof(last));
 
-		if (now >= deadline) {
-			snprintf(why, len, "out of time (%.0f s)", (double)budget_ns / 1e9);
-			return -ETIMEDOUT;
+		if (err) {
+			char ask[RW_BGP_MSG_LEN];
+			int holds = still_holds(g, r, ask, sizeof(ask));
+
+			if (holds < 0) {
+				snprintf(why, len, "%s", ask);
+				return holds;
+			}
+			if (holds)
+				continue; /* left in the journal: said below */
 		}
-		err = route_command(g, false, r, deadline - now < RW_BGP_TIMEOUT_NS ? deadline - now :
-			RW_BGP_TIMEOUT_NS, NULL, why, len);
-		if (err)
-			return err;
 		rw_journal_del(journal_fd, r);
-		held->n--;
+		rw_held_remove(held, i);
 		done++;
 	}
-	return done;
+	if (!held->n)
+		return done;
+	snprintf(why, len, "the speaker refused to withdraw them: %s", last);
+	return -EIO;
 }
 
 static void finish(struct rw_bgp *b)
@@ -478,7 +509,9 @@ static void finish(struct rw_bgp *b)
 	}
 	if (!had)
 		return;
-	done = withdraw_all(&b->g, b->journal_fd, &b->held, RW_BGP_STOP_BUDGET_NS, why, sizeof(why));
+	if (had >= RW_BGP_SAY_SLOW)
+		say(b, "bgp: withdrawing %zu routes before the end, a command each", had);
+	done = withdraw_all(&b->g, b->journal_fd, &b->held, why, sizeof(why));
 	if (done >= 0) {
 		b->withdraws += (uint64_t)done;
 		say(b, "bgp: withdrew every route at the end (%zu)", had);
@@ -743,7 +776,7 @@ int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char 
 			       strerror(-e));
 	}
 	had = held.n;
-	done = withdraw_all(&g, journal_fd, &held, RW_BGP_STOP_BUDGET_NS, why, sizeof(why));
+	done = withdraw_all(&g, journal_fd, &held, why, sizeof(why));
 	left = held.n;
 	rw_held_free(&held);
 	if (done >= 0)

@@ -23,7 +23,6 @@
 #define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker is killed after this */
 #define RW_BGP_HEALTH_NS 2000000000ULL      /* the speaker and its sessions are asked this often */
 #define RW_BGP_RETRY_NS 1000000000ULL       /* and work that failed is tried again this often */
-#define RW_BGP_STOP_BUDGET_NS 5000000000ULL /* withdrawing everything at the end takes at most this */
 
 struct rw_bgp;
 
@@ -42,8 +41,9 @@ size_t rw_bgp_messages(struct rw_bgp *b, char (*out)[RW_BGP_MSG_LEN], size_t max
 /*
  * Ends the thread. withdraw: every route in the journal is withdrawn first
  * (a run that ends its enforcement); else they stay announced (a pinned
- * instance enforces on). Bounded in time: RW_BGP_STOP_BUDGET_NS for the
- * withdrawals, what is left stays in the journal (and is said). b stays,
+ * instance enforces on). The withdrawals take what they take (a command
+ * each, every one with its timeout) and end early only when the speaker
+ * does not answer: what is left stays in the journal, and is said. b stays,
  * for a last rw_bgp_messages (what the withdrawals did) and rw_bgp_counts.
  */
 void rw_bgp_end(struct rw_bgp *b, bool withdraw);
@@ -51,7 +51,8 @@ void rw_bgp_end(struct rw_bgp *b, bool withdraw);
 void rw_bgp_stop(struct rw_bgp *b, bool withdraw);
 /*
  * `ratewall stop`: withdraws every route of a pinned journal through the
- * speaker c names. 0, or -errno with the reason in err.
+ * speaker c names, however long it takes. 0, or -errno with the reason in
+ * err when routes are left (they stay in the journal).
  */
 int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char *err,
 			    size_t errlen);

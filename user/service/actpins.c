@@ -46,6 +46,28 @@ int rw_act_pins_read(const char *dir, struct rw_act_record *r)
 	return e;
 }
 
+/* Routes the instance in dir still holds in its pinned journal (0: none, or no journal). */
+static size_t journal_routes(const char *dir)
+{
+	int fd = rw_pin_open(dir, JOURNAL_PIN);
+	size_t n;
+
+	if (fd < 0)
+		return 0;
+	n = is_journal(fd) ? rw_journal_count(fd) : 0;
+	close(fd);
+	return n;
+}
+
+long rw_act_pins_remove(const char *dir)
+{
+	static const char *const keep[] = { JOURNAL_PIN, ACT_PIN, NULL };
+	size_t n = journal_routes(dir);
+	int e = rw_instance_remove_keeping(dir, n ? keep : NULL);
+
+	return e ? e : (long)n;
+}
+
 int rw_act_pins_withdraw(const char *dir, size_t *n, char *err, size_t errlen)
 {
 	struct rw_act_record r;
@@ -117,8 +139,13 @@ int rw_persist_act_start(struct rw_session *s, char *err, size_t errlen)
 		return rw_fail(err, errlen, s->bgp_journal_fd, "cannot pin the BGP journal: %s",
 			       strerror(-s->bgp_journal_fd));
 	if (!cfg->hook.command[0] && !cfg->bgp.api[0]) {
-		/* A record no loader updates would show a former run's counts as now. */
-		unpin(s->inst.dir, ACT_PIN);
+		/*
+		 * A record no loader updates would show a former run's counts as now;
+		 * but while a journal the withdrawal above left holds routes, it is
+		 * what names their speaker.
+		 */
+		if (!journal_routes(s->inst.dir))
+			unpin(s->inst.dir, ACT_PIN);
 		return 0;
 	}
 	s->act_fd = rw_act_record_create();

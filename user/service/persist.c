@@ -17,6 +17,7 @@
 #include "kernel/rules_maps.h"
 #include "model/clock.h"
 #include "ratewall.skel.h"
+#include "service/actpins.h"
 #include "service/pins.h"
 #include "service/session.h"
 
@@ -230,8 +231,8 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 		s->inst.dir, rw_prog_id(s->prog_fd));
 	return -1;
 undo:
-	/* Nothing half-made stays behind: detach what was attached, remove every pin. */
-	rw_instance_remove(s->inst.dir);
+	/* Nothing half-made stays behind: detach what was attached, remove every pin (a journal of routes stays). */
+	rw_act_pins_remove(s->inst.dir);
 	if (s->inst.meta_fd >= 0)
 		close(s->inst.meta_fd);
 	s->inst.meta_fd = -1;
@@ -517,9 +518,18 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 		return create(s, plan);
 	e = rw_pin_open(s->inst.dir, "meta");
 	if (e == -ENOENT) {
-		/* A start that died before its record was pinned: nothing in it is complete. */
+		/*
+		 * A start that died before its record was pinned: nothing in it is
+		 * complete, but for a journal of routes still announced (a stop the
+		 * speaker did not answer), which this start adopts.
+		 */
+		long kept;
+
 		fprintf(stderr, "ratewall: %s holds an unfinished start; removing it\n", s->inst.dir);
-		rw_instance_remove(s->inst.dir);
+		kept = rw_act_pins_remove(s->inst.dir);
+		if (kept > 0)
+			fprintf(stderr, "ratewall: ... but for %ld BGP routes a stop could not withdraw: "
+				"this start takes them over\n", kept);
 		close(s->inst.dir_fd);
 		s->inst.dir_fd = -1;
 		e = open_dir(s, &existed);

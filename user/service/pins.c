@@ -331,11 +331,25 @@ bool rw_instance_loader_alive(int dir_fd)
 	return alive;
 }
 
+static bool kept(const char *name, const char *const *keep)
+{
+	for (; keep && *keep; keep++)
+		if (strcmp(name, *keep) == 0)
+			return true;
+	return false;
+}
+
 int rw_instance_remove(const char *dir)
+{
+	return rw_instance_remove_keeping(dir, NULL);
+}
+
+int rw_instance_remove_keeping(const char *dir, const char *const *keep)
 {
 	char path[PATH_MAX];
 	struct dirent *d;
 	DIR *dp = opendir(dir);
+	bool any_kept = false;
 	int ret = 0;
 
 	if (!dp)
@@ -357,11 +371,15 @@ int rw_instance_remove(const char *dir)
 	while ((d = readdir(dp))) {
 		if (d->d_name[0] == '.' || rw_pin_path(path, sizeof(path), dir, d->d_name))
 			continue;
+		if (kept(d->d_name, keep)) {
+			any_kept = true;
+			continue;
+		}
 		if (unlink(path) && !ret)
 			ret = -errno;
 	}
 	closedir(dp);
-	if (rmdir(dir) && !ret)
+	if (!any_kept && rmdir(dir) && !ret)
 		ret = -errno;
 	return ret;
 }

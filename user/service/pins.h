@@ -138,6 +138,8 @@ bool rw_instance_loader_alive(int dir_fd);
 
 /* Detaches every link in dir, then removes every pin and dir itself. */
 int rw_instance_remove(const char *dir);
+/* The same, but the pins named in keep (NULL-terminated) stay, and so does dir if any did. */
+int rw_instance_remove_keeping(const char *dir, const char *const *keep);
 
 /* Calls fn for each instance directory under root; stops at a nonzero return. */
 int rw_instances_each(const char *root, int (*fn)(const char *name, void *arg), void *arg);

@@ -77,6 +77,30 @@ static void withdraw_routes(const char *name, const char *dir)
 		fprintf(stderr, "ratewall: %s: withdrew its %zu BGP routes\n", name, n);
 }
 
+/*
+ * The instance's pins go, all but a journal of routes the speaker would not
+ * withdraw: those stay pinned, said, and the stop fails (exit 1), so that a
+ * route is never left announced with nothing to remember it.
+ */
+static int remove_pins(struct stop_ctx *ctx, const char *name, const char *dir)
+{
+	long kept = rw_act_pins_remove(dir);
+
+	if (kept < 0) {
+		fprintf(stderr, "ratewall: could not remove all of %s: %s\n", dir, strerror((int)-kept));
+		ctx->failed++;
+		return -1;
+	}
+	if (kept > 0) {
+		fprintf(stderr, "ratewall: %s: detached, but its %ld BGP routes stay announced; their "
+			"journal stays pinned in %s: `ratewall stop --name %s` withdraws them once the "
+			"speaker answers\n", name, kept, dir, name);
+		ctx->failed++;
+		return -1;
+	}
+	return 0;
+}
+
 static int stop_one(const char *name, void *arg)
 {
 	struct stop_ctx *ctx = arg;
@@ -92,12 +116,8 @@ static int stop_one(const char *name, void *arg)
 		end_loader(&in);
 	withdraw_routes(name, in.dir);
 	rw_instance_close(&in);
-	e = rw_instance_remove(in.dir);
-	if (e) {
-		fprintf(stderr, "ratewall: could not remove all of %s: %s\n", in.dir, strerror(-e));
-		ctx->failed++;
+	if (remove_pins(ctx, name, in.dir))
 		return 0;
-	}
 	fprintf(stderr, "ratewall: stopped %s: detached and unpinned (%s)\n", name, in.dir);
 	ctx->stopped++;
 	return 0;

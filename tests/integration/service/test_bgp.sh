@@ -19,6 +19,10 @@
 #      (empty): the route is announced again
 #  (g) `ratewall stop` leaves BIRD's table empty
 #  (h) --dry-run with --ban and --bgp: banned, said, nothing announced
+#  (i) `ratewall stop` withdraws 60 routes through a slow client (no budget
+#      of time); with the speaker down it detaches, fails and keeps the
+#      journal pinned; a start of the name takes them over, and a stop
+#      once the speaker answers withdraws them
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -267,8 +271,7 @@ in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" >"$WORK/stop.out" 2>&1
 check "(g) ratewall stop says it withdrew the routes" grep -q "withdrew its 1 BGP routes" "$WORK/stop.out"
 check "(g) BIRD's table is empty after ratewall stop" until_ 2 bird_empty
 check "(g) ... and so is the speaker's" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
-kill "$G1" 2>/dev/null
-wait "$G1" 2>/dev/null
+wait "$G1" # (f)'s flood, bounded: it would be banned again in (i)
 
 # (h) --dry-run with --ban and --bgp: the source is banned (counted as the
 # kernel would drop it) and nothing reaches the speaker
@@ -281,6 +284,58 @@ check "(h) ... said what it would announce" until_ 2 said "$WORK/h" "bgp: would 
 check "(h) ... and the speaker holds nothing while it runs" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
 stop_ratewall INT
 check "(h) ... nor BIRD, ever" eval "! grep -q '^198.18.0.8/' '$WORK/bird.seen'"
+
+# (i) `ratewall stop` withdraws every route however long it takes: 60 bans of
+# a pinned instance whose loader was killed, through a client slowed to some
+# 120 ms a withdrawal (a budget of 5 s left half of them announced). Then 3
+# bans with the speaker down: the stop detaches, fails (exit 1) and says so,
+# and the journal stays pinned until a stop that the speaker answers.
+cat >"$WORK/slow_gobgp" <<'EOF'
+#!/bin/sh
+case " $* " in *" del "*) sleep 0.1 ;; esac
+exec gobgp "$@"
+EOF
+chmod +x "$WORK/slow_gobgp"
+count_of() { bird_routes | grep -c "^$1"; }
+holds_n() { [ "$(count_of "$1")" -eq "$2" ]; } # holds_n PREFIX_START N: BIRD holds N such routes
+# shellcheck disable=SC2086 # RUN is words
+start_persist "$WORK/i" "$TB_RX" $RUN --ban 60s --bgp-command "$WORK/slow_gobgp" --name rwbgpi ||
+	fail "(i) a pinned ratewall starts"
+gen --src 198.18.20.1 --sources 60 --rate 30000 --duration 1s >/dev/null
+check "(i) 60 banned sources announced" until_ 10 holds_n 198.18.20. 60
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+t0=$(date +%s.%N)
+in_rcv "$RW" stop --name rwbgpi --pin-dir "$PIN_DIR" >"$WORK/istop.out" 2>&1
+rc=$?
+echo "     (i) ratewall stop: exit $rc after $(elapsed "$t0" "$(date +%s.%N)") s; BIRD holds $(count_of 198.18.20.) of them"
+sed 's/^/     (i) stop: /' "$WORK/istop.out"
+check "(i) ratewall stop withdrew all 60, exit 0" \
+	eval "[ $rc -eq 0 ] && grep -q 'withdrew its 60 BGP routes' '$WORK/istop.out'"
+check "(i) ... and BIRD's table holds none of them" until_ 2 holds_n 198.18.20. 0
+# shellcheck disable=SC2086 # RUN is words
+start_persist "$WORK/j" "$TB_RX" $RUN --ban 60s --name rwbgpj || fail "(i) another pinned ratewall starts"
+gen --src 198.18.21.1 --sources 3 --rate 3000 --duration 1s >/dev/null
+check "(i) 3 banned sources announced" until_ 5 holds_n 198.18.21. 3
+kill -9 "$GOBGPD_PID"
+wait "$GOBGPD_PID" 2>/dev/null
+in_rcv "$RW" stop --name rwbgpj --pin-dir "$PIN_DIR" >"$WORK/jstop.out" 2>&1
+rc=$?
+sed 's/^/     (i) speaker down: /' "$WORK/jstop.out"
+check "(i) with the speaker down, stop fails (exit 1) and says the routes stay announced" \
+	eval "[ $rc -eq 1 ] && grep -q 'its 3 BGP routes stay announced' '$WORK/jstop.out'"
+check "(i) ... their journal stays pinned" test -e "$PIN_DIR/rwbgpj/bgp_routes"
+check "(i) ... and the program is detached all the same" eval "! xdp_attached $TB_RCV $TB_RX"
+# shellcheck disable=SC2086 # RUN is words
+start_persist "$WORK/k" "$TB_RX" $RUN --ban 60s --name rwbgpj || fail "(i) the name starts again"
+check "(i) a start of the name takes the routes over, said" \
+	grep -q "but for 3 BGP routes a stop could not withdraw: this start takes them over" "$WORK/k.err"
+start_gobgpd || fail "(i) gobgpd starts again"
+in_rcv "$RW" stop --name rwbgpj --pin-dir "$PIN_DIR" >"$WORK/jstop2.out" 2>&1
+rc=$?
+sed 's/^/     (i) speaker back: /' "$WORK/jstop2.out"
+check "(i) once it answers, a stop withdraws them (exit 0) and nothing stays pinned" \
+	eval "[ $rc -eq 0 ] && grep -q 'withdrew its 3 BGP routes' '$WORK/jstop2.out' && [ ! -e '$PIN_DIR/rwbgpj' ]"
 
 kill "$SAMPLER" 2>/dev/null
 wait "$SAMPLER" 2>/dev/null

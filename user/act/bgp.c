@@ -47,6 +47,7 @@ struct rw_bgp {
 	struct rw_route *want;
 	size_t nwant, want_cap;
 	bool want_new, want_lost;
+	bool told; /* the loader has said what it wants once: its first set is never skipped */
 	uint64_t never;
 	bool stop, stop_withdraw;
 	struct rw_bgp_counts counts;
@@ -59,6 +60,12 @@ struct rw_bgp {
 	/* The thread's own. */
 	struct rw_route *mine;
 	size_t nmine, mine_cap;
+	/*
+	 * A wanted set was taken: until then no pass runs, or a restart would
+	 * withdraw every route of the journal and announce the ones still
+	 * banned a tick later, a flap upstream damps.
+	 */
+	bool known;
 	struct rw_held_set held;
 	struct rw_route_target target;
 	enum rw_bgp_state state;
@@ -564,8 +571,10 @@ static void *thread_main(void *arg)
 		}
 		pthread_mutex_unlock(&b->mu);
 
-		if (fresh)
+		if (fresh) {
 			take_target(b);
+			b->known = true;
+		}
 		if (b->cfg.dry_run) {
 			dry_pass(b);
 			publish(b);
@@ -581,7 +590,7 @@ static void *thread_main(void *arg)
 			fresh |= before == RW_BGP_STARTING;
 		}
 		/* Work left undone by a failure waits for its retry; unsure routes left by a doubt mid-pass do not. */
-		if (b->state != RW_BGP_DOWN &&
+		if (b->known && b->state != RW_BGP_DOWN &&
 		    (fresh || (b->pending ? now_ns() >= b->next_retry :
 					    rw_held_sure(&b->held) < b->held.n)))
 			pass(b);
@@ -589,7 +598,8 @@ static void *thread_main(void *arg)
 		wake = b->next_health;
 		if (b->state != RW_BGP_DOWN && b->pending && b->next_retry < wake)
 			wake = b->next_retry;
-		else if (b->state != RW_BGP_DOWN && !b->pending && rw_held_sure(&b->held) < b->held.n)
+		else if (b->known && b->state != RW_BGP_DOWN && !b->pending &&
+			 rw_held_sure(&b->held) < b->held.n)
 			wake = 0;
 	}
 	atomic_store(&b->abort_cmd, false);
@@ -677,10 +687,11 @@ void rw_bgp_want(struct rw_bgp *b, const struct rw_route *r, size_t n, uint64_t 
 	pthread_mutex_lock(&b->mu);
 	b->never = never;
 	/* The same set as the last one taken, and none newer waiting: nothing to do. */
-	if (!b->want_new && n == b->nmine && (!n || !memcmp(r, b->mine, n * sizeof(*r)))) {
+	if (b->told && !b->want_new && n == b->nmine && (!n || !memcmp(r, b->mine, n * sizeof(*r)))) {
 		pthread_mutex_unlock(&b->mu);
 		return;
 	}
+	b->told = true;
 	if (n > b->want_cap) {
 		struct rw_route *w = realloc(b->want, n * sizeof(*w));
 

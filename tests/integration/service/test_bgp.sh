@@ -224,6 +224,8 @@ echo "     (e) restarted: BIRD's table is the one banned source's $(elapsed "$t0
 check "(e) after the restart exactly the still-banned route is announced" test -n "$seen"
 check "(e) ... the earlier run's routes were taken from the journal" \
 	said "$WORK/p2" "bgp: 2 routes of an earlier run are in the journal"
+check "(e) ... and the one still banned was never withdrawn on the way (no flap upstream)" \
+	eval "! grep -q 'withdrew 198.18.0.2/32' '$WORK/p2.err'"
 
 # (f) the speaker killed under a flood, then started again, empty
 nft_observe c ip saddr 198.18.0.3

@@ -316,7 +316,7 @@ static void test_route_sets(void)
 	CHECK(!rw_route_normalize(&bad));
 
 	/* Distinct, most wanted first, the first max of them; the rest counted. */
-	CHECK_EQ(rw_route_target_build(&t, want, 6, 3), 0);
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 3, NULL, 0), 0);
 	CHECK_EQ(t.n, 3);
 	CHECK_EQ(t.over_max, 1);
 	rw_route_format(&t.order[0], text, sizeof(text));
@@ -327,17 +327,17 @@ static void test_route_sets(void)
 	CHECK_STR(text, "2001:db8::1/128");
 	CHECK(rw_route_target_has(&t, &want[1]));
 	CHECK(!rw_route_target_has(&t, &want[5]));
-	CHECK_EQ(rw_route_target_build(&t, want, 6, 1000), 0);
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 1000, NULL, 0), 0);
 	CHECK_EQ(t.n, 4);
 	CHECK_EQ(t.over_max, 0);
 	CHECK(rw_route_target_has(&t, &odd));
-	CHECK_EQ(rw_route_target_build(&t, NULL, 0, 10), 0);
+	CHECK_EQ(rw_route_target_build(&t, NULL, 0, 10, NULL, 0), 0);
 	CHECK_EQ(t.n, 0);
 	CHECK(!rw_route_target_has(&t, &want[0]));
 
 	/* Held: sorted, once each; doubt makes every one unsure. */
 	for (int i = 5; i >= 0; i--)
-		CHECK_EQ(rw_held_add(&h, &want[i], true), 0);
+		CHECK_EQ(rw_held_add(&h, &want[i], true, 100), 0);
 	CHECK_EQ(h.n, 4);
 	for (size_t i = 1; i < h.n; i++)
 		CHECK(rw_route_cmp(&h.e[i - 1].r, &h.e[i].r) < 0);
@@ -345,8 +345,29 @@ static void test_route_sets(void)
 	CHECK_EQ(rw_held_sure(&h), 4);
 	rw_held_doubt(&h);
 	CHECK_EQ(rw_held_sure(&h), 0);
-	CHECK_EQ(rw_held_add(&h, &want[0], true), 0);
+	CHECK_EQ(rw_held_add(&h, &want[0], true, 200), 0);
 	CHECK_EQ(rw_held_sure(&h), 1);
+	CHECK_EQ(h.e[rw_held_find(&h, &want[0])].since_ns, 100); /* held since it was added */
+
+	/*
+	 * --bgp-hold at --bgp-max: the /24 (wanted last) held since 150 or later
+	 * keeps its place against 2001:db8::1, held since 100; the order wanted
+	 * is kept within each part. Held earlier than keep_since, it does not.
+	 */
+	rw_held_remove(&h, (size_t)rw_held_find(&h, &want[5]));
+	CHECK_EQ(rw_held_add(&h, &want[5], true, 160), 0);
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 3, &h, 150), 0);
+	CHECK_EQ(t.over_max, 1);
+	rw_route_format(&t.order[0], text, sizeof(text));
+	CHECK_STR(text, "198.18.3.0/24");
+	CHECK(rw_route_target_has(&t, &want[0]) && rw_route_target_has(&t, &want[1]));
+	CHECK(!rw_route_target_has(&t, &want[3]));
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 3, &h, 170), 0);
+	CHECK(!rw_route_target_has(&t, &want[5]));
+	CHECK(rw_route_target_has(&t, &want[3]));
+	CHECK_EQ(rw_route_target_build(&t, want, 6, 1000, &h, 150), 0); /* under max: as wanted */
+	rw_route_format(&t.order[0], text, sizeof(text));
+	CHECK_STR(text, "198.18.0.9/32");
 	rw_held_remove(&h, (size_t)rw_held_find(&h, &want[0]));
 	CHECK_EQ(rw_held_find(&h, &want[0]), -1);
 	CHECK_EQ(h.n, 3);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "act/routes.h"
 #include "model/errmsg.h"
 #include "model/json.h"
 #include "model/key.h"
@@ -360,17 +361,71 @@ static void order_by_weight(struct rw_act *a)
 		a->want[i] = a->candidate[i].route;
 }
 
+/* The prefix's entry in a->prefixes, added (not heavy yet, wanted since now) when new; NULL: no memory. */
+static struct rw_act_prefix *prefix_entry(struct rw_act *a, const struct rw_route *r, uint64_t now)
+{
+	for (uint32_t i = 0; i < a->nprefixes; i++)
+		if (rw_route_cmp(&a->prefixes[i].route, r) == 0)
+			return &a->prefixes[i];
+	if (a->nprefixes == a->capprefixes) {
+		uint32_t cap = a->capprefixes ? 2 * a->capprefixes : 16;
+		struct rw_act_prefix *p = realloc(a->prefixes, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		a->prefixes = p;
+		a->capprefixes = cap;
+	}
+	a->prefixes[a->nprefixes] = (struct rw_act_prefix){ .route = *r, .since_ns = now };
+	return &a->prefixes[a->nprefixes++];
+}
+
+/*
+ * --bgp-prefixes: each heavy prefix that sends at least --bgp-prefix-floor
+ * is wanted, by its weight; one wanted less than --bgp-hold ago stays wanted
+ * (last of all) after it turns light or falls under the floor, so that a
+ * prefix at the edge is not announced and withdrawn tick after tick.
+ */
+static void want_prefixes(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t nhhh,
+			  uint64_t now)
+{
+	const struct rw_bgp_config *b = &a->cfg->bgp;
+	uint32_t kept = 0;
+
+	for (uint32_t i = 0; i < a->nprefixes; i++)
+		a->prefixes[i].heavy = false;
+	for (uint32_t i = 0; i < nhhh; i++) {
+		struct rw_route r = route_of_key(&hhh[i].prefix);
+		struct rw_act_prefix *p;
+
+		if ((double)hhh[i].residual / a->window_s < (double)b->prefix_floor)
+			continue;
+		rw_route_normalize(&r);
+		p = prefix_entry(a, &r, now);
+		if (p)
+			p->heavy = true;
+		want_route(a, &r, hhh[i].residual / 2);
+	}
+	for (uint32_t i = 0; i < a->nprefixes; i++) {
+		struct rw_act_prefix *p = &a->prefixes[i];
+
+		if (!p->heavy && now - p->since_ns >= b->hold_ns)
+			continue; /* light, and held long enough: let go */
+		if (!p->heavy)
+			want_route(a, &p->route, 0);
+		a->prefixes[kept++] = *p;
+	}
+	a->nprefixes = kept;
+}
+
 /* --bgp: the routes of this tick, heavy prefixes after the banned keys, to the thread. */
 static void feed_bgp(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t nhhh,
-		     rw_act_say_fn say, void *say_arg)
+		     uint64_t now, rw_act_say_fn say, void *say_arg)
 {
 	char msg[RW_BGP_MSG_LEN];
 
-	for (uint32_t i = 0; a->cfg->bgp.prefixes && i < nhhh; i++) {
-		struct rw_route r = route_of_key(&hhh[i].prefix);
-
-		want_route(a, &r, hhh[i].residual / 2);
-	}
+	if (a->cfg->bgp.prefixes)
+		want_prefixes(a, hhh, nhhh, now);
 	order_by_weight(a);
 	rw_bgp_want(a->bgp, a->want, a->nwant, a->never);
 	a->nwant = 0;
@@ -390,7 +445,7 @@ void rw_act_tick(struct rw_act *a, struct rw_events_out *ev, const struct rw_hhh
 	if (a->hook)
 		run_hook(a, ev, now_clock_ns, say, say_arg);
 	if (a->bgp)
-		feed_bgp(a, hhh, nhhh, say, say_arg);
+		feed_bgp(a, hhh, nhhh, now_clock_ns, say, say_arg);
 }
 
 void rw_act_stop(struct rw_act *a, bool withdraw, rw_act_say_fn say, void *say_arg)
@@ -427,6 +482,8 @@ void rw_act_stop(struct rw_act *a, bool withdraw, rw_act_say_fn say, void *say_a
 	free(a->heavy);
 	free(a->want);
 	free(a->candidate);
+	free(a->prefixes);
+	a->prefixes = NULL;
 	rw_keyset_free(&a->pending_keys);
 	a->candidate = NULL;
 	a->pending = NULL;

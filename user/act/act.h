@@ -47,6 +47,13 @@ struct rw_act_route {
 	struct rw_route route;
 };
 
+/* --bgp-prefixes: a heavy prefix wanted (over the floor) since `since` (the run's clock, ns). */
+struct rw_act_prefix {
+	struct rw_route route;
+	uint64_t since_ns;
+	bool heavy; /* heavy and over the floor this tick */
+};
+
 struct rw_act {
 	const struct rw_config *cfg;
 	struct rw_hook *hook;    /* --on-event; NULL without */
@@ -62,6 +69,8 @@ struct rw_act {
 	struct rw_route *want;   /* the same, heaviest first, as the BGP thread takes them */
 	uint32_t nwant, capwant;
 	uint64_t never;          /* routes kept out of want this tick (never announced) */
+	struct rw_act_prefix *prefixes; /* --bgp-prefixes: the heavy prefixes wanted, and since when */
+	uint32_t nprefixes, capprefixes;
 	struct rw_route own[2 * RW_MAX_IFACES * 8]; /* the interfaces' own addresses */
 	uint32_t nown;
 	const struct rw_ruleset *rules; /* in force (allow rules are never announced); NULL: none */

@@ -354,7 +354,7 @@ static void announce_pass(struct rw_bgp *b, bool *checked)
 			continue;
 		if (i < 0) {
 			/* Into the journal first: a crash after this leaves a route to withdraw, not one unknown. */
-			err = rw_held_add(&b->held, r, false);
+			err = rw_held_add(&b->held, r, false, now_ns());
 			if (!err)
 				err = rw_journal_put(b->journal_fd, r, rw_clock_ns(CLOCK_REALTIME));
 			if (err) {
@@ -378,7 +378,7 @@ static void announce_pass(struct rw_bgp *b, bool *checked)
 			command_failed(b, "announcing", r, why);
 			continue;
 		}
-		rw_held_add(&b->held, r, true);
+		rw_held_add(&b->held, r, true, now_ns());
 		b->announces++;
 		describe(b, r, text, sizeof(text));
 		say(b, "bgp: announced %s", text);
@@ -416,7 +416,7 @@ static void dry_pass(struct rw_bgp *b)
 
 		if (rw_held_find(&b->held, r) >= 0)
 			continue;
-		if (rw_held_add(&b->held, r, true))
+		if (rw_held_add(&b->held, r, true, now_ns()))
 			continue;
 		describe(b, r, text, sizeof(text));
 		say(b, "bgp: would announce %s", text);
@@ -426,13 +426,17 @@ static void dry_pass(struct rw_bgp *b)
 
 static void take_target(struct rw_bgp *b)
 {
-	if (rw_route_target_build(&b->target, b->mine, b->nmine, b->limit)) {
+	uint64_t now = now_ns();
+
+	if (rw_route_target_build(&b->target, b->mine, b->nmine, b->limit, &b->held,
+				  now > b->cfg.hold_ns ? now - b->cfg.hold_ns : 0)) {
 		say(b, "bgp: no memory for the %zu routes wanted; the last set stays", b->nmine);
 		return;
 	}
 	if (b->target.over_max && !b->said_over)
-		say(b, "bgp: %u routes wanted beyond --bgp-max %u are not announced (the %u most "
-		       "wanted are)", b->target.over_max, b->limit, b->limit);
+		say(b, "bgp: %u routes wanted beyond --bgp-max %u are not announced (the most "
+		       "wanted are, those announced within --bgp-hold first)", b->target.over_max,
+		    b->limit);
 	else if (!b->target.over_max && b->said_over)
 		say(b, "bgp: every wanted route fits --bgp-max %u again", b->limit);
 	b->said_over = b->target.over_max;

@@ -4,7 +4,9 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
+#include "model/clock.h"
 
 int rw_bgp_journal_create(uint32_t max)
 {
@@ -51,7 +53,7 @@ int rw_journal_load(int fd, struct rw_held_set *s)
 		struct rw_route r = next;
 
 		/* A key written by hand into a pinned map is not trusted to be one route's only spelling. */
-		if (rw_route_normalize(&r) && (err = rw_held_add(s, &r, false)))
+		if (rw_route_normalize(&r) && (err = rw_held_add(s, &r, false, rw_clock_ns(CLOCK_MONOTONIC))))
 			return err;
 		key = next;
 		prev = &key;

@@ -49,7 +49,7 @@ long rw_held_find(const struct rw_held_set *s, const struct rw_route *r)
 	return i < s->n && !rw_route_cmp(&s->e[i].r, r) ? (long)i : -1;
 }
 
-int rw_held_add(struct rw_held_set *s, const struct rw_route *r, bool sure)
+int rw_held_add(struct rw_held_set *s, const struct rw_route *r, bool sure, uint64_t since_ns)
 {
 	size_t i = held_slot(s, r);
 
@@ -67,7 +67,7 @@ int rw_held_add(struct rw_held_set *s, const struct rw_route *r, bool sure)
 		s->cap = cap;
 	}
 	memmove(&s->e[i + 1], &s->e[i], (s->n - i) * sizeof(*s->e));
-	s->e[i] = (struct rw_held){ .r = *r, .sure = sure };
+	s->e[i] = (struct rw_held){ .r = *r, .sure = sure, .since_ns = since_ns };
 	s->n++;
 	return 0;
 }
@@ -127,7 +127,7 @@ static int by_route(const void *a, const void *b)
 }
 
 int rw_route_target_build(struct rw_route_target *t, const struct rw_route *want, size_t n,
-			  uint32_t max)
+			  uint32_t max, const struct rw_held_set *held, uint64_t keep_since)
 {
 	struct ranked *all = malloc((n ? n : 1) * sizeof(*all));
 	size_t valid = 0, distinct = 0, take;
@@ -144,6 +144,13 @@ int rw_route_target_build(struct rw_route_target *t, const struct rw_route *want
 	for (size_t i = 0; i < valid; i++) {
 		if (!distinct || rw_route_cmp(&all[i].r, &all[distinct - 1].r))
 			all[distinct++] = all[i];
+	}
+	/* Past max, the ones held lately go first, each part in the order wanted. */
+	for (size_t i = 0; held && distinct > max && i < distinct; i++) {
+		long h = rw_held_find(held, &all[i].r);
+
+		if (h < 0 || held->e[h].since_ns < keep_since)
+			all[i].rank += n;
 	}
 	qsort(all, distinct, sizeof(*all), by_rank);
 	take = distinct < max ? distinct : max;

@@ -17,6 +17,7 @@
 struct rw_held {
 	struct rw_route r;
 	bool sure; /* the speaker took it, and has not restarted since as far as we know */
+	uint64_t since_ns; /* held since (a monotonic clock): --bgp-hold keeps it at --bgp-max */
 };
 
 /* Sorted by rw_route_cmp; no route twice. */
@@ -39,8 +40,8 @@ bool rw_route_normalize(struct rw_route *r);
 
 /* Its index, or -1. */
 long rw_held_find(const struct rw_held_set *s, const struct rw_route *r);
-/* Adds r (normalized) or, when there, sets its sure. 0 or -ENOMEM. */
-int rw_held_add(struct rw_held_set *s, const struct rw_route *r, bool sure);
+/* Adds r (normalized), held since since_ns, or, when there, sets its sure. 0 or -ENOMEM. */
+int rw_held_add(struct rw_held_set *s, const struct rw_route *r, bool sure, uint64_t since_ns);
 void rw_held_remove(struct rw_held_set *s, size_t i);
 /* Every route is unsure again (the speaker may have lost them all). */
 void rw_held_doubt(struct rw_held_set *s);
@@ -49,11 +50,13 @@ void rw_held_free(struct rw_held_set *s);
 
 /*
  * The routes to announce: the first max distinct ones of want (normalized;
- * not routes dropped), counting those beyond in over_max. 0 or -ENOMEM (t
- * unchanged).
+ * not routes dropped), counting those beyond in over_max. Those of them held
+ * since keep_since or later come first (--bgp-hold: at the edge of max, a
+ * route announced lately is not swapped for a newcomer of about its weight
+ * every tick); held may be NULL. 0 or -ENOMEM (t unchanged).
  */
 int rw_route_target_build(struct rw_route_target *t, const struct rw_route *want, size_t n,
-			  uint32_t max);
+			  uint32_t max, const struct rw_held_set *held, uint64_t keep_since);
 bool rw_route_target_has(const struct rw_route_target *t, const struct rw_route *r);
 void rw_route_target_free(struct rw_route_target *t);
 

@@ -47,6 +47,8 @@ struct rw_bgp_config {
 	uint32_t nnever;
 	uint32_t max;             /* routes announced at once, at most */
 	bool prefixes;            /* --bgp-prefixes: heavy prefixes (--levels) too */
+	uint64_t prefix_floor;    /* --bgp-prefix-floor: a heavy prefix is announced from this pps on */
+	uint64_t hold_ns;         /* --bgp-hold: an announced route stays at least this long */
 	bool dry_run;             /* --bgp-dry-run: say, announce nothing */
 };
 

@@ -323,6 +323,15 @@ const struct rw_opt rw_options[] = {
 	  .help = "routes announced at once, at most; the ones beyond are counted and said" },
 	{ "bgp-prefixes", 0, RW_OPT_SWITCH, CFG(bgp.prefixes), .flags = KEY,
 	  .help = "announce the heavy prefixes of --levels too, while they are heavy" },
+	{ "bgp-prefix-floor", 0, RW_OPT_RATE, CFG(bgp.prefix_floor), .min = 1, .def = "10k",
+	  .arg = "PPS", .flags = KEY,
+	  .help = "--bgp-prefixes: a heavy prefix is announced only while it sends this many "
+		  "packets a second (a busy server in a quiet hour is heavy too)" },
+	{ "bgp-hold", 0, RW_OPT_DURATION, CFG(bgp.hold_ns), .def = "60s", .arg = "DURATION",
+	  .flags = KEY,
+	  .help = "an announced route stays this long at least: at --bgp-max it keeps its place "
+		  "against a newcomer, and a heavy prefix that turns light stays announced (a ban "
+		  "that ends is withdrawn at once)" },
 	{ "bgp-dry-run", 0, RW_OPT_SWITCH, CFG(bgp.dry_run), .flags = KEY,
 	  .help = "say what --bgp would announce and withdraw; announce nothing" },
 	{ "dry-run", 0, RW_OPT_SWITCH, CFG(dry_run), .flags = PINNED,

@@ -11,8 +11,10 @@
 #  (c) a source in --bgp-never and one under an allow rule, flooded over
 #      their limit too, are never announced; a run that ends withdraws all
 #  (d) --levels v4:32,24 --bgp-prefixes: a /24 flood of sources each under
-#      its limit is announced as the /24; the same floods from a --bgp-never
-#      /24 and an allowed /24 are heavy too, and never announced
+#      its limit is announced as the /24, and withdrawn when light but not
+#      before --bgp-hold; the same floods from a --bgp-never /24 and an
+#      allowed /24, and a lighter one under --bgp-prefix-floor, are heavy
+#      too, and never announced
 #  (e) --persist, two bans, the loader SIGKILLed, one ban ends while it is
 #      dead: after the restart exactly the one still banned is announced
 #  (f) gobgpd killed: said, the flood still limited; gobgpd started again
@@ -179,7 +181,7 @@ check "(c) a run that ends withdraws what it announced" until_ 2 bird_empty
 
 # (d) a pinned instance that announces heavy prefixes too: a /24 flood
 PINNED="$TB_RX $RUN --ban 6s --levels v4:32,24 --bgp-prefixes --events $WORK/p.events
-	--bgp-never 198.18.9.0/24 --rules $WORK/rules"
+	--bgp-never 198.18.9.0/24 --rules $WORK/rules --bgp-prefix-floor 2k --bgp-hold 6s"
 # shellcheck disable=SC2086 # PINNED is words
 start_persist "$WORK/p" $PINNED || fail "(d) a pinned ratewall starts"
 # The same flood from a --bgp-never /24 and an allowed one: heavy too, never announced.
@@ -189,18 +191,29 @@ gen --src 198.18.9.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
 G2=$!
 gen --src 198.18.10.1 --sources 100 --rate 5000 --duration 2s >/dev/null &
 G3=$!
+# Heavy too (1 000 of some 16 000 pps, over --hhh-share 5 %), but under --bgp-prefix-floor.
+gen --src 198.18.8.1 --sources 100 --rate 1000 --duration 2s >/dev/null &
+G4=$!
 t0=$(date +%s.%N)
 seen=$(when_ 3 announced 198.18.7.0/24)
 [ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.heavy"
 echo "     (d) 100 sources of 198.18.7.0/24 at 50 pps each: the /24 in BIRD's table $(elapsed "$t0" "${seen:-0}") s after the flood began"
 check "(d) the /24 is announced with 65535:666" test -n "$seen"
 check "(d) ... and not one source of it" eval "! bird_routes | grep -q '^198\.18\.7\..*/32'"
-wait $G1 $G2 $G3
+wait $G1 $G2 $G3 $G4
 heavy_never=$(event_time "$WORK/p.events" 198.18.9.0/24 heavy ts)
 heavy_allowed=$(event_time "$WORK/p.events" 198.18.10.0/24 heavy ts)
 check "(d) the --bgp-never /24 and the allowed /24 were heavy too" \
 	test -n "$heavy_never" -a -n "$heavy_allowed"
-check "(d) withdrawn once the flood is over" until_ 3 absent 198.18.7.0/24
+check "(d) the /24 under --bgp-prefix-floor was heavy too" \
+	test -n "$(event_time "$WORK/p.events" 198.18.8.0/24 heavy ts)"
+gone=$(when_ 9 absent 198.18.7.0/24)
+light=$(event_time "$WORK/p.events" 198.18.7.0/24 light ts)
+echo "     (d) the /24 light at ${light:-never}, withdrawn at ${gone:-never}: $(elapsed "${seen:-0}" "${gone:-0}") s after it was announced (--bgp-hold 6s)"
+check "(d) withdrawn once the flood is over" test -n "$gone"
+check "(d) ... not before --bgp-hold (6 s) from its announcement, though light before that" \
+	eval "[ -n '$light' ] && at_most $(elapsed "${seen:-0}" "${light:-0}") 5 &&
+		at_most 5.9 $(elapsed "${seen:-0}" "${gone:-0}")"
 
 # (e) two bans, the loader killed, one ends while it is dead
 gen --src 198.18.0.1 --rate 1000 --duration 0.5s >/dev/null
@@ -341,8 +354,8 @@ check "(i) once it answers, a stop withdraws them (exit 0) and nothing stays pin
 
 kill "$SAMPLER" 2>/dev/null
 wait "$SAMPLER" 2>/dev/null
-check "(c, d) BIRD's table never held a --bgp-never prefix nor an allowed one ($(wc -l <"$WORK/bird.seen") rows seen)" \
-	eval "! grep -qE '^198\.18\.(9|10)\.' '$WORK/bird.seen'"
+check "(c, d) BIRD's table never held a --bgp-never prefix, an allowed one nor one under the floor ($(wc -l <"$WORK/bird.seen") rows seen)" \
+	eval "! grep -qE '^198\.18\.(8|9|10)\.' '$WORK/bird.seen'"
 check "(c, d) ... nor did the speaker's, ever (its log of ratewall's commands)" \
-	eval "! grep -qE 'announced 198\.18\.(9|10)\.' '$WORK'/*.err"
+	eval "! grep -qE 'announced 198\.18\.(8|9|10)\.' '$WORK'/*.err"
 finish

@@ -401,6 +401,41 @@ static void test_bgp_journal_of_an_earlier_run(void)
 	close(journal);
 }
 
+/* A journal pinned before flow rules (a prefix alone as its key) read as today's: the same routes, blackholes. */
+static void test_bgp_journal_upgrade(void)
+{
+	struct { uint8_t family, len, addr[16]; } old = { AF_INET, 32, { 198, 18, 0, 1 } };
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_NO_PREALLOC);
+	int v1 = bpf_map_create(BPF_MAP_TYPE_HASH, "rw_bgp_journal", sizeof(old), sizeof(uint64_t), 7,
+				&opts), now;
+	struct rw_route r;
+	uint32_t max = 0;
+	uint64_t when = 0;
+
+	CHECK(v1 >= 0);
+	if (v1 < 0)
+		return;
+	CHECK_EQ(bpf_map_update_elem(v1, &old, &(uint64_t){ 11 }, BPF_ANY), 0);
+	old.len = 24;
+	old.addr[3] = 0;
+	CHECK_EQ(bpf_map_update_elem(v1, &old, &(uint64_t){ 22 }, BPF_ANY), 0);
+	CHECK_EQ(rw_journal_capacity(v1, &max), -EINVAL); /* not today's */
+	now = rw_journal_upgrade(v1);
+	CHECK(now >= 0);
+	if (now >= 0) {
+		CHECK_EQ(rw_journal_capacity(now, &max), 0);
+		CHECK_EQ(max, 7u);
+		CHECK_EQ(rw_journal_count(now), 2u);
+		r = route("198.18.0.1");
+		CHECK(bpf_map_lookup_elem(now, &r, &when) == 0 && when == 11);
+		r = route("198.18.0.0/24");
+		CHECK(bpf_map_lookup_elem(now, &r, &when) == 0 && when == 22);
+		CHECK_EQ(rw_journal_upgrade(now), -EINVAL); /* already today's */
+		close(now);
+	}
+	close(v1);
+}
+
 static void test_bgp_dry_run(void)
 {
 	struct rw_route want[] = { route("198.18.0.7"), route("198.18.0.8") };
@@ -452,6 +487,7 @@ void run_bgp_tests(void)
 	tl_run("bgp: the journal of an earlier run; ratewall stop's withdrawals",
 	       test_bgp_journal_of_an_earlier_run);
 	tl_run("bgp: dry run says, runs nothing", test_bgp_dry_run);
+	tl_run("bgp: a journal pinned before flow rules, read as today's", test_bgp_journal_upgrade);
 	if (dir[0]) {
 		char cmd[160];
 

@@ -25,6 +25,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(p.established <= p.peers && strlen(p.down) < sizeof(p.down));
 	e = rw_gobgp_parse_lookup(s, &r);
 	FUZZ_ASSERT(e == 0 || e == 1 || e == -EINVAL);
+	/* A flow rule's lookup: its key in the flowspec table. */
+	struct rw_route f = { .family = AF_INET6, .len = 64, .addr = { 0x20, 0x01, 0x0d, 0xb8, 0, 2 },
+			      .kind = RW_ROUTE_FLOW, .dst_len = 48, .dst = { 0x20, 0x01, 0x0d, 0xb8, 0, 1 } };
+
+	e = rw_gobgp_parse_lookup(s, &f);
+	FUZZ_ASSERT(e == 0 || e == 1 || e == -EINVAL);
 	/* The same text as its stdout, then as its stderr: one line, always ended. */
 	c.out = s;
 	rw_gobgp_reason(&c, 5000000000ULL, why, sizeof(why));

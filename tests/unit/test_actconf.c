@@ -86,6 +86,12 @@ static void test_bgp_values(void)
 	CHECK_EQ(b.nnever, 2u);
 	CHECK_REFUSED(rw_parse_never("198.18.0.0/24,nope", &b, err, sizeof(err)), "nope", err,
 		      "--bgp-never: 'nope'");
+	CHECK_EQ(rw_parse_own("203.0.113.0/24,2001:db8:1::/48", &b, err, sizeof(err)), 0);
+	CHECK_EQ(b.nown, 2u);
+	CHECK_REFUSED(rw_parse_own("0.0.0.0/0", &b, err, sizeof(err)), "everything", err,
+		      "is every address");
+	CHECK_REFUSED(rw_parse_own("203.0.113.0/24,nope", &b, err, sizeof(err)), "nope", err,
+		      "--bgp-own: 'nope'");
 }
 
 static void test_event_kinds(void)
@@ -118,8 +124,10 @@ static void test_act_options(void)
 	static const struct { const char *line, *needle; } refused[] = {
 		{ "run eth0 --bgp-max 5", "shape --bgp" },
 		{ "run eth0 --bgp-dry-run", "shape --bgp" },
-		{ "run eth0 --bgp 50051", "give --ban" },
-		{ "run eth0 --bgp 50051 --bgp-prefixes --ban 1s", "give --levels" },
+		{ "run eth0 --bgp 50051 --bgp-own 203.0.113.0/24", "give --ban" },
+		{ "run eth0 --bgp 50051 --ban 1s", "--bgp needs --bgp-own" },
+		{ "run eth0 --bgp-own 203.0.113.0/24", "shape --bgp" },
+		{ "run eth0 --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-prefixes --ban 1s", "give --levels" },
 		{ "run eth0 --on-event-timeout 1s", "shape --on-event" },
 		{ "run eth0 --on-event-rate 5", "shape --on-event" },
 		{ "run eth0 --on-event ./x --on-event-kinds light", "give --levels" },
@@ -129,7 +137,8 @@ static void test_act_options(void)
 	struct rw_config cfg;
 	char err[256];
 
-	CHECK_EQ(parse_line(&cfg, err, "run eth0 --on-event ./x --ban 2s --bgp 50051"), 0);
+	CHECK_EQ(parse_line(&cfg, err, "run eth0 --on-event ./x --ban 2s --bgp 50051 "
+			    "--bgp-own 203.0.113.0/24"), 0);
 	CHECK_STR(cfg.hook.command, "./x");
 	CHECK_EQ(cfg.hook.kinds, RW_HOOK_DEFAULT_KINDS);
 	CHECK_EQ(cfg.hook.timeout_ns, 10000000000ULL);
@@ -137,11 +146,14 @@ static void test_act_options(void)
 	CHECK_EQ(cfg.hook.rate, 20u);
 	CHECK_STR(cfg.bgp.api, "50051");
 	CHECK_STR(cfg.bgp.command, "gobgp");
-	CHECK_EQ(cfg.bgp.ncommunities, 1u);
+	CHECK_EQ(cfg.bgp.ncommunities, 2u); /* BLACKHOLE and NO_EXPORT */
 	CHECK_EQ(cfg.bgp.community[0], (65535u << 16) | 666);
+	CHECK_EQ(cfg.bgp.community[1], (65535u << 16) | 65281);
+	CHECK_EQ(cfg.bgp.nown, 1u);
 	CHECK_EQ(cfg.bgp.max, 1000u);
 	CHECK_EQ(parse_line(&cfg, err, "run eth0 --levels v4:24 --bgp 127.0.0.1:50052 "
-			    "--bgp-prefixes --bgp-community 65535:666,64512:7 --bgp-max 3"), 0);
+			    "--bgp-prefixes --bgp-community 65535:666,64512:7 --bgp-max 3 "
+			    "--bgp-own 203.0.113.0/24"), 0);
 	CHECK(cfg.bgp.prefixes);
 	CHECK_EQ(cfg.bgp.ncommunities, 2u);
 	CHECK_EQ(cfg.bgp.max, 3u);

@@ -52,6 +52,17 @@ static struct rw_route route(const char *s)
 	return r;
 }
 
+/* A flow rule: from source src to destination dst. */
+static struct rw_route flow(const char *src, const char *dst)
+{
+	struct rw_route r = route(src), d = route(dst);
+
+	r.kind = RW_ROUTE_FLOW;
+	r.dst_len = d.len;
+	memcpy(r.dst, d.addr, sizeof(r.dst));
+	return r;
+}
+
 /* The words of a command line, joined by spaces. */
 static const char *joined(const struct rw_gobgp_argv *a)
 {
@@ -105,6 +116,22 @@ static void test_gobgp_command_lines(void)
 	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4 198.18.0.5/32 -j");
 	rw_gobgp_neighbors(&g, &a);
 	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 neighbor -j");
+
+	/* Flow rules: the family before the verb, no next hop nor community, discard. */
+	struct rw_route f4 = flow("198.18.0.5", "203.0.113.0/24"),
+			f6 = flow("2001:db8:2::/64", "2001:db8:1::/48");
+	char text[128];
+
+	rw_gobgp_add(&g, &f4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
+			      "destination 203.0.113.0/24 source 198.18.0.5/32 then discard");
+	rw_gobgp_del(&g, &f6, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv6-flowspec del match "
+			      "destination 2001:db8:1::/48 source 2001:db8:2::/64");
+	rw_gobgp_lookup(&g, &f4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec -j");
+	rw_route_format(&f4, text, sizeof(text));
+	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24");
 
 	/* Next hops by family, several communities, another host. */
 	config(&c, "198.19.255.1:50052", "65535:666,64512:1", "198.19.255.1,2001:db8:ffff::1");
@@ -198,6 +225,18 @@ static void test_gobgp_lookup(void)
 	free(s);
 	s = fixture("down.json");
 	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), -EINVAL);
+	free(s);
+	/* Flow rules, by the keys gobgp 3.10 gives them (IPv6 prefixes with their offset). */
+	struct rw_route f = flow("198.18.0.5", "10.0.0.0/24"), f_other = flow("198.18.0.5", "10.0.0.0/25"),
+			f6 = flow("2001:db8:2::1", "2001:db8:1::/48");
+
+	s = fixture("flow4_rib.json");
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &f), 1);
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &f_other), 0);
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), 0); /* the source's blackhole is another route */
+	free(s);
+	s = fixture("flow6_rib.json");
+	CHECK_EQ(rw_gobgp_parse_lookup(s, &f6), 1);
 	free(s);
 	CHECK_EQ(rw_gobgp_parse_lookup("Network not in table", &r5), -EINVAL);
 	CHECK_EQ(rw_gobgp_parse_lookup("{\"198.18.0.5/32\":[", &r5), -EINVAL);

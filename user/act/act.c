@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "act/routes.h"
 #include "model/errmsg.h"
 #include "model/json.h"
 #include "model/key.h"
@@ -20,10 +19,32 @@
 /* How long the commands still running get at the end before they are killed. */
 #define RW_ACT_STOP_GRACE_NS 2000000000ULL
 
-/* A key's own address (a destination for --key dst; a source otherwise) as a route. */
+/* A key's own address (a destination for --key dst; a source otherwise) as a prefix. */
 static struct rw_route route_of_key(const struct rw_key *key)
 {
 	return rw_route_of_key(key, key->prefix_len);
+}
+
+/* The --bgp-own prefix that holds destination d whole, or NULL. */
+static const struct rw_route *own_prefix_of(const struct rw_act *a, const struct rw_route *d)
+{
+	const struct rw_bgp_config *b = &a->cfg->bgp;
+
+	for (uint32_t i = 0; i < b->nown; i++)
+		if (rw_route_within(d, &b->own[i]))
+			return &b->own[i];
+	return NULL;
+}
+
+/* A flow rule: all of source s's traffic to destination d, discarded upstream. */
+static struct rw_route flow_rule(const struct rw_route *s, const struct rw_route *d)
+{
+	struct rw_route r = *s;
+
+	r.kind = RW_ROUTE_FLOW;
+	r.dst_len = d->len;
+	memcpy(r.dst, d->addr, sizeof(r.dst));
+	return r;
 }
 
 /* The addresses of the run's interfaces (never announced: they are ours). */
@@ -162,15 +183,60 @@ never:
 	a->never++;
 }
 
+/*
+ * The routes a key (banned, or a heavy prefix) asks for, each a destination
+ * of --bgp-own: a destination key is blackholed (RTBH: the victim given up
+ * to save the link); a source, or a source prefix, gets a flow rule to each
+ * --bgp-own prefix of its family; a pair or a flow key one to its
+ * destination. Never a source with BLACKHOLE: a spoofed source would name a
+ * third party to blackhole. A key with no destination of ours: none.
+ */
+static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t weight)
+{
+	const struct rw_bgp_config *b = &a->cfg->bgp;
+	struct rw_route s = route_of_key(key), d, r;
+
+	switch (rw_kind_of(key)) {
+	case RW_KIND_DST:
+		if (!own_prefix_of(a, &s))
+			break;
+		want_route(a, &s, weight);
+		return;
+	case RW_KIND_PAIR:
+	case RW_KIND_FLOW: {
+		struct rw_key to = *key;
+
+		memcpy(to.addr, key->addr2, sizeof(to.addr));
+		d = rw_route_of_key(&to, 0);
+		if (!own_prefix_of(a, &d))
+			break;
+		r = flow_rule(&s, &d);
+		want_route(a, &r, weight);
+		return;
+	}
+	default: {
+		bool any = false;
+
+		for (uint32_t i = 0; i < b->nown; i++) {
+			if (b->own[i].family != s.family)
+				continue;
+			r = flow_rule(&s, &b->own[i]);
+			want_route(a, &r, weight);
+			any = true;
+		}
+		if (any)
+			return;
+	}
+	}
+	a->never++; /* none of its destinations is ours */
+}
+
 void rw_act_flow(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
 		 bool banned)
 {
-	if (banned && a->bgp) {
-		struct rw_route r = route_of_key(key);
-
-		/* Above every heavy prefix's weight: a ban is announced first. */
-		want_route(a, &r, UINT64_MAX / 2 + sum->packets / 2);
-	}
+	/* Above every heavy prefix's weight: a ban is announced first. */
+	if (banned && a->bgp)
+		want_routes_of(a, key, UINT64_MAX / 2 + sum->packets / 2);
 	if (!a->npending || !rw_keyset_has(&a->pending_keys, key))
 		return;
 	for (uint32_t i = 0; i < a->npending; i++) {
@@ -362,10 +428,11 @@ static void order_by_weight(struct rw_act *a)
 }
 
 /* The prefix's entry in a->prefixes, added (not heavy yet, wanted since now) when new; NULL: no memory. */
-static struct rw_act_prefix *prefix_entry(struct rw_act *a, const struct rw_route *r, uint64_t now)
+static struct rw_act_prefix *prefix_entry(struct rw_act *a, const struct rw_key *prefix,
+					  uint64_t now)
 {
 	for (uint32_t i = 0; i < a->nprefixes; i++)
-		if (rw_route_cmp(&a->prefixes[i].route, r) == 0)
+		if (memcmp(&a->prefixes[i].prefix, prefix, sizeof(*prefix)) == 0)
 			return &a->prefixes[i];
 	if (a->nprefixes == a->capprefixes) {
 		uint32_t cap = a->capprefixes ? 2 * a->capprefixes : 16;
@@ -376,7 +443,7 @@ static struct rw_act_prefix *prefix_entry(struct rw_act *a, const struct rw_rout
 		a->prefixes = p;
 		a->capprefixes = cap;
 	}
-	a->prefixes[a->nprefixes] = (struct rw_act_prefix){ .route = *r, .since_ns = now };
+	a->prefixes[a->nprefixes] = (struct rw_act_prefix){ .prefix = *prefix, .since_ns = now };
 	return &a->prefixes[a->nprefixes++];
 }
 
@@ -395,16 +462,14 @@ static void want_prefixes(struct rw_act *a, const struct rw_hhh_item *hhh, uint3
 	for (uint32_t i = 0; i < a->nprefixes; i++)
 		a->prefixes[i].heavy = false;
 	for (uint32_t i = 0; i < nhhh; i++) {
-		struct rw_route r = route_of_key(&hhh[i].prefix);
 		struct rw_act_prefix *p;
 
 		if ((double)hhh[i].residual / a->window_s < (double)b->prefix_floor)
 			continue;
-		rw_route_normalize(&r);
-		p = prefix_entry(a, &r, now);
+		p = prefix_entry(a, &hhh[i].prefix, now);
 		if (p)
 			p->heavy = true;
-		want_route(a, &r, hhh[i].residual / 2);
+		want_routes_of(a, &hhh[i].prefix, hhh[i].residual / 2);
 	}
 	for (uint32_t i = 0; i < a->nprefixes; i++) {
 		struct rw_act_prefix *p = &a->prefixes[i];
@@ -412,7 +477,7 @@ static void want_prefixes(struct rw_act *a, const struct rw_hhh_item *hhh, uint3
 		if (!p->heavy && now - p->since_ns >= b->hold_ns)
 			continue; /* light, and held long enough: let go */
 		if (!p->heavy)
-			want_route(a, &p->route, 0);
+			want_routes_of(a, &p->prefix, 0);
 		a->prefixes[kept++] = *p;
 	}
 	a->nprefixes = kept;

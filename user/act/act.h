@@ -49,7 +49,7 @@ struct rw_act_route {
 
 /* --bgp-prefixes: a heavy prefix wanted (over the floor) since `since` (the run's clock, ns). */
 struct rw_act_prefix {
-	struct rw_route route;
+	struct rw_key prefix; /* as --levels gives it */
 	uint64_t since_ns;
 	bool heavy; /* heavy and over the floor this tick */
 };

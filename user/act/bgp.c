@@ -181,6 +181,11 @@ static void describe(const struct rw_bgp *b, const struct rw_route *r, char *buf
 	const char *nh = r->family == AF_INET6 ? b->g.next_hop6 : b->g.next_hop4;
 	char prefix[64];
 
+	if (r->kind == RW_ROUTE_FLOW) { /* no next hop, no community: the rule's action */
+		rw_route_format(r, buf, len);
+		snprintf(buf + strlen(buf), len - strlen(buf), " discard");
+		return;
+	}
 	rw_route_format(r, prefix, sizeof(prefix));
 	snprintf(buf, len, "%s%s%s%s%s", prefix, nh[0] ? " nexthop " : "", nh,
 		 b->g.communities[0] ? " community " : "", b->g.communities);
@@ -225,7 +230,7 @@ static void probe(struct rw_bgp *b)
 {
 	struct rw_gobgp_argv a;
 	struct rw_capture cap;
-	char why[RW_BGP_MSG_LEN], prefix[64];
+	char why[RW_BGP_MSG_LEN], prefix[128];
 	size_t i;
 	int present = -1;
 
@@ -282,7 +287,7 @@ static void health(struct rw_bgp *b)
 static void command_failed(struct rw_bgp *b, const char *doing, const struct rw_route *r,
 			   const char *why)
 {
-	char prefix[64];
+	char prefix[128];
 
 	rw_route_format(r, prefix, sizeof(prefix));
 	failed(b, "%s %s: %s", doing, prefix, why);

@@ -82,20 +82,49 @@ static void start(const struct rw_gobgp *g, struct rw_gobgp_argv *a)
 	word(a, g->port);
 }
 
+/* "198.18.0.5/32", a route's source (or a blackhole's destination), or with dst its destination. */
+static void prefix_text(const struct rw_route *r, bool dst, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+
+	if (!inet_ntop(r->family, dst ? r->dst : r->addr, a, sizeof(a)))
+		strcpy(a, "?");
+	snprintf(buf, len, "%s/%u", a, dst ? r->dst_len : r->len);
+}
+
+/*
+ * global rib VERB -a ipv4|ipv6 PREFIX, or for a flow rule
+ * global rib -a ipv4-flowspec|ipv6-flowspec VERB match destination D source S
+ * (gobgp takes the family before the verb there); no VERB: a lookup.
+ */
 static void rib(const struct rw_gobgp *g, const char *verb, const struct rw_route *r,
 		struct rw_gobgp_argv *a)
 {
-	char prefix[INET6_ADDRSTRLEN + 8];
+	char src[INET6_ADDRSTRLEN + 8], dst[INET6_ADDRSTRLEN + 8];
 
-	rw_route_format(r, prefix, sizeof(prefix));
+	prefix_text(r, false, src, sizeof(src));
 	start(g, a);
 	word(a, "global");
 	word(a, "rib");
+	if (r->kind == RW_ROUTE_FLOW) {
+		word(a, "-a");
+		word(a, r->family == AF_INET6 ? "ipv6-flowspec" : "ipv4-flowspec");
+		if (!verb)
+			return; /* the whole table: gobgp looks up no single rule */
+		prefix_text(r, true, dst, sizeof(dst));
+		word(a, verb);
+		word(a, "match");
+		word(a, "destination");
+		word(a, dst);
+		word(a, "source");
+		word(a, src);
+		return;
+	}
 	if (verb)
 		word(a, verb);
 	word(a, "-a");
 	word(a, r->family == AF_INET6 ? "ipv6" : "ipv4");
-	word(a, prefix);
+	word(a, src);
 }
 
 void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a)
@@ -103,6 +132,12 @@ void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_
 	const char *nh = r->family == AF_INET6 ? g->next_hop6 : g->next_hop4;
 
 	rib(g, "add", r, a);
+	if (r->kind == RW_ROUTE_FLOW) {
+		/* Discard: the traffic-rate 0 action; no BLACKHOLE, no next hop. */
+		word(a, "then");
+		word(a, "discard");
+		return;
+	}
 	if (nh[0]) {
 		word(a, "nexthop");
 		word(a, nh);
@@ -257,14 +292,32 @@ int rw_gobgp_parse_peers(const char *json, struct rw_gobgp_peers *p)
 	return *s == ']' ? 0 : -EINVAL;
 }
 
+/*
+ * The key gobgp's table gives a route: its prefix, or for a flow rule
+ * "[destination: D][source: S]", each IPv6 prefix with its offset ("/0").
+ */
+static void table_key(const struct rw_route *r, char *buf, size_t len)
+{
+	char src[INET6_ADDRSTRLEN + 8], dst[INET6_ADDRSTRLEN + 8];
+	const char *off = r->family == AF_INET6 ? "/0" : "";
+
+	prefix_text(r, false, src, sizeof(src));
+	if (r->kind != RW_ROUTE_FLOW) {
+		snprintf(buf, len, "%s", src);
+		return;
+	}
+	prefix_text(r, true, dst, sizeof(dst));
+	snprintf(buf, len, "[destination: %s%s][source: %s%s]", dst, off, src, off);
+}
+
 int rw_gobgp_parse_lookup(const char *json, const struct rw_route *r)
 {
 	const char *s = skip_space(json ? json : ""), *end;
-	char prefix[INET6_ADDRSTRLEN + 8];
+	char prefix[2 * INET6_ADDRSTRLEN + 48];
 
 	if (*s != '{' || !(end = skip_value(s)))
 		return -EINVAL;
-	rw_route_format(r, prefix, sizeof(prefix));
+	table_key(r, prefix, sizeof(prefix));
 	if (find_key(s, end, "error"))
 		return -EINVAL;
 	return find_key(s, end, prefix) ? 1 : 0;

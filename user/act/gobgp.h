@@ -41,11 +41,15 @@ struct rw_gobgp_peers {
 
 /* From --bgp and its options. -EINVAL with the reason in err (an API that is not [HOST:]PORT). */
 int rw_gobgp_init(struct rw_gobgp *g, const struct rw_bgp_config *c, char *err, size_t errlen);
-/* global rib add -a ipv4|ipv6 PREFIX [nexthop ADDR] [community LIST] */
+/*
+ * global rib add -a ipv4|ipv6 PREFIX [nexthop ADDR] [community LIST]; a flow
+ * rule: global rib -a ipv4-flowspec|ipv6-flowspec add match destination D
+ * source S then discard
+ */
 void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
-/* global rib del -a ipv4|ipv6 PREFIX */
+/* global rib del -a ipv4|ipv6 PREFIX; a flow rule: ... -flowspec del match destination D source S */
 void rw_gobgp_del(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
-/* global rib -a ipv4|ipv6 PREFIX -j: whether the speaker holds it */
+/* global rib -a ipv4|ipv6 PREFIX -j, or a flow rule's whole table: whether the speaker holds it */
 void rw_gobgp_lookup(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
 /* neighbor -j */
 void rw_gobgp_neighbors(const struct rw_gobgp *g, struct rw_gobgp_argv *a);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "model/clock.h"
 
@@ -59,6 +60,48 @@ int rw_journal_load(int fd, struct rw_held_set *s)
 		prev = &key;
 	}
 	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The journal's key before flow rules: a blackhole's prefix. */
+struct rw_route_v1 {
+	uint8_t family;
+	uint8_t len;
+	uint8_t addr[16];
+};
+
+int rw_journal_upgrade(int fd)
+{
+	struct rw_route_v1 k, next;
+	struct bpf_map_info info;
+	uint32_t len = sizeof(info);
+	int nfd, err = 0;
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(struct rw_route_v1) ||
+	    info.value_size != sizeof(uint64_t))
+		return -EINVAL;
+	nfd = rw_bgp_journal_create(info.max_entries);
+	if (nfd < 0)
+		return nfd;
+	for (const void *prev = NULL; !err && !bpf_map_get_next_key(fd, prev, &next); prev = &k) {
+		struct rw_route r = { .family = next.family, .len = next.len };
+		uint64_t when;
+
+		k = next;
+		memcpy(r.addr, next.addr, sizeof(r.addr));
+		if (bpf_map_lookup_elem(fd, &next, &when))
+			continue; /* gone meanwhile */
+		err = rw_journal_put(nfd, &r, when);
+	}
+	if (!err && errno != ENOENT)
+		err = -errno;
+	if (err) {
+		close(nfd);
+		return err;
+	}
+	return nfd;
 }
 
 size_t rw_journal_count(int fd)

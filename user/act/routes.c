@@ -2,6 +2,7 @@
 #include "act/routes.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -12,7 +13,14 @@ int rw_route_cmp(const struct rw_route *a, const struct rw_route *b)
 		return a->family < b->family ? -1 : 1;
 	if (a->len != b->len)
 		return a->len < b->len ? -1 : 1;
-	return memcmp(a->addr, b->addr, sizeof(a->addr));
+	/* The rest byte by byte: normalized routes have nothing unset in them. */
+	return memcmp(a->addr, b->addr, sizeof(*a) - offsetof(struct rw_route, addr));
+}
+
+static void clear_host_bits(uint8_t *addr, unsigned int len)
+{
+	for (unsigned int bit = len; bit < 128; bit++)
+		addr[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
 }
 
 bool rw_route_normalize(struct rw_route *r)
@@ -21,9 +29,20 @@ bool rw_route_normalize(struct rw_route *r)
 
 	if (!max || r->len > max)
 		return false;
-	for (unsigned int bit = r->len; bit < 128; bit++)
-		r->addr[bit / 8] &= (uint8_t)~(0x80u >> (bit % 8));
-	return true;
+	clear_host_bits(r->addr, r->len);
+	switch (r->kind) {
+	case RW_ROUTE_BLACKHOLE:
+		memset(r->dst, 0, sizeof(r->dst));
+		r->dst_len = 0;
+		return true;
+	case RW_ROUTE_FLOW:
+		if (r->dst_len > max)
+			return false;
+		clear_host_bits(r->dst, r->dst_len);
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Where r is, or would go: the first element not below it. */

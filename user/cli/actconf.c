@@ -105,11 +105,22 @@ int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen)
 
 void rw_route_format(const struct rw_route *r, char *buf, size_t len)
 {
-	char a[INET6_ADDRSTRLEN];
+	char a[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
 
 	if (!inet_ntop(r->family, r->addr, a, sizeof(a)))
 		strcpy(a, "?");
-	snprintf(buf, len, "%s/%u", a, r->len);
+	if (r->kind != RW_ROUTE_FLOW) {
+		snprintf(buf, len, "%s/%u", a, r->len);
+		return;
+	}
+	if (!inet_ntop(r->family, r->dst, d, sizeof(d)))
+		strcpy(d, "?");
+	snprintf(buf, len, "flow %s/%u > %s/%u", a, r->len, d, r->dst_len);
+}
+
+bool rw_route_within(const struct rw_route *p, const struct rw_route *in)
+{
+	return p->len >= in->len && rw_route_overlaps(p, in);
 }
 
 bool rw_route_overlaps(const struct rw_route *a, const struct rw_route *b)
@@ -212,4 +223,26 @@ int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t err
 {
 	b->nnever = 0;
 	return each_item(s, "bgp-never", one_never, b, err, errlen);
+}
+
+static int one_own(const char *w, void *arg, char *err, size_t errlen)
+{
+	struct rw_bgp_config *b = arg;
+	char why[160];
+
+	if (b->nown == RW_BGP_OWN_MAX)
+		return fail(err, errlen, "--bgp-own: at most %d prefixes", RW_BGP_OWN_MAX);
+	if (rw_route_parse(w, &b->own[b->nown], why, sizeof(why)))
+		return fail(err, errlen, "--bgp-own: %s", why);
+	if (b->own[b->nown].len == 0)
+		return fail(err, errlen, "--bgp-own: '%s' is every address: give the prefixes that "
+			    "are yours", w);
+	b->nown++;
+	return 0;
+}
+
+int rw_parse_own(const char *s, struct rw_bgp_config *b, char *err, size_t errlen)
+{
+	b->nown = 0;
+	return each_item(s, "bgp-own", one_own, b, err, errlen);
 }

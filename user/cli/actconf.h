@@ -16,6 +16,7 @@
 #define RW_CMD_WORDS 32        /* and its words */
 #define RW_BGP_COMMUNITIES 8
 #define RW_BGP_NEVER_MAX 64
+#define RW_BGP_OWN_MAX 16
 #define RW_BGP_MAX_ROUTES 100000 /* --bgp-max's ceiling */
 
 /* --on-event-kinds: a bit per enum rw_event_type. */
@@ -30,11 +31,26 @@ struct rw_hook_config {
 	uint32_t rate;            /* commands started a second, at most */
 };
 
-/* A prefix as BGP carries it. */
+/*
+ * What a route asks of the upstream: drop everything to a destination of
+ * ours (RTBH: BLACKHOLE, RFC 7999), or discard one source's traffic to
+ * destinations of ours (a FlowSpec rule, RFC 8955 and 8956).
+ */
+enum rw_route_kind { RW_ROUTE_BLACKHOLE = 0, RW_ROUTE_FLOW = 1 };
+
+/*
+ * A route as BGP carries it. A blackhole: the destination prefix addr/len,
+ * inside --bgp-own. A flow rule: all traffic from the source prefix
+ * addr/len to the destination prefix dst/dst_len (inside --bgp-own). The
+ * prefixes of --bgp-never and --bgp-own are blackhole-shaped, the rest zero.
+ */
 struct rw_route {
 	uint8_t family; /* AF_INET, AF_INET6 */
 	uint8_t len;
 	uint8_t addr[16]; /* host bits zero */
+	uint8_t kind;     /* enum rw_route_kind */
+	uint8_t dst_len;  /* a flow rule's destination */
+	uint8_t dst[16];
 };
 
 struct rw_bgp_config {
@@ -45,6 +61,8 @@ struct rw_bgp_config {
 	uint32_t ncommunities;
 	struct rw_route never[RW_BGP_NEVER_MAX]; /* --bgp-never */
 	uint32_t nnever;
+	struct rw_route own[RW_BGP_OWN_MAX]; /* --bgp-own: the only destinations routes name */
+	uint32_t nown;
 	uint32_t max;             /* routes announced at once, at most */
 	bool prefixes;            /* --bgp-prefixes: heavy prefixes (--levels) too */
 	uint64_t prefix_floor;    /* --bgp-prefix-floor: a heavy prefix is announced from this pps on */
@@ -68,15 +86,19 @@ int rw_split_words(const char *s, char *buf, char **argv, int max, char *err, si
 struct rw_route rw_route_of_key(const struct rw_key *key, unsigned int len);
 /* "198.18.0.0/15" or an address alone (its host route), as rules take them. -EINVAL, reason in err. */
 int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen);
-/* "198.18.0.0/15". */
+/* "198.18.0.0/15"; a flow rule "flow 198.18.0.5/32 > 203.0.113.0/24". */
 void rw_route_format(const struct rw_route *r, char *buf, size_t len);
-/* Whether a and b share an address (one holds the other). */
+/* Whether the prefixes (addr/len) of a and b share an address (one holds the other). */
 bool rw_route_overlaps(const struct rw_route *a, const struct rw_route *b);
+/* Whether prefix p (addr/len) lies whole inside prefix in. */
+bool rw_route_within(const struct rw_route *p, const struct rw_route *in);
 /* "65535:666,64512:1" into communities. -EINVAL, reason in err. */
 int rw_parse_communities(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
 /* "192.0.2.1", "2001:db8::1" or both, comma-separated. -EINVAL, reason in err. */
 int rw_parse_next_hops(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
 /* "198.51.100.0/24,2001:db8:1::/48": more prefixes never announced. -EINVAL, reason in err. */
 int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
+/* "203.0.113.0/24,2001:db8:1::/48": --bgp-own. -EINVAL, reason in err. */
+int rw_parse_own(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
 
 #endif

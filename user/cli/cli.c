@@ -141,6 +141,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 	if (cfg->bgp.prefixes && !cfg->levels.n[0] && !cfg->levels.n[1])
 		return fail(err, errlen, "--bgp-prefixes announces the heavy prefixes of --levels: "
 			    "give --levels too");
+	if (cfg->bgp.api[0] && !cfg->bgp.nown)
+		return fail(err, errlen, "--bgp needs --bgp-own CIDR[,CIDR]: your prefixes, the only "
+			    "destinations its routes may name");
 	if (cfg->bgp.api[0] && !cfg->ban_ns && !cfg->bgp.prefixes)
 		return fail(err, errlen, "--bgp announces banned keys: give --ban DURATION (or "
 			    "--bgp-prefixes with --levels)");

@@ -181,6 +181,13 @@ static int parse_bgp_never(const struct rw_opt *o, const char *arg, struct rw_cl
 	return rw_parse_never(arg, &a->cfg.bgp, err, errlen);
 }
 
+static int parse_bgp_own(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			 char *err, size_t errlen)
+{
+	(void)o;
+	return rw_parse_own(arg, &a->cfg.bgp, err, errlen);
+}
+
 const char *const rw_sort_names[] = { "pps", "bps", "drops", NULL };         /* enum rw_sort */
 static const char *const mode_names[] = { "auto", "native", "generic", NULL }; /* enum rw_xdp_mode */
 static const char *const clock_names[] = { "auto", "precise", "coarse", NULL }; /* enum rw_clock */
@@ -303,21 +310,27 @@ const struct rw_opt rw_options[] = {
 	  .help = "commands started a second, at most; events beyond it are counted, not run" },
 	{ "bgp", 0, RW_OPT_CUSTOM, CFG(bgp.api), .parse = parse_bgp, .arg = "[HOST:]PORT",
 	  .flags = KEY,
-	  .help = "announce a blackhole route for each banned key through the GoBGP daemon "
-		  "whose API listens here (gobgpd --api-hosts; host default 127.0.0.1), and "
-		  "withdraw it when the ban ends" },
+	  .help = "for each banned key, through the GoBGP daemon whose API listens here "
+		  "(gobgpd --api-hosts; host default 127.0.0.1): a FlowSpec rule that discards a "
+		  "source's traffic to --bgp-own, or for a destination of --bgp-own a blackhole "
+		  "route (the victim is given up to save the link); withdrawn when the ban ends" },
+	{ "bgp-own", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_own, .arg = "CIDR[,CIDR]",
+	  .flags = KEY,
+	  .help = "your prefixes (needed by --bgp): every route names a destination inside "
+		  "them, none another's" },
 	{ "bgp-command", 0, RW_OPT_PATH, CFG(bgp.command), .def = "gobgp", .arg = "PATH",
 	  .flags = KEY, .help = "GoBGP's client, that --bgp drives" },
 	{ "bgp-next-hop", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_next_hop,
 	  .arg = "ADDR[,ADDR6]", .flags = KEY,
 	  .help = "next hop of the routes (default: the speaker's own address)" },
 	{ "bgp-community", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_community,
-	  .def = "65535:666", .arg = "ASN:VALUE[,...]", .flags = KEY,
-	  .help = "communities of the routes (65535:666 is BLACKHOLE, RFC 7999)" },
+	  .def = "65535:666,65535:65281", .arg = "ASN:VALUE[,...]", .flags = KEY,
+	  .help = "communities of the blackhole routes (BLACKHOLE, RFC 7999, and NO_EXPORT: "
+		  "not beyond the upstream)" },
 	{ "bgp-never", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_never,
 	  .arg = "CIDR[,CIDR]", .flags = KEY,
-	  .help = "never announce these (your own prefixes); the addresses of the interfaces and "
-		  "of allow rules never are either" },
+	  .help = "never a blackhole of, nor a flow rule from, an address in these; nor of the "
+		  "interfaces' addresses, nor of allow rules' prefixes" },
 	{ "bgp-max", 0, RW_OPT_COUNT, CFG(bgp.max), .min = 1, .max = RW_BGP_MAX_ROUTES,
 	  .def = "1000", .arg = "N", .flags = KEY,
 	  .help = "routes announced at once, at most; the ones beyond are counted and said" },

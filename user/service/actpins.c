@@ -35,6 +35,38 @@ static void unpin(const char *dir, const char *what)
 		unlink(path);
 }
 
+/*
+ * The instance's pinned journal: its fd, -ENOENT when it has none, or
+ * -errno. One an earlier ratewall pinned before flow rules is upgraded in
+ * place (the new map pinned beside it, then renamed over it: its routes are
+ * never unpinned).
+ */
+static int open_journal(const char *dir)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	int fd = rw_pin_open(dir, JOURNAL_PIN), nfd, e;
+
+	if (fd < 0 || is_journal(fd))
+		return fd;
+	nfd = rw_journal_upgrade(fd);
+	close(fd);
+	if (nfd < 0)
+		return nfd;
+	/* bpffs takes no '.' in a name. */
+	e = rw_pin_fd(dir, nfd, JOURNAL_PIN "_new");
+	if (!e && (rw_pin_path(path, sizeof(path), dir, JOURNAL_PIN) ||
+		   rw_pin_path(tmp, sizeof(tmp), dir, JOURNAL_PIN "_new")))
+		e = -ENAMETOOLONG;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e) {
+		unpin(dir, JOURNAL_PIN "_new");
+		close(nfd);
+		return e;
+	}
+	return nfd;
+}
+
 int rw_act_pins_read(const char *dir, struct rw_act_record *r)
 {
 	int fd = rw_pin_open_ro(dir, ACT_PIN), e;
@@ -46,15 +78,19 @@ int rw_act_pins_read(const char *dir, struct rw_act_record *r)
 	return e;
 }
 
-/* Routes the instance in dir still holds in its pinned journal (0: none, or no journal). */
-static size_t journal_routes(const char *dir)
+/*
+ * Routes the instance in dir still holds in its pinned journal: 0 when none
+ * (or no journal), -errno when a journal is pinned that cannot be read (it
+ * may hold some).
+ */
+static long journal_routes(const char *dir)
 {
-	int fd = rw_pin_open(dir, JOURNAL_PIN);
-	size_t n;
+	int fd = open_journal(dir);
+	long n;
 
 	if (fd < 0)
-		return 0;
-	n = is_journal(fd) ? rw_journal_count(fd) : 0;
+		return fd == -ENOENT ? 0 : fd;
+	n = (long)rw_journal_count(fd);
 	close(fd);
 	return n;
 }
@@ -62,16 +98,16 @@ static size_t journal_routes(const char *dir)
 long rw_act_pins_remove(const char *dir)
 {
 	static const char *const keep[] = { JOURNAL_PIN, ACT_PIN, NULL };
-	size_t n = journal_routes(dir);
+	long n = journal_routes(dir);
 	int e = rw_instance_remove_keeping(dir, n ? keep : NULL);
 
-	return e ? e : (long)n;
+	return e ? e : n;
 }
 
 int rw_act_pins_withdraw(const char *dir, size_t *n, char *err, size_t errlen)
 {
 	struct rw_act_record r;
-	int fd = rw_pin_open(dir, JOURNAL_PIN), e;
+	int fd = open_journal(dir), e;
 
 	*n = 0;
 	if (fd == -ENOENT)
@@ -108,12 +144,10 @@ static void withdraw_former(struct rw_session *s, char *err, size_t errlen)
 /* The journal an earlier loader pinned, else a new one pinned: its fd, or -errno. */
 static int journal(struct rw_session *s)
 {
-	int fd = rw_pin_open(s->inst.dir, JOURNAL_PIN), e;
+	int fd = open_journal(s->inst.dir), e;
 
-	if (fd >= 0 && is_journal(fd))
-		return fd;
 	if (fd >= 0)
-		close(fd);
+		return fd;
 	fd = rw_bgp_journal_create(RW_BGP_MAX_ROUTES);
 	if (fd < 0)
 		return fd;
@@ -141,10 +175,10 @@ int rw_persist_act_start(struct rw_session *s, char *err, size_t errlen)
 	if (!cfg->hook.command[0] && !cfg->bgp.api[0]) {
 		/*
 		 * A record no loader updates would show a former run's counts as now;
-		 * but while a journal the withdrawal above left holds routes, it is
+		 * but while a journal the withdrawal above left may hold routes, it is
 		 * what names their speaker.
 		 */
-		if (!journal_routes(s->inst.dir))
+		if (journal_routes(s->inst.dir) == 0)
 			unpin(s->inst.dir, ACT_PIN);
 		return 0;
 	}

@@ -30,10 +30,11 @@ void rw_persist_act(struct rw_session *s);
 int rw_act_pins_withdraw(const char *dir, size_t *n, char *err, size_t errlen);
 /*
  * Removes the instance in dir (rw_instance_remove), all but a journal that
- * still holds routes and the record that names their speaker: a route
- * nothing remembers would stay announced for good. The routes kept (0: the
- * instance is gone whole), or -errno. `ratewall stop` and a later `run
- * --persist` of the name withdraw them, or adopt them.
+ * still holds routes (or cannot be read) and the record that names their
+ * speaker: a route nothing remembers would stay announced for good. The
+ * routes kept (0: the instance is gone whole), or -errno (a journal that
+ * cannot be read is kept too). `ratewall stop` and a later `run --persist`
+ * of the name withdraw them, or adopt them.
  */
 long rw_act_pins_remove(const char *dir);
 /* `ratewall status`: the record of the instance in dir; -ENOENT when it has none. */

@@ -6,8 +6,9 @@
 # what BIRD's table holds (`birdc show route all`) is what is checked.
 #  (a) no session yet (BIRD not started): said; a flood is still limited, and
 #      its route is announced to BIRD once the session comes up
-#  (b) a banned source is in BIRD's table as its /32 with community
-#      65535:666 within 2 s of the ban, and gone within 2 s of its end
+#  (b) a banned source is in BIRD's flow4 table as a FlowSpec rule that
+#      discards its /32's traffic to --bgp-own within 2 s of the ban, and
+#      gone within 2 s of its end
 #  (c) a source in --bgp-never and one under an allow rule, flooded over
 #      their limit too, are never announced; a run that ends withdraws all
 #  (d) --levels v4:32,24 --bgp-prefixes: a /24 flood of sources each under
@@ -21,6 +22,9 @@
 #      (empty): the route is announced again
 #  (g) `ratewall stop` leaves BIRD's table empty
 #  (h) --dry-run with --ban and --bgp: banned, said, nothing announced
+#  (j) only destinations of --bgp-own: a victim inside it blackholed (--key
+#      dst, BLACKHOLE and NO_EXPORT), one outside never; an IPv6 source's
+#      flow6 rule; never a source blackholed
 #  (i) `ratewall stop` withdraws 60 routes through a slow client (no budget
 #      of time); with the speaker down it detaches, fails and keeps the
 #      journal pinned; a start of the name takes them over, and a stop
@@ -30,7 +34,9 @@ set -u
 
 PORT=50051 # gobgpd's API, on 127.0.0.1 of the receiver's namespace
 PIN_DIR=/sys/fs/bpf/rwtest$$
-BLACKHOLE="(65535,666)"
+OWN=198.19.255.128/25 # --bgp-own: the generator's destination (198.19.255.254) is in it
+OWN6=2001:db8:ffff::/64
+RTBH="(65535,666) (65535,65281)" # a blackhole's communities: BLACKHOLE, NO_EXPORT
 
 for tool in gobgpd gobgp bird birdc; do
 	command -v "$tool" >/dev/null || { fail "$tool is installed (make deps)"; finish; exit 1; }
@@ -71,10 +77,18 @@ cat >"$WORK/gobgpd.toml" <<EOF
   [[neighbors.afi-safis]]
     [neighbors.afi-safis.config]
       afi-safi-name = "ipv4-unicast"
+  [[neighbors.afi-safis]]
+    [neighbors.afi-safis.config]
+      afi-safi-name = "ipv4-flowspec"
+  [[neighbors.afi-safis]]
+    [neighbors.afi-safis.config]
+      afi-safi-name = "ipv6-flowspec"
 EOF
 cat >"$WORK/bird.conf" <<EOF
 router id 198.19.255.2;
 protocol device {}
+flow4 table flows4;
+flow6 table flows6;
 protocol bgp rw {
 	local 198.19.255.2 as 64513;
 	neighbor 198.19.255.1 as 64512;
@@ -83,6 +97,8 @@ protocol bgp rw {
 	error wait time 1, 2;
 	hold time 9;
 	ipv4 { import all; export none; };
+	flow4 { table flows4; import all; export none; };
+	flow6 { table flows6; import all; export none; };
 }
 EOF
 printf '198.18.10.0/24 allow\n' >"$WORK/rules"
@@ -97,12 +113,18 @@ start_gobgpd() {
 }
 start_bird() { ip netns exec "$PEER_NS" bird -c "$WORK/bird.conf" -s "$WORK/bird.ctl" -P "$WORK/bird.pid"; }
 established() { gobgp_ neighbor 2>/dev/null | grep -q Establ; }
-# bird_routes: "PREFIX COMMUNITIES" for each route in BIRD's table.
+# bird_routes: each route in BIRD's tables, a line each: "PREFIX COMMUNITIES"
+# for a unicast route, "flow SOURCE > DESTINATION ACTION" for a FlowSpec rule
+# (discard: the traffic-rate 0 extended community).
 bird_routes() {
 	birdc -s "$WORK/bird.ctl" show route all 2>/dev/null |
-		awk '/^[0-9a-f.:]+\/[0-9]+ / { if (p) print p, c; p = $1; c = "-" }
+		awk 'function out() { if (p) print p, c; p = "" }
+		     /^[0-9a-f.:]+\/[0-9]+ / { out(); p = $1; c = "-" }
+		     /^flow[46] \{/ { out(); match($0, /dst [^;]*/); d = substr($0, RSTART + 4, RLENGTH - 4)
+			match($0, /src [^;]*/); p = "flow " substr($0, RSTART + 4, RLENGTH - 4) " > " d; c = "-" }
 		     /BGP.community:/ { sub(/.*BGP.community: */, ""); c = $0 }
-		     END { if (p) print p, c }'
+		     /BGP.ext_community: \(generic, 0x80060000, 0x0\)/ { c = "discard" }
+		     END { out() }'
 }
 # when_ SECONDS CMD...: polls CMD every 50 ms for up to SECONDS; prints when it first held
 # (epoch seconds), fails if it never did. until_: the same, silent.
@@ -117,9 +139,15 @@ when_() {
 	return 1
 }
 until_() { when_ "$@" >/dev/null; }
-announced() { bird_routes | grep -qxF "$1 $BLACKHOLE"; }
-absent() { ! bird_routes | grep -q "^$1 "; }
+# announced SOURCE: the rule that discards its traffic to --bgp-own; absent PREFIX: no route from or to it.
+announced() { bird_routes | grep -qxF "flow $1 > $OWN discard"; }
+absent() { ! bird_routes | awk -v p="$1" '$1 == p || ($1 == "flow" && ($2 == p || $4 == p)) { f = 1 } END { exit !f }'; }
 bird_empty() { [ -z "$(bird_routes)" ]; }
+speaker_empty() {
+	for family in ipv4 ipv6 ipv4-flowspec ipv6-flowspec; do
+		[ "$(gobgp_ global rib -a "$family" -j)" = '{}' ] || return 1
+	done
+}
 said() { grep -qF "$2" "$1.err"; }
 # event_time FILE KEY TYPE FIELD: that field (ts, until) of KEY's first TYPE event (awk:
 # a Python start takes a second on a loaded machine, and (e) is timed).
@@ -130,7 +158,7 @@ event_time() {
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 start_gobgpd || { fail "gobgpd starts"; finish; exit 1; }
-RUN="--pps 100 --bgp 127.0.0.1:$PORT --interval 100ms"
+RUN="--pps 100 --bgp 127.0.0.1:$PORT --interval 100ms --bgp-own $OWN,$OWN6"
 
 # (a) no BGP session: BIRD is not started yet
 nft_observe x ip saddr 198.18.0.6
@@ -141,7 +169,7 @@ check "(a) no session said" until_ 3 said "$WORK/a" \
 	"bgp: the speaker answers but no BGP session is established (198.19.255.2: Active)"
 gen --src 198.18.0.6 --rate 1000 --duration 1s >/dev/null
 check "(a) the speaker took the route of a source banned meanwhile" \
-	until_ 1 eval "gobgp_ global rib -a ipv4 198.18.0.6/32 | grep -q 198.18.0.6/32"
+	until_ 1 eval "gobgp_ global rib -a ipv4-flowspec | grep -qF 'source: 198.18.0.6/32'"
 sleep 0.5
 x=$(nft_count x)
 echo "     (a) no session: the source passed $x of 1000 packets (limit 100 pps)"
@@ -172,7 +200,7 @@ until=$(event_time "$WORK/a.events" 198.18.0.5 banned until)
 gone=$(when_ 8 absent 198.18.0.5/32)
 echo "     (b) banned at $banned until $until; in BIRD's table at ${seen:-never}, gone at ${gone:-never}:" \
 	"announced $(elapsed "$banned" "${seen:-0}") s after the ban, withdrawn $(elapsed "$until" "${gone:-0}") s after its end"
-check "(b) the banned source's /32 with 65535:666 in BIRD's table within 2 s of the ban" \
+check "(b) the banned source's rule (its /32 to --bgp-own, discard) in BIRD's table within 2 s of the ban" \
 	at_most "$(elapsed "$banned" "${seen:-999999999999}")" 2
 check "(b) ... gone within 2 s of the ban's end" at_most "$(elapsed "$until" "${gone:-999999999999}")" 2
 check "(c) the --bgp-never source was banned" test -n "$(event_time "$WORK/a.events" 198.18.9.9 banned ts)"
@@ -198,8 +226,8 @@ t0=$(date +%s.%N)
 seen=$(when_ 3 announced 198.18.7.0/24)
 [ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.heavy"
 echo "     (d) 100 sources of 198.18.7.0/24 at 50 pps each: the /24 in BIRD's table $(elapsed "$t0" "${seen:-0}") s after the flood began"
-check "(d) the /24 is announced with 65535:666" test -n "$seen"
-check "(d) ... and not one source of it" eval "! bird_routes | grep -q '^198\.18\.7\..*/32'"
+check "(d) the /24 is announced: a rule that discards its traffic to --bgp-own" test -n "$seen"
+check "(d) ... and not one source of it" eval "! bird_routes | grep -q '^flow 198\.18\.7\..*/32'"
 wait $G1 $G2 $G3 $G4
 heavy_never=$(event_time "$WORK/p.events" 198.18.9.0/24 heavy ts)
 heavy_allowed=$(event_time "$WORK/p.events" 198.18.10.0/24 heavy ts)
@@ -231,7 +259,7 @@ check "(e) the first ban ended while no loader ran, the second is on" \
 t0=$(date +%s.%N)
 # shellcheck disable=SC2086
 start_persist "$WORK/p2" $PINNED || fail "(e) the pinned ratewall restarts"
-only_b() { [ "$(bird_routes)" = "198.18.0.2/32 $BLACKHOLE" ]; }
+only_b() { [ "$(bird_routes)" = "flow 198.18.0.2/32 > $OWN discard" ]; }
 seen=$(when_ 3 only_b)
 echo "     (e) restarted: BIRD's table is the one banned source's $(elapsed "$t0" "${seen:-0}") s after the restart"
 check "(e) after the restart exactly the still-banned route is announced" test -n "$seen"
@@ -285,7 +313,7 @@ echo "     (f) its return said: $(grep -oE 'bgp: (the speaker at [^ ]* (is back|
 in_rcv "$RW" stop --all --pin-dir "$PIN_DIR" >"$WORK/stop.out" 2>&1
 check "(g) ratewall stop says it withdrew the routes" grep -q "withdrew its 1 BGP routes" "$WORK/stop.out"
 check "(g) BIRD's table is empty after ratewall stop" until_ 2 bird_empty
-check "(g) ... and so is the speaker's" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
+check "(g) ... and so is the speaker's" speaker_empty
 wait "$G1" # (f)'s flood, bounded: it would be banned again in (i)
 
 # (h) --dry-run with --ban and --bgp: the source is banned (counted as the
@@ -295,10 +323,36 @@ start_ratewall "$WORK/h" $RUN --ban 4s --dry-run --events "$WORK/h.events" || fa
 gen --src 198.18.0.8 --rate 1000 --duration 1s >/dev/null
 check "(h) --dry-run: the source is banned (its event)" \
 	until_ 2 eval "test -n \"\$(event_time '$WORK/h.events' 198.18.0.8 banned ts)\""
-check "(h) ... said what it would announce" until_ 2 said "$WORK/h" "bgp: would announce 198.18.0.8/32"
-check "(h) ... and the speaker holds nothing while it runs" eval "[ \"\$(gobgp_ global rib -a ipv4 -j)\" = '{}' ]"
+check "(h) ... said what it would announce" until_ 2 said "$WORK/h" "bgp: would announce flow 198.18.0.8/32 > $OWN discard"
+check "(h) ... and the speaker holds nothing while it runs" speaker_empty
 stop_ratewall INT
 check "(h) ... nor BIRD, ever" eval "! grep -q '^198.18.0.8/' '$WORK/bird.seen'"
+
+# (j) Only destinations of --bgp-own: under --key dst, a victim inside it
+# flooded over its limit is blackholed (its /32, BLACKHOLE and NO_EXPORT),
+# one outside it is banned and never announced; an IPv6 source's ban is a
+# flow6 rule from its /64 to the IPv6 prefix of --bgp-own. No source is
+# ever blackholed.
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/j" $RUN --key dst --ban 4s --events "$WORK/j.events" || fail "(j) ratewall starts"
+gen --src 198.18.30.1 --sources 50 --dst 198.19.255.200 --rate 1000 --duration 1s >/dev/null &
+G1=$!
+gen --src 198.18.31.1 --sources 50 --dst 198.19.254.9 --rate 1000 --duration 1s >/dev/null
+wait "$G1"
+check "(j) the victim inside --bgp-own: its /32 blackholed, BLACKHOLE and NO_EXPORT" \
+	until_ 3 eval "bird_routes | grep -qxF '198.19.255.200/32 $RTBH'"
+check "(j) the victim outside --bgp-own was banned" \
+	test -n "$(event_time "$WORK/j.events" 198.19.254.9 banned ts)"
+check "(j) ... and is in no route" eval "! bird_routes | grep -qF '198.19.254.'"
+stop_ratewall INT
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/j6" $RUN --ban 4s || fail "(j) ratewall starts again"
+gen --ipv6 --src 2001:db8:30::1 --rate 1000 --duration 1s >/dev/null
+check "(j) an IPv6 source's ban: a flow6 rule from its /64 to $OWN6, discard" \
+	until_ 3 eval "bird_routes | grep -qxF 'flow 2001:db8:30::/64 > $OWN6 discard'"
+stop_ratewall INT
+check "(j) no source was ever blackholed (BIRD's unicast routes, sampled every 100 ms)" \
+	eval "! grep -qE '^(198\.18\.|2001:db8:30:)' '$WORK/bird.seen'"
 
 # (i) `ratewall stop` withdraws every route however long it takes: 60 bans of
 # a pinned instance whose loader was killed, through a client slowed to some
@@ -311,7 +365,7 @@ case " $* " in *" del "*) sleep 0.1 ;; esac
 exec gobgp "$@"
 EOF
 chmod +x "$WORK/slow_gobgp"
-count_of() { bird_routes | grep -c "^$1"; }
+count_of() { bird_routes | grep -c "^flow $1"; }
 holds_n() { [ "$(count_of "$1")" -eq "$2" ]; } # holds_n PREFIX_START N: BIRD holds N such routes
 # shellcheck disable=SC2086 # RUN is words
 start_persist "$WORK/i" "$TB_RX" $RUN --ban 60s --bgp-command "$WORK/slow_gobgp" --name rwbgpi ||
@@ -355,7 +409,7 @@ check "(i) once it answers, a stop withdraws them (exit 0) and nothing stays pin
 kill "$SAMPLER" 2>/dev/null
 wait "$SAMPLER" 2>/dev/null
 check "(c, d) BIRD's table never held a --bgp-never prefix, an allowed one nor one under the floor ($(wc -l <"$WORK/bird.seen") rows seen)" \
-	eval "! grep -qE '^198\.18\.(8|9|10)\.' '$WORK/bird.seen'"
+	eval "! grep -qE '^(flow )?198\.18\.(8|9|10)\.' '$WORK/bird.seen'"
 check "(c, d) ... nor did the speaker's, ever (its log of ratewall's commands)" \
-	eval "! grep -qE 'announced 198\.18\.(8|9|10)\.' '$WORK'/*.err"
+	eval "! grep -qE 'announced (flow )?198\.18\.(8|9|10)\.' '$WORK'/*.err"
 finish

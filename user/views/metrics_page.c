@@ -150,7 +150,7 @@ static void act_metrics(FILE *out, const struct rw_act_counts *c)
 		     "The speaker's BGP sessions established.");
 		fprintf(out, "ratewall_bgp_sessions_established %u\n", b->established);
 		head(out, "ratewall_bgp_routes_announced", "gauge",
-		     "Blackhole routes the speaker holds from ratewall now.");
+		     "Routes (flow rules and blackholes) the speaker holds from ratewall now.");
 		fprintf(out, "ratewall_bgp_routes_announced %u\n", b->announced);
 		head(out, "ratewall_bgp_routes_over_max", "gauge",
 		     "Routes wanted beyond --bgp-max, not announced.");

@@ -216,7 +216,8 @@ static void test_hook_exit_status(void)
 
 	if (!h)
 		return;
-	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "2001:db8::1", "{}"));
+	/* limited: an event of no pair (an end alone would not run: its start did not). */
+	CHECK(rw_hook_offer(h, RW_EV_LIMITED, "2001:db8::1", "{}"));
 	CHECK(wait_idle(h, 5));
 	rw_hook_counts(h, &n);
 	CHECK_EQ(n.started, 1);
@@ -225,7 +226,7 @@ static void test_hook_exit_status(void)
 	CHECK_EQ(n.last_status, 3);
 	CHECK_EQ(rw_hook_results(h, &r, 1), 1);
 	CHECK_EQ(r.status, 3);
-	CHECK_EQ(r.type, RW_EV_UNBANNED);
+	CHECK_EQ(r.type, RW_EV_LIMITED);
 	CHECK(!r.timed_out);
 	CHECK_EQ(r.start_errno, 0);
 	rw_hook_stop(h, 0);
@@ -353,6 +354,77 @@ static void test_hook_rate(void)
 	CHECK_EQ(n.started + n.dropped, 100);
 	CHECK_EQ(n.started, n.ok + n.failed + n.timed_out);
 	CHECK_EQ(n.ok, taken);
+	rw_hook_stop(h, 0);
+}
+
+/*
+ * Ends and their starts: a rate of 1 a second lets banned A run and drops
+ * banned B; unbanned B is not run either (its start was not), unbanned A
+ * is, over the rate (its start ran). With one command at a time held up by
+ * A's, banned C waits in the queue, and unbanned C takes it out: neither runs.
+ */
+static void test_hook_ends_follow_their_starts(void)
+{
+	char body[160];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	/* Each command logs its stdin; the first (A's banned) holds on until "go" exists. */
+	snprintf(body, sizeof(body), "cat >>%s\nwhile [ ! -e %s ]; do sleep 0.01; done", in_dir("seen"),
+		 in_dir("go"));
+	c = config(script("pairs", body), 10000, 1, 1);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.0.1", "{\"e\": \"banned A\"}"));
+	CHECK(!rw_hook_offer(h, RW_EV_BANNED, "198.18.0.2", "{\"e\": \"banned B\"}")); /* over the rate */
+	for (double end = now_s() + 5; now_s() < end && lines(in_dir("seen")) < 1;)
+		sleep_ms(2);
+	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.0.2", "{\"e\": \"unbanned B\"}"));
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.0.1", "{\"e\": \"unbanned A\"}"));
+	sleep_ms(1100); /* a token for C */
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.0.3", "{\"e\": \"banned C\"}"));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, 2); /* unbanned A, banned C, behind A's command */
+	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.0.3", "{\"e\": \"unbanned C\"}"));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, 1);
+	CHECK_EQ(fclose(fopen(in_dir("go"), "w")), 0);
+	CHECK(wait_idle(h, 5));
+	CHECK_STR(slurp(in_dir("seen")), "{\"e\": \"banned A\"}\n{\"e\": \"unbanned A\"}\n");
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.started, 2);
+	CHECK_EQ(n.dropped, 4); /* banned B, unbanned B, banned C, unbanned C */
+	rw_hook_stop(h, 0);
+}
+
+/* An owed end finds room in a full queue: the newest queued start gives up its place. */
+static void test_hook_owed_end_in_a_full_queue(void)
+{
+	char body[128], key[32];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	snprintf(body, sizeof(body), "touch %s\nexec sleep 30", in_dir("blocking2"));
+	c = config(script("block2", body), 30000, 1, 10000);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.1.0", "{}"));
+	for (double end = now_s() + 5; now_s() < end && access(in_dir("blocking2"), F_OK);)
+		sleep_ms(2);
+	for (unsigned int i = 1; i <= RW_HOOK_QUEUE; i++) {
+		snprintf(key, sizeof(key), "198.18.2.%u", i);
+		CHECK(rw_hook_offer(h, RW_EV_BANNED, key, "{}"));
+	}
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.1.0", "{}"));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, RW_HOOK_QUEUE);
+	CHECK_EQ(n.dropped, 1); /* the newest start, 198.18.2.256 */
+	/* Its end is then not run: its start never was. */
+	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.2.256", "{}"));
 	rw_hook_stop(h, 0);
 }
 
@@ -575,6 +647,8 @@ void run_hook_tests(void)
 	RUN(test_hook_leftovers_killed_at_exit);
 	RUN(test_hook_missing_command);
 	RUN(test_hook_rate);
+	RUN(test_hook_ends_follow_their_starts);
+	RUN(test_hook_owed_end_in_a_full_queue);
 	RUN(test_hook_queue_bounded);
 	RUN(test_hook_results_bounded);
 	RUN(test_hook_running_bound);

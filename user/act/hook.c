@@ -41,8 +41,22 @@ _Static_assert(RW_HOOK_JSON_MAX <= PIPE_BUF, "an event must fit a pipe whole");
 struct hook_event {
 	uint32_t type;
 	uint32_t len; /* of json, its newline included */
+	uint64_t pair; /* a start's or an end's pair_hash; 0 for an event of neither */
 	char key[RW_KEY_STRLEN];
 	char json[RW_HOOK_JSON_MAX];
+};
+
+/*
+ * The starts (banned, heavy) whose end (unbanned, light) a command is owed:
+ * each start queued is in this set until its end comes, so that an end is
+ * never dropped when its start ran, and never run when its start did not.
+ * Keyed by pair_hash alone (64 bits: two keys sharing one are not expected).
+ */
+#define OPEN_SLOTS 16384 /* a power of two; at most half of them live */
+enum open_state { OPEN_FREE, OPEN_QUEUED, OPEN_RAN, OPEN_GONE };
+struct open_start {
+	uint64_t pair;
+	uint8_t state; /* enum open_state */
 };
 
 /* A command running: the worker's alone. */
@@ -76,6 +90,8 @@ struct rw_hook {
 	struct rw_hook_result results[RESULTS_KEPT];
 	uint32_t r_head, r_len;
 	struct rw_hook_counts counts; /* counts.queued: the queue's length */
+	struct open_start *open;      /* OPEN_SLOTS */
+	uint32_t nopen;               /* live and gone slots: a full table is rebuilt */
 	double tokens;                /* the rate's bucket, at most cfg.rate */
 	uint64_t refilled_ns;
 	bool stopping;
@@ -96,6 +112,164 @@ static void wake(struct rw_hook *h)
 		return;
 }
 
+/* --- Starts and their ends --------------------------------------------------- */
+
+/* The start an end closes (banned for unbanned, heavy for light); 0 when type is no end. */
+static uint32_t start_of(uint32_t type)
+{
+	return type == RW_EV_UNBANNED ? RW_EV_BANNED : type == RW_EV_LIGHT ? RW_EV_HEAVY : 0;
+}
+
+static bool is_start(uint32_t type)
+{
+	return type == RW_EV_BANNED || type == RW_EV_HEAVY;
+}
+
+/* The pair a start or an end belongs to: FNV-1a of the start's type and the key; never 0. */
+static uint64_t pair_hash(uint32_t start, const char *key)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ start;
+
+	for (; *key; key++)
+		h = (h ^ (uint8_t)*key) * 0x100000001b3ULL;
+	return h | 1;
+}
+
+/* The pair's slot, or where it would go (the first free or gone one on its way). */
+static struct open_start *open_slot(struct rw_hook *h, uint64_t pair, bool *found)
+{
+	struct open_start *reuse = NULL;
+
+	for (uint32_t i = 0, s = (uint32_t)pair & (OPEN_SLOTS - 1); i < OPEN_SLOTS;
+	     i++, s = (s + 1) & (OPEN_SLOTS - 1)) {
+		struct open_start *o = &h->open[s];
+
+		if (o->state == OPEN_FREE) {
+			*found = false;
+			return reuse ? reuse : o;
+		}
+		if (o->state == OPEN_GONE) {
+			if (!reuse)
+				reuse = o;
+		} else if (o->pair == pair) {
+			*found = true;
+			return o;
+		}
+	}
+	*found = false;
+	return reuse;
+}
+
+/* The set again without its gone slots (they are reused, but never free again otherwise). */
+static void open_rebuild(struct rw_hook *h)
+{
+	struct open_start *old = malloc(OPEN_SLOTS * sizeof(*old));
+	uint32_t n = 0;
+
+	if (!old)
+		return;
+	memcpy(old, h->open, OPEN_SLOTS * sizeof(*old));
+	memset(h->open, 0, OPEN_SLOTS * sizeof(*h->open));
+	for (uint32_t i = 0; i < OPEN_SLOTS; i++) {
+		bool found;
+		struct open_start *o;
+
+		if (old[i].state != OPEN_QUEUED && old[i].state != OPEN_RAN)
+			continue;
+		o = open_slot(h, old[i].pair, &found);
+		*o = old[i];
+		n++;
+	}
+	h->nopen = n;
+	free(old);
+}
+
+/* A start queued: its pair opens (false: the set is full, the start is not run). */
+static bool open_pair(struct rw_hook *h, uint64_t pair)
+{
+	bool found;
+	struct open_start *o;
+
+	if (h->nopen >= OPEN_SLOTS / 2)
+		open_rebuild(h);
+	o = open_slot(h, pair, &found);
+	if (found)
+		return true;
+	if (!o || h->nopen >= OPEN_SLOTS / 2)
+		return false;
+	h->nopen += o->state == OPEN_FREE;
+	*o = (struct open_start){ .pair = pair, .state = OPEN_QUEUED };
+	return true;
+}
+
+/* The queued event at offset k from the head leaves the queue; the ones behind it move up. */
+static void queue_remove(struct rw_hook *h, uint32_t k)
+{
+	for (; k + 1 < h->counts.queued; k++)
+		h->queue[(h->q_head + k) % RW_HOOK_QUEUE] = h->queue[(h->q_head + k + 1) % RW_HOOK_QUEUE];
+	h->counts.queued--;
+}
+
+/* Every queued start of pair leaves the queue, each counted not run. */
+static void cancel_starts(struct rw_hook *h, uint64_t pair)
+{
+	for (uint32_t k = h->counts.queued; k-- > 0;) {
+		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
+
+		if (e->pair == pair && is_start(e->type)) {
+			queue_remove(h, k);
+			h->counts.dropped++;
+		}
+	}
+}
+
+/*
+ * An end that is owed finds room: the newest queued start whose end is not
+ * owed leaves the queue (not run, its pair closed). False when the queue
+ * holds only owed ends.
+ */
+static bool room_for_end(struct rw_hook *h)
+{
+	if (h->counts.queued < RW_HOOK_QUEUE)
+		return true;
+	for (uint32_t k = h->counts.queued; k-- > 0;) {
+		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
+		struct open_start *o;
+		bool found;
+
+		if (!is_start(e->type))
+			continue;
+		o = open_slot(h, e->pair, &found);
+		if (found && o->state == OPEN_QUEUED)
+			o->state = OPEN_GONE;
+		queue_remove(h, k);
+		h->counts.dropped++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * An end (unbanned, light): its start's queued copies leave the queue; if
+ * a command ran for it the end is queued whatever the rate and the queue
+ * hold (room_for_end), else neither is run (both counted not run).
+ */
+static bool offer_end(struct rw_hook *h, uint64_t pair, struct hook_event *e)
+{
+	bool found;
+	struct open_start *o = open_slot(h, pair, &found);
+	bool owed = found && o->state == OPEN_RAN;
+
+	cancel_starts(h, pair);
+	if (found)
+		o->state = OPEN_GONE;
+	if (!owed || !room_for_end(h))
+		return false;
+	h->queue[(h->q_head + h->counts.queued) % RW_HOOK_QUEUE] = *e;
+	h->counts.queued++;
+	return true;
+}
+
 /* --- The callers' side ---------------------------------------------------- */
 
 static void refill(struct rw_hook *h, uint64_t now)
@@ -112,26 +286,38 @@ bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char
 {
 	size_t len = strlen(json);
 	uint64_t now = mono_ns();
+	uint32_t start = start_of(type);
 	bool queued = false;
 
 	pthread_mutex_lock(&h->lock);
 	refill(h, now);
 	/* A JSON object longer than a slot is dropped whole: a cut one would not parse. */
-	if (!h->stopping && len + 1 <= RW_HOOK_JSON_MAX && h->counts.queued < RW_HOOK_QUEUE &&
-	    h->tokens >= 1.0) {
+	if (!h->stopping && len + 1 <= RW_HOOK_JSON_MAX && start) {
+		struct hook_event e = { .type = type, .len = (uint32_t)len + 1,
+					.pair = pair_hash(start, key) };
+
+		snprintf(e.key, sizeof(e.key), "%s", key);
+		memcpy(e.json, json, len);
+		e.json[len] = '\n';
+		queued = offer_end(h, e.pair, &e);
+	} else if (!h->stopping && len + 1 <= RW_HOOK_JSON_MAX && h->counts.queued < RW_HOOK_QUEUE &&
+		   h->tokens >= 1.0) {
 		struct hook_event *e = &h->queue[(h->q_head + h->counts.queued) % RW_HOOK_QUEUE];
 
-		h->tokens -= 1.0;
 		e->type = type;
-		snprintf(e->key, sizeof(e->key), "%s", key);
-		memcpy(e->json, json, len);
-		e->json[len] = '\n';
-		e->len = (uint32_t)len + 1;
-		h->counts.queued++;
-		queued = true;
-	} else {
-		h->counts.dropped++;
+		e->pair = is_start(type) ? pair_hash(type, key) : 0;
+		if (!e->pair || open_pair(h, e->pair)) {
+			h->tokens -= 1.0;
+			snprintf(e->key, sizeof(e->key), "%s", key);
+			memcpy(e->json, json, len);
+			e->json[len] = '\n';
+			e->len = (uint32_t)len + 1;
+			h->counts.queued++;
+			queued = true;
+		}
 	}
+	if (!queued)
+		h->counts.dropped++;
 	pthread_mutex_unlock(&h->lock);
 	if (queued)
 		wake(h);
@@ -204,6 +390,13 @@ static bool take_event(struct rw_hook *h, struct hook_event *ev)
 		*ev = h->queue[h->q_head];
 		h->q_head = (h->q_head + 1) % RW_HOOK_QUEUE;
 		h->counts.queued--;
+		if (is_start(ev->type)) { /* its end is owed from now on */
+			bool found;
+			struct open_start *o = open_slot(h, ev->pair, &found);
+
+			if (found)
+				o->state = OPEN_RAN;
+		}
 		h->counts.started++;
 		h->counts.running++;
 		took = true;
@@ -409,6 +602,7 @@ static void hook_free(struct rw_hook *h)
 		close(h->wake_fd);
 	free(h->children);
 	free(h->pfds);
+	free(h->open);
 	free(h);
 }
 
@@ -441,7 +635,8 @@ struct rw_hook *rw_hook_start(const struct rw_hook_config *c, bool quiet, char *
 	}
 	h->children = calloc(h->cfg.running, sizeof(*h->children));
 	h->pfds = calloc(h->cfg.running + 1, sizeof(*h->pfds));
-	if (!h->children || !h->pfds) {
+	h->open = calloc(OPEN_SLOTS, sizeof(*h->open));
+	if (!h->children || !h->pfds || !h->open) {
 		rw_fail(err, errlen, -ENOMEM, "--on-event: no memory");
 		hook_free(h);
 		return NULL;

@@ -56,6 +56,10 @@ int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen);
  * newline is added), key its key as text, type its kind. Never blocks. False
  * when dropped (counted): over the rate, the queue full, the end begun, or
  * json longer than RW_HOOK_JSON_MAX - 2 bytes (a cut object would not parse).
+ * An end (unbanned, light) pairs with its start (banned, heavy) by key: it
+ * is run whatever the rate and the queue hold when a command ran for its
+ * start (the newest queued start gives up its place if need be), and never
+ * when none did; a start still queued when its end comes is run neither.
  */
 bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char *json);
 /* The results of the commands that ended since the last call, oldest first: at most max. */

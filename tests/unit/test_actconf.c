@@ -127,6 +127,8 @@ static void test_act_options(void)
 		{ "run eth0 --bgp 50051 --bgp-own 203.0.113.0/24", "give --ban" },
 		{ "run eth0 --bgp 50051 --ban 1s", "--bgp needs --bgp-own" },
 		{ "run eth0 --bgp-own 203.0.113.0/24", "shape --bgp" },
+		{ "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-owner 1:2,3:4", "one community" },
+		{ "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-owner 0:0", "0:0" },
 		{ "run eth0 --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-prefixes --ban 1s", "give --levels" },
 		{ "run eth0 --on-event-timeout 1s", "shape --on-event" },
 		{ "run eth0 --on-event-rate 5", "shape --on-event" },
@@ -150,6 +152,10 @@ static void test_act_options(void)
 	CHECK_EQ(cfg.bgp.community[0], (65535u << 16) | 666);
 	CHECK_EQ(cfg.bgp.community[1], (65535u << 16) | 65281);
 	CHECK_EQ(cfg.bgp.nown, 1u);
+	/* The owner community: of the instance's name unless given, private-use AS 64512. */
+	CHECK_EQ(cfg.bgp.owner, rw_bgp_default_owner(cfg.name));
+	CHECK_EQ(cfg.bgp.owner >> 16, 64512u);
+	CHECK(rw_bgp_default_owner("eth1") != rw_bgp_default_owner("eth2"));
 	CHECK_EQ(cfg.bgp.max, 1000u);
 	CHECK_EQ(parse_line(&cfg, err, "run eth0 --levels v4:24 --bgp 127.0.0.1:50052 "
 			    "--bgp-prefixes --bgp-community 65535:666,64512:7 --bgp-max 3 "
@@ -157,6 +163,9 @@ static void test_act_options(void)
 	CHECK(cfg.bgp.prefixes);
 	CHECK_EQ(cfg.bgp.ncommunities, 2u);
 	CHECK_EQ(cfg.bgp.max, 3u);
+	CHECK_EQ(parse_line(&cfg, err, "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 "
+			    "--bgp-owner 64512:7"), 0);
+	CHECK_EQ(cfg.bgp.owner, 64512u << 16 | 7);
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		CHECK_REFUSED(parse_line(&cfg, err, refused[i].line), refused[i].line, err,
 			      refused[i].needle);

@@ -133,6 +133,20 @@ static void test_gobgp_command_lines(void)
 	rw_route_format(&f4, text, sizeof(text));
 	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24");
 
+	/* The owner community on every route, after a blackhole's own. */
+	c.owner = 64512u << 16 | 4242;
+	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
+	rw_gobgp_add(&g, &r4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib add -a ipv4 198.18.0.5/32 "
+			      "community 65535:666,64512:4242");
+	rw_gobgp_add(&g, &f4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
+			      "destination 203.0.113.0/24 source 198.18.0.5/32 then discard community "
+			      "64512:4242");
+	rw_gobgp_table(&g, AF_INET6, true, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv6-flowspec -j");
+	c.owner = 0;
+
 	/* Next hops by family, several communities, another host. */
 	config(&c, "198.19.255.1:50052", "65535:666,64512:1", "198.19.255.1,2001:db8:ffff::1");
 	snprintf(c.command, sizeof(c.command), "/opt/gobgp/bin/gobgp");
@@ -239,6 +253,31 @@ static void test_gobgp_lookup(void)
 	CHECK_EQ(rw_gobgp_parse_lookup(s, &f6), 1);
 	free(s);
 	CHECK_EQ(rw_gobgp_parse_lookup("Network not in table", &r5), -EINVAL);
+
+	/* Routes of ours in a table: those with the owner community (64512:4242), in the form we announce. */
+	struct rw_route owned[4];
+	char text[128];
+
+	s = fixture("owned_rib.json");
+	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, false, 64512u << 16 | 4242, owned, 4), 1);
+	rw_route_format(&owned[0], text, sizeof(text));
+	CHECK_STR(text, "10.0.0.7/32");
+	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, false, 64512u << 16 | 1, owned, 4), 0);
+	free(s);
+	s = fixture("owned_flow4_rib.json");
+	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, true, 64512u << 16 | 4242, owned, 4), 1);
+	rw_route_format(&owned[0], text, sizeof(text));
+	CHECK_STR(text, "flow 198.18.0.7/32 > 10.0.0.0/24");
+	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, true, 64512u << 16 | 4242, owned, 0), 1); /* counted */
+	free(s);
+	s = fixture("flow6_rib.json"); /* no community at all */
+	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET6, true, 64512u << 16 | 4242, owned, 4), 0);
+	free(s);
+	s = fixture("down.json");
+	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, false, 1, owned, 4), -EINVAL);
+	free(s);
+	CHECK_EQ(rw_gobgp_parse_owned("{}", AF_INET, false, 1, owned, 4), 0);
+	CHECK_EQ(rw_gobgp_parse_owned("{\"10.0.0.7/32\":[", AF_INET, false, 1, owned, 4), -EINVAL);
 	CHECK_EQ(rw_gobgp_parse_lookup("{\"198.18.0.5/32\":[", &r5), -EINVAL);
 }
 

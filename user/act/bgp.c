@@ -66,6 +66,7 @@ struct rw_bgp {
 	 * banned a tick later, a flap upstream damps.
 	 */
 	bool known;
+	bool adopted; /* the speaker's routes with our owner community were looked for */
 	struct rw_held_set held;
 	struct rw_route_target target;
 	enum rw_bgp_state state;
@@ -447,6 +448,84 @@ static void take_target(struct rw_bgp *b)
 	b->said_over = b->target.over_max;
 }
 
+/* Routes of ours found at the speaker at a time, at most (the rest at the next look). */
+#define RW_BGP_ADOPT_MAX 4096
+
+/*
+ * The speaker's routes that carry the owner community and that held does
+ * not know, into held (unsure) and the journal: a run killed before it could
+ * journal them, or whose journal was lost, left them announced. What is not
+ * wanted is then withdrawn like any held route. *adopted: how many; 0, or
+ * -errno with why.
+ */
+static int adopt_owned(const struct rw_gobgp *g, int journal_fd, struct rw_held_set *held,
+		       size_t *adopted, char *why, size_t len)
+{
+	static const struct { int family; bool flow; } tables[] = {
+		{ AF_INET, false }, { AF_INET6, false }, { AF_INET, true }, { AF_INET6, true },
+	};
+	struct rw_route *found = malloc(RW_BGP_ADOPT_MAX * sizeof(*found));
+	int err = 0;
+
+	*adopted = 0;
+	if (!found)
+		return -ENOMEM;
+	for (size_t t = 0; !err && t < sizeof(tables) / sizeof(tables[0]); t++) {
+		struct rw_gobgp_argv a;
+		struct rw_capture cap;
+		long n;
+
+		rw_gobgp_table(g, tables[t].family, tables[t].flow, &a);
+		err = run_client(&a, RW_BGP_TIMEOUT_NS, NULL, &cap, why, len);
+		n = err ? 0 : rw_gobgp_parse_owned(cap.out, tables[t].family, tables[t].flow,
+						   g->owner_value, found, RW_BGP_ADOPT_MAX);
+		if (n < 0) {
+			snprintf(why, len, "its answer to `%s` is not a route table", a.argv[a.n - 2]);
+			err = -EPROTO;
+		}
+		rw_capture_free(&cap);
+		for (long i = 0; i < n && i < RW_BGP_ADOPT_MAX && !err; i++) {
+			if (!rw_route_normalize(&found[i]) || rw_held_find(held, &found[i]) >= 0)
+				continue;
+			err = rw_held_add(held, &found[i], false, now_ns());
+			if (!err)
+				err = rw_journal_put(journal_fd, &found[i], rw_clock_ns(CLOCK_REALTIME));
+			if (err)
+				snprintf(why, len, "%s", strerror(-err));
+			else
+				(*adopted)++;
+		}
+	}
+	free(found);
+	return err;
+}
+
+/*
+ * Once the first wanted set is known and the speaker answers: its routes
+ * of ours that no journal held join the held set (adopt_owned), so that
+ * the pass withdraws those not wanted. Looked for again at the next health
+ * check when it fails.
+ */
+static void adopt(struct rw_bgp *b)
+{
+	char why[RW_BGP_MSG_LEN];
+	size_t n;
+	int err;
+
+	if (b->adopted || !b->known || !b->g.owner_value ||
+	    (b->state != RW_BGP_UP && b->state != RW_BGP_NO_SESSION))
+		return;
+	err = adopt_owned(&b->g, b->journal_fd, &b->held, &n, why, sizeof(why));
+	if (err) {
+		failed(b, "looking for routes of ours at the speaker: %s", why);
+		return;
+	}
+	b->adopted = true;
+	if (n)
+		say(b, "bgp: %zu routes with this instance's community %s were at the speaker and in no "
+		       "journal: withdrawn unless wanted", n, b->g.owner);
+}
+
 /*
  * Whether the speaker still holds r, asked after a withdrawal failed: 1 it
  * does, 0 it does not (the withdrawal is done: a speaker that restarted lost
@@ -597,6 +676,10 @@ static void *thread_main(void *arg)
 			/* Back from down: announce again what it may have lost. */
 			fresh |= before == RW_BGP_DOWN && b->state != RW_BGP_DOWN;
 			fresh |= before == RW_BGP_STARTING;
+		}
+		if (!b->adopted && b->known) {
+			adopt(b);
+			fresh |= b->adopted;
 		}
 		/* Work left undone by a failure waits for its retry; unsure routes left by a doubt mid-pass do not. */
 		if (b->known && b->state != RW_BGP_DOWN &&
@@ -794,6 +877,17 @@ int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char 
 		rw_held_free(&held);
 		return rw_fail(err, errlen, e, "bgp: the journal of announced routes cannot be read: %s",
 			       strerror(-e));
+	}
+	if (g.owner_value) { /* what a run left with no journal of it goes too */
+		size_t adopted;
+
+		e = adopt_owned(&g, journal_fd, &held, &adopted, why, sizeof(why));
+		if (e) {
+			had = held.n;
+			rw_held_free(&held);
+			return rw_fail(err, errlen, e, "bgp: %zu routes are left announced (in the journal): "
+				       "the speaker at %s: %s", had, g.api, why);
+		}
 	}
 	had = held.n;
 	done = withdraw_all(&g, journal_fd, &held, why, sizeof(why));

@@ -52,6 +52,9 @@ int rw_gobgp_init(struct rw_gobgp *g, const struct rw_bgp_config *c, char *err, 
 		snprintf(g->communities + used, sizeof(g->communities) - used, "%s%u:%u",
 			 i ? "," : "", c->community[i] >> 16, c->community[i] & 0xffff);
 	}
+	g->owner_value = c->owner;
+	if (c->owner)
+		snprintf(g->owner, sizeof(g->owner), "%u:%u", c->owner >> 16, c->owner & 0xffff);
 	return 0;
 }
 
@@ -131,20 +134,28 @@ void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_
 {
 	const char *nh = r->family == AF_INET6 ? g->next_hop6 : g->next_hop4;
 
+	char communities[sizeof(g->communities) + sizeof(g->owner) + 1];
+
 	rib(g, "add", r, a);
 	if (r->kind == RW_ROUTE_FLOW) {
 		/* Discard: the traffic-rate 0 action; no BLACKHOLE, no next hop. */
 		word(a, "then");
 		word(a, "discard");
+		if (g->owner[0]) {
+			word(a, "community");
+			word(a, g->owner);
+		}
 		return;
 	}
 	if (nh[0]) {
 		word(a, "nexthop");
 		word(a, nh);
 	}
-	if (g->communities[0]) {
+	snprintf(communities, sizeof(communities), "%s%s%s", g->communities,
+		 g->communities[0] && g->owner[0] ? "," : "", g->owner);
+	if (communities[0]) {
 		word(a, "community");
-		word(a, g->communities);
+		word(a, communities);
 	}
 }
 
@@ -156,6 +167,17 @@ void rw_gobgp_del(const struct rw_gobgp *g, const struct rw_route *r, struct rw_
 void rw_gobgp_lookup(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a)
 {
 	rib(g, NULL, r, a);
+	word(a, "-j");
+}
+
+void rw_gobgp_table(const struct rw_gobgp *g, int family, bool flow, struct rw_gobgp_argv *a)
+{
+	start(g, a);
+	word(a, "global");
+	word(a, "rib");
+	word(a, "-a");
+	word(a, family == AF_INET6 ? (flow ? "ipv6-flowspec" : "ipv6") :
+				     (flow ? "ipv4-flowspec" : "ipv4"));
 	word(a, "-j");
 }
 
@@ -321,6 +343,98 @@ int rw_gobgp_parse_lookup(const char *json, const struct rw_route *r)
 	if (find_key(s, end, "error"))
 		return -EINVAL;
 	return find_key(s, end, prefix) ? 1 : 0;
+}
+
+/* Whether the list of numbers at p (a JSON array) holds v. */
+static bool list_has(const char *p, const char *end, uint32_t v)
+{
+	if (!p || *p != '[')
+		return false;
+	for (p++; p < end && *p != ']';) {
+		char *after;
+		unsigned long n = strtoul(p, &after, 10);
+
+		if (after == p)
+			return false;
+		if (n == v)
+			return true;
+		p = skip_space(after);
+		if (*p == ',')
+			p = skip_space(p + 1);
+	}
+	return false;
+}
+
+/* "2001:db8:1::/48/0" (gobgp's IPv6 flowspec prefix and its offset) into a prefix. */
+static bool flow_prefix(const char *s, size_t n, int family, struct rw_route *r)
+{
+	char text[INET6_ADDRSTRLEN + 8], err[96], *second;
+
+	if (n >= sizeof(text))
+		return false;
+	memcpy(text, s, n);
+	text[n] = '\0';
+	second = strchr(text, '/');
+	if (second && (second = strchr(second + 1, '/')))
+		*second = '\0';
+	return rw_route_parse(text, r, err, sizeof(err)) == 0 && r->family == family;
+}
+
+/* A table's key as a route of ours: "A/L", or "[destination: D][source: S]" for a flow rule. */
+static bool route_of_table_key(const char *key, size_t n, int family, bool flow, struct rw_route *r)
+{
+	static const char dst_tag[] = "[destination: ", src_tag[] = "][source: ";
+	char k[2 * INET6_ADDRSTRLEN + 48], *src;
+	struct rw_route d;
+
+	if (!flow)
+		return flow_prefix(key, n, family, r);
+	if (n >= sizeof(k))
+		return false;
+	memcpy(k, key, n);
+	k[n] = '\0';
+	/* Only the two components ratewall gives: another rule (a port, a protocol) is not ours. */
+	if (strncmp(k, dst_tag, sizeof(dst_tag) - 1) || k[n - 1] != ']' ||
+	    !(src = strstr(k, src_tag)) || strchr(src + sizeof(src_tag) - 1, '['))
+		return false;
+	if (!flow_prefix(k + sizeof(dst_tag) - 1, (size_t)(src - k) - (sizeof(dst_tag) - 1), family,
+			 &d) ||
+	    !flow_prefix(src + sizeof(src_tag) - 1, strlen(src + sizeof(src_tag) - 1) - 1, family, r))
+		return false;
+	r->kind = RW_ROUTE_FLOW;
+	r->dst_len = d.len;
+	memcpy(r->dst, d.addr, sizeof(r->dst));
+	return true;
+}
+
+long rw_gobgp_parse_owned(const char *json, int family, bool flow, uint32_t owner,
+			  struct rw_route *out, size_t max)
+{
+	const char *s = skip_space(json ? json : ""), *end;
+	long found = 0;
+
+	if (*s != '{' || !(end = skip_value(s)) || find_key(s, end, "error"))
+		return -EINVAL;
+	for (s = skip_space(s + 1); *s == '"';) {
+		const char *key_end = skip_string(s), *v, *v_end;
+		struct rw_route r;
+
+		if (!key_end || *(v = skip_space(key_end)) != ':')
+			return -EINVAL;
+		v = skip_space(v + 1);
+		if (!(v_end = skip_value(v)))
+			return -EINVAL;
+		if (list_has(find_key(v, v_end, "communities"), v_end, owner) &&
+		    route_of_table_key(s + 1, (size_t)(key_end - s - 2), family, flow, &r)) {
+			if ((size_t)found < max)
+				out[found] = r;
+			found++;
+		}
+		s = skip_space(v_end);
+		if (*s == ',')
+			s = skip_space(s + 1);
+	}
+	return *s == '}' ? found : -EINVAL;
 }
 
 /* The first line of s that is not blank, into buf. */

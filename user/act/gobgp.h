@@ -22,7 +22,9 @@ struct rw_gobgp {
 	char port[8];
 	char api[80];        /* HOST:PORT, for messages */
 	char next_hop4[16], next_hop6[48];
-	char communities[RW_BGP_COMMUNITIES * 12]; /* "65535:666,64512:1"; "" = none */
+	char communities[RW_BGP_COMMUNITIES * 12]; /* a blackhole's: "65535:666,64512:1"; "" = none */
+	char owner[12];      /* "64512:4242": every route's, so that ours can be found */
+	uint32_t owner_value;
 };
 
 /* One command line: argv points into buf, NULL-ended. */
@@ -53,6 +55,16 @@ void rw_gobgp_del(const struct rw_gobgp *g, const struct rw_route *r, struct rw_
 void rw_gobgp_lookup(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
 /* neighbor -j */
 void rw_gobgp_neighbors(const struct rw_gobgp *g, struct rw_gobgp_argv *a);
+/* global rib -a ipv4|ipv6[-flowspec] -j: a whole table (family AF_INET or AF_INET6). */
+void rw_gobgp_table(const struct rw_gobgp *g, int family, bool flow, struct rw_gobgp_argv *a);
+/*
+ * The routes of a table (rw_gobgp_table's answer) that carry the community
+ * owner, into out (at most max; the number found may be more): prefixes, or
+ * flow rules of the form ratewall announces ("[destination: D][source: S]";
+ * others are not ours). Their number, or -EINVAL when the answer is no table.
+ */
+long rw_gobgp_parse_owned(const char *json, int family, bool flow, uint32_t owner,
+			  struct rw_route *out, size_t max);
 
 /* `neighbor -j`'s answer ("[]" when it has none). 0, or -EINVAL when it is not a list of them. */
 int rw_gobgp_parse_peers(const char *json, struct rw_gobgp_peers *p);

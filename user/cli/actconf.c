@@ -179,6 +179,29 @@ bad:
 		    "65535:666", w);
 }
 
+int rw_parse_owner(const char *s, struct rw_bgp_config *b, char *err, size_t errlen)
+{
+	struct rw_bgp_config one = { 0 };
+	int e = strchr(s, ',') ? fail(err, errlen, "--bgp-owner: one community, ASN:VALUE") :
+				  rw_parse_communities(s, &one, err, errlen);
+
+	if (e)
+		return e;
+	if (!one.community[0])
+		return fail(err, errlen, "--bgp-owner: 0:0 is not a community to own by");
+	b->owner = one.community[0];
+	return 0;
+}
+
+uint32_t rw_bgp_default_owner(const char *name)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *name; name++)
+		h = (h ^ (uint8_t)*name) * 16777619u;
+	return 64512u << 16 | ((h ^ h >> 16) & 0xffff ? (h ^ h >> 16) & 0xffff : 1);
+}
+
 int rw_parse_communities(const char *s, struct rw_bgp_config *b, char *err, size_t errlen)
 {
 	b->ncommunities = 0;

@@ -67,6 +67,7 @@ struct rw_bgp_config {
 	bool prefixes;            /* --bgp-prefixes: heavy prefixes (--levels) too */
 	uint64_t prefix_floor;    /* --bgp-prefix-floor: a heavy prefix is announced from this pps on */
 	uint64_t hold_ns;         /* --bgp-hold: an announced route stays at least this long */
+	uint32_t owner;           /* --bgp-owner: the community every route carries; 0: of the name */
 	bool dry_run;             /* --bgp-dry-run: say, announce nothing */
 };
 
@@ -98,6 +99,14 @@ int rw_parse_communities(const char *s, struct rw_bgp_config *b, char *err, size
 int rw_parse_next_hops(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
 /* "198.51.100.0/24,2001:db8:1::/48": more prefixes never announced. -EINVAL, reason in err. */
 int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
+/* --bgp-owner ASN:VALUE into b->owner. -EINVAL, reason in err. */
+int rw_parse_owner(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
+/*
+ * The owner community of an instance named name when --bgp-owner is not
+ * given: 64512 (private use) and a 16-bit hash of the name, never 0, the
+ * same for every run of the name.
+ */
+uint32_t rw_bgp_default_owner(const char *name);
 /* "203.0.113.0/24,2001:db8:1::/48": --bgp-own. -EINVAL, reason in err. */
 int rw_parse_own(const char *s, struct rw_bgp_config *b, char *err, size_t errlen);
 

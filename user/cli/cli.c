@@ -374,6 +374,8 @@ static int parse_args(int argc, char **argv, struct rw_config *cfg, uint32_t *cp
 		return ret;
 	if (!cfg->name[0])
 		rw_default_instance_name(cfg->ifnames, cfg->nifaces, cfg->name);
+	if (cfg->bgp.api[0] && !cfg->bgp.owner)
+		cfg->bgp.owner = rw_bgp_default_owner(cfg->name);
 	return validate(cfg, err, errlen);
 }
 

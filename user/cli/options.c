@@ -181,6 +181,13 @@ static int parse_bgp_never(const struct rw_opt *o, const char *arg, struct rw_cl
 	return rw_parse_never(arg, &a->cfg.bgp, err, errlen);
 }
 
+static int parse_bgp_owner(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			   char *err, size_t errlen)
+{
+	(void)o;
+	return rw_parse_owner(arg, &a->cfg.bgp, err, errlen);
+}
+
 static int parse_bgp_own(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
 			 char *err, size_t errlen)
 {
@@ -327,6 +334,12 @@ const struct rw_opt rw_options[] = {
 	  .def = "65535:666,65535:65281", .arg = "ASN:VALUE[,...]", .flags = KEY,
 	  .help = "communities of the blackhole routes (BLACKHOLE, RFC 7999, and NO_EXPORT: "
 		  "not beyond the upstream)" },
+	{ "bgp-owner", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_owner, .arg = "ASN:VALUE",
+	  .flags = KEY,
+	  .help = "the community every route carries: at start and at stop, the speaker's routes "
+		  "with it that are not wanted are withdrawn (a run killed with its journal lost "
+		  "leaves none); default 64512 and a hash of --name: give each instance that "
+		  "shares a speaker its own" },
 	{ "bgp-never", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_never,
 	  .arg = "CIDR[,CIDR]", .flags = KEY,
 	  .help = "never a blackhole of, nor a flow rule from, an address in these; nor of the "

@@ -25,6 +25,8 @@
 #  (j) only destinations of --bgp-own: a victim inside it blackholed (--key
 #      dst, BLACKHOLE and NO_EXPORT), one outside never; an IPv6 source's
 #      flow6 rule; never a source blackholed
+#  (k) a run killed (kill -9) with nothing pinned: the next run finds its
+#      routes by the owner community and withdraws them; another owner's stay
 #  (i) `ratewall stop` withdraws 60 routes through a slow client (no budget
 #      of time); with the speaker down it detaches, fails and keeps the
 #      journal pinned; a start of the name takes them over, and a stop
@@ -143,6 +145,9 @@ until_() { when_ "$@" >/dev/null; }
 announced() { bird_routes | grep -qxF "flow $1 > $OWN discard"; }
 absent() { ! bird_routes | awk -v p="$1" '$1 == p || ($1 == "flow" && ($2 == p || $4 == p)) { f = 1 } END { exit !f }'; }
 bird_empty() { [ -z "$(bird_routes)" ]; }
+# count_of SOURCE_START: the flow rules from sources whose text starts so; holds_n SOURCE_START N: N of them.
+count_of() { bird_routes | grep -c "^flow $1"; }
+holds_n() { [ "$(count_of "$1")" -eq "$2" ]; }
 speaker_empty() {
 	for family in ipv4 ipv6 ipv4-flowspec ipv6-flowspec; do
 		[ "$(gobgp_ global rib -a "$family" -j)" = '{}' ] || return 1
@@ -340,7 +345,7 @@ G1=$!
 gen --src 198.18.31.1 --sources 50 --dst 198.19.254.9 --rate 1000 --duration 1s >/dev/null
 wait "$G1"
 check "(j) the victim inside --bgp-own: its /32 blackholed, BLACKHOLE and NO_EXPORT" \
-	until_ 3 eval "bird_routes | grep -qxF '198.19.255.200/32 $RTBH'"
+	until_ 3 eval "bird_routes | grep -q '^198.19.255.200/32 $RTBH'"
 check "(j) the victim outside --bgp-own was banned" \
 	test -n "$(event_time "$WORK/j.events" 198.19.254.9 banned ts)"
 check "(j) ... and is in no route" eval "! bird_routes | grep -qF '198.19.254.'"
@@ -354,6 +359,26 @@ stop_ratewall INT
 check "(j) no source was ever blackholed (BIRD's unicast routes, sampled every 100 ms)" \
 	eval "! grep -qE '^(198\.18\.|2001:db8:30:)' '$WORK/bird.seen'"
 
+# (k) A run killed with routes announced and nothing pinned (no --persist:
+# its journal dies with it) leaves them at the speaker; the next run of the
+# instance finds them by its owner community and withdraws those it does
+# not want. A route of another owner stays.
+gobgp_ global rib -a ipv4 add 198.19.255.250/32 community 64512:1
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/k" $RUN --ban 30s || fail "(k) ratewall starts"
+gen --src 198.18.40.1 --sources 2 --rate 2000 --duration 1s >/dev/null
+check "(k) two banned sources announced" until_ 5 holds_n 198.18.40. 2
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+check "(k) killed (kill -9): its routes stay at the speaker" holds_n 198.18.40. 2
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/k2" $RUN --ban 30s || fail "(k) ratewall starts again"
+check "(k) the next run of the instance withdraws them" until_ 5 holds_n 198.18.40. 0
+check "(k) ... said" said "$WORK/k2" "bgp: 2 routes with this instance's community"
+check "(k) ... and another owner's route stays" eval "bird_routes | grep -q '^198.19.255.250/32 '"
+stop_ratewall INT
+gobgp_ global rib -a ipv4 del 198.19.255.250/32
+
 # (i) `ratewall stop` withdraws every route however long it takes: 60 bans of
 # a pinned instance whose loader was killed, through a client slowed to some
 # 120 ms a withdrawal (a budget of 5 s left half of them announced). Then 3
@@ -365,8 +390,6 @@ case " $* " in *" del "*) sleep 0.1 ;; esac
 exec gobgp "$@"
 EOF
 chmod +x "$WORK/slow_gobgp"
-count_of() { bird_routes | grep -c "^flow $1"; }
-holds_n() { [ "$(count_of "$1")" -eq "$2" ]; } # holds_n PREFIX_START N: BIRD holds N such routes
 # shellcheck disable=SC2086 # RUN is words
 start_persist "$WORK/i" "$TB_RX" $RUN --ban 60s --bgp-command "$WORK/slow_gobgp" --name rwbgpi ||
 	fail "(i) a pinned ratewall starts"

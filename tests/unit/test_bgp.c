@@ -143,6 +143,15 @@ static void test_gobgp_command_lines(void)
 	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
 			      "destination 203.0.113.0/24 source 198.18.0.5/32 then discard community "
 			      "64512:4242");
+	/* --bgp-flowspec-rate: traffic-rate in bytes a second instead of discard. */
+	f4.rate = 125000;
+	rw_gobgp_add(&g, &f4, &a);
+	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
+			      "destination 203.0.113.0/24 source 198.18.0.5/32 then rate-limit 125000 "
+			      "community 64512:4242");
+	rw_route_format(&f4, text, sizeof(text));
+	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24 rate 125000");
+	f4.rate = 0;
 	rw_gobgp_table(&g, AF_INET6, true, &a);
 	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv6-flowspec -j");
 	c.owner = 0;

@@ -36,14 +36,21 @@ static const struct rw_route *own_prefix_of(const struct rw_act *a, const struct
 	return NULL;
 }
 
-/* A flow rule: all of source s's traffic to destination d, discarded upstream. */
-static struct rw_route flow_rule(const struct rw_route *s, const struct rw_route *d)
+/*
+ * A flow rule: all of source s's traffic to destination d, discarded
+ * upstream, or with --bgp-flowspec-rate held to --bps there (FlowSpec's
+ * traffic-rate counts bytes).
+ */
+static struct rw_route flow_rule(const struct rw_act *a, const struct rw_route *s,
+				 const struct rw_route *d)
 {
 	struct rw_route r = *s;
+	uint64_t rate = a->cfg->bgp.flowspec_rate ? a->cfg->bps / 8 : 0;
 
 	r.kind = RW_ROUTE_FLOW;
 	r.dst_len = d->len;
 	memcpy(r.dst, d->addr, sizeof(r.dst));
+	r.rate = rate > UINT32_MAX ? UINT32_MAX : (uint32_t)rate;
 	return r;
 }
 
@@ -210,7 +217,7 @@ static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t 
 		d = rw_route_of_key(&to, 0);
 		if (!own_prefix_of(a, &d))
 			break;
-		r = flow_rule(&s, &d);
+		r = flow_rule(a, &s, &d);
 		want_route(a, &r, weight);
 		return;
 	}
@@ -220,7 +227,7 @@ static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t 
 		for (uint32_t i = 0; i < b->nown; i++) {
 			if (b->own[i].family != s.family)
 				continue;
-			r = flow_rule(&s, &b->own[i]);
+			r = flow_rule(a, &s, &b->own[i]);
 			want_route(a, &r, weight);
 			any = true;
 		}

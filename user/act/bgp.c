@@ -184,7 +184,8 @@ static void describe(const struct rw_bgp *b, const struct rw_route *r, char *buf
 
 	if (r->kind == RW_ROUTE_FLOW) { /* no next hop, no community: the rule's action */
 		rw_route_format(r, buf, len);
-		snprintf(buf + strlen(buf), len - strlen(buf), " discard");
+		if (!r->rate)
+			snprintf(buf + strlen(buf), len - strlen(buf), " discard");
 		return;
 	}
 	rw_route_format(r, prefix, sizeof(prefix));

@@ -138,9 +138,17 @@ void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_
 
 	rib(g, "add", r, a);
 	if (r->kind == RW_ROUTE_FLOW) {
-		/* Discard: the traffic-rate 0 action; no BLACKHOLE, no next hop. */
+		/* Discard (traffic-rate 0) or a rate in bytes a second; no BLACKHOLE, no next hop. */
 		word(a, "then");
-		word(a, "discard");
+		if (r->rate) {
+			char rate[16];
+
+			snprintf(rate, sizeof(rate), "%u", r->rate);
+			word(a, "rate-limit");
+			word(a, rate);
+		} else {
+			word(a, "discard");
+		}
 		if (g->owner[0]) {
 			word(a, "community");
 			word(a, g->owner);

@@ -34,6 +34,7 @@ bool rw_route_normalize(struct rw_route *r)
 	case RW_ROUTE_BLACKHOLE:
 		memset(r->dst, 0, sizeof(r->dst));
 		r->dst_len = 0;
+		r->rate = 0;
 		return true;
 	case RW_ROUTE_FLOW:
 		if (r->dst_len > max)

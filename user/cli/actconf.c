@@ -116,6 +116,8 @@ void rw_route_format(const struct rw_route *r, char *buf, size_t len)
 	if (!inet_ntop(r->family, r->dst, d, sizeof(d)))
 		strcpy(d, "?");
 	snprintf(buf, len, "flow %s/%u > %s/%u", a, r->len, d, r->dst_len);
+	if (r->rate)
+		snprintf(buf + strlen(buf), len - strlen(buf), " rate %u", r->rate);
 }
 
 bool rw_route_within(const struct rw_route *p, const struct rw_route *in)

@@ -41,7 +41,8 @@ enum rw_route_kind { RW_ROUTE_BLACKHOLE = 0, RW_ROUTE_FLOW = 1 };
 /*
  * A route as BGP carries it. A blackhole: the destination prefix addr/len,
  * inside --bgp-own. A flow rule: all traffic from the source prefix
- * addr/len to the destination prefix dst/dst_len (inside --bgp-own). The
+ * addr/len to the destination prefix dst/dst_len (inside --bgp-own),
+ * discarded, or held to rate bytes a second (--bgp-flowspec-rate). The
  * prefixes of --bgp-never and --bgp-own are blackhole-shaped, the rest zero.
  */
 struct rw_route {
@@ -51,6 +52,7 @@ struct rw_route {
 	uint8_t kind;     /* enum rw_route_kind */
 	uint8_t dst_len;  /* a flow rule's destination */
 	uint8_t dst[16];
+	uint32_t rate;    /* a flow rule's traffic-rate, bytes a second; 0: discard */
 };
 
 struct rw_bgp_config {
@@ -68,6 +70,7 @@ struct rw_bgp_config {
 	uint64_t prefix_floor;    /* --bgp-prefix-floor: a heavy prefix is announced from this pps on */
 	uint64_t hold_ns;         /* --bgp-hold: an announced route stays at least this long */
 	uint32_t owner;           /* --bgp-owner: the community every route carries; 0: of the name */
+	bool flowspec_rate;       /* --bgp-flowspec-rate: flow rules hold to --bps, not discard */
 	bool dry_run;             /* --bgp-dry-run: say, announce nothing */
 };
 
@@ -87,7 +90,7 @@ int rw_split_words(const char *s, char *buf, char **argv, int max, char *err, si
 struct rw_route rw_route_of_key(const struct rw_key *key, unsigned int len);
 /* "198.18.0.0/15" or an address alone (its host route), as rules take them. -EINVAL, reason in err. */
 int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen);
-/* "198.18.0.0/15"; a flow rule "flow 198.18.0.5/32 > 203.0.113.0/24". */
+/* "198.18.0.0/15"; a flow rule "flow 198.18.0.5/32 > 203.0.113.0/24" (" rate 125000" when held to it). */
 void rw_route_format(const struct rw_route *r, char *buf, size_t len);
 /* Whether the prefixes (addr/len) of a and b share an address (one holds the other). */
 bool rw_route_overlaps(const struct rw_route *a, const struct rw_route *b);

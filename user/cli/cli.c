@@ -144,6 +144,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 	if (cfg->bgp.api[0] && !cfg->bgp.nown)
 		return fail(err, errlen, "--bgp needs --bgp-own CIDR[,CIDR]: your prefixes, the only "
 			    "destinations its routes may name");
+	if (cfg->bgp.flowspec_rate && !cfg->bps)
+		return fail(err, errlen, "--bgp-flowspec-rate holds a source to --bps upstream (a "
+			    "FlowSpec rate counts bytes): give --bps too");
 	if (cfg->bgp.api[0] && !cfg->ban_ns && !cfg->bgp.prefixes)
 		return fail(err, errlen, "--bgp announces banned keys: give --ban DURATION (or "
 			    "--bgp-prefixes with --levels)");

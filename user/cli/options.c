@@ -334,6 +334,8 @@ const struct rw_opt rw_options[] = {
 	  .def = "65535:666,65535:65281", .arg = "ASN:VALUE[,...]", .flags = KEY,
 	  .help = "communities of the blackhole routes (BLACKHOLE, RFC 7999, and NO_EXPORT: "
 		  "not beyond the upstream)" },
+	{ "bgp-flowspec-rate", 0, RW_OPT_SWITCH, CFG(bgp.flowspec_rate), .flags = KEY,
+	  .help = "a source's flow rule holds it to --bps upstream (traffic-rate), not discard" },
 	{ "bgp-owner", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_owner, .arg = "ASN:VALUE",
 	  .flags = KEY,
 	  .help = "the community every route carries: at start and at stop, the speaker's routes "

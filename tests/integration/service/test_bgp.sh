@@ -117,7 +117,7 @@ start_bird() { ip netns exec "$PEER_NS" bird -c "$WORK/bird.conf" -s "$WORK/bird
 established() { gobgp_ neighbor 2>/dev/null | grep -q Establ; }
 # bird_routes: each route in BIRD's tables, a line each: "PREFIX COMMUNITIES"
 # for a unicast route, "flow SOURCE > DESTINATION ACTION" for a FlowSpec rule
-# (discard: the traffic-rate 0 extended community).
+# (discard: the traffic-rate 0 extended community; rate: another traffic-rate).
 bird_routes() {
 	birdc -s "$WORK/bird.ctl" show route all 2>/dev/null |
 		awk 'function out() { if (p) print p, c; p = "" }
@@ -125,7 +125,8 @@ bird_routes() {
 		     /^flow[46] \{/ { out(); match($0, /dst [^;]*/); d = substr($0, RSTART + 4, RLENGTH - 4)
 			match($0, /src [^;]*/); p = "flow " substr($0, RSTART + 4, RLENGTH - 4) " > " d; c = "-" }
 		     /BGP.community:/ { sub(/.*BGP.community: */, ""); c = $0 }
-		     /BGP.ext_community: \(generic, 0x80060000, 0x0\)/ { c = "discard" }
+		     /BGP.ext_community: \(generic, 0x80060000, 0x0\)/ { c = "discard"; next }
+		     /BGP.ext_community: \(generic, 0x80060000, / { c = "rate" }
 		     END { out() }'
 }
 # when_ SECONDS CMD...: polls CMD every 50 ms for up to SECONDS; prints when it first held
@@ -356,6 +357,13 @@ gen --ipv6 --src 2001:db8:30::1 --rate 1000 --duration 1s >/dev/null
 check "(j) an IPv6 source's ban: a flow6 rule from its /64 to $OWN6, discard" \
 	until_ 3 eval "bird_routes | grep -qxF 'flow 2001:db8:30::/64 > $OWN6 discard'"
 stop_ratewall INT
+# --bgp-flowspec-rate: the rule holds the source to --bps upstream (traffic-rate 10 000 bytes/s).
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/jr" $RUN --ban 4s --bps 80k --bgp-flowspec-rate || fail "(j) ratewall starts a third time"
+gen --src 198.18.41.1 --rate 1000 --duration 1s >/dev/null
+check "(j) --bgp-flowspec-rate: the source's rule has a traffic-rate, not discard" \
+	until_ 3 eval "bird_routes | grep -qxF 'flow 198.18.41.1/32 > $OWN rate'"
+stop_ratewall INT
 check "(j) no source was ever blackholed (BIRD's unicast routes, sampled every 100 ms)" \
 	eval "! grep -qE '^(198\.18\.|2001:db8:30:)' '$WORK/bird.seen'"
 
@@ -374,7 +382,8 @@ check "(k) killed (kill -9): its routes stay at the speaker" holds_n 198.18.40. 
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/k2" $RUN --ban 30s || fail "(k) ratewall starts again"
 check "(k) the next run of the instance withdraws them" until_ 5 holds_n 198.18.40. 0
-check "(k) ... said" said "$WORK/k2" "bgp: 2 routes with this instance's community"
+# Said at the loader's next tick after the thread says it (100 ms): polled.
+check "(k) ... said" until_ 2 said "$WORK/k2" "bgp: 2 routes with this instance's community"
 check "(k) ... and another owner's route stays" eval "bird_routes | grep -q '^198.19.255.250/32 '"
 stop_ratewall INT
 gobgp_ global rib -a ipv4 del 198.19.255.250/32

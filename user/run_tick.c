@@ -35,6 +35,8 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 				   .metric = rw_sort_metric(sum, s->cfg->sort),
 				   .banned = fv->ban_until_ns > s->flowtab.ban_now_ns };
 
+	if (rw_kind_of(key) == RW_KIND_DST && !(key->kind & RW_KIND_RULE) && rw_act_on(&s->act))
+		rw_act_victim(&s->act, key, sum, s->scan_now);
 	if (key->kind & RW_KIND_RANKED) { /* --rank: its kind's ranking, and the view */
 		struct rw_ranking *r = &s->ranked[rw_kind_of(key)];
 
@@ -155,6 +157,7 @@ int rw_run_tick(struct rw_session *s)
 		s->flowtab.ban_now_ns = now;
 	/* One read of the table feeds the ranking, the prefix counts, the events and the view. */
 	s->feed = s->watch ? rw_watch_feed_begin(s->watch, now) : NULL;
+	s->scan_now = now;
 	err = rw_flowtab_scan(&s->flowtab, now / slot_ns, &rep.tick, on_flow, s);
 	if (err)
 		return err;

@@ -131,6 +131,8 @@ static void test_act_options(void)
 		{ "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-owner 0:0", "0:0" },
 		{ "run eth0 --ban 1s --pps 10 --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-flowspec-rate",
 		  "give --bps too" },
+		{ "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-victim-floor 1k",
+		  "give --key dst or --rank dst" },
 		{ "run eth0 --bgp 50051 --bgp-own 203.0.113.0/24 --bgp-prefixes --ban 1s", "give --levels" },
 		{ "run eth0 --on-event-timeout 1s", "shape --on-event" },
 		{ "run eth0 --on-event-rate 5", "shape --on-event" },

@@ -454,11 +454,26 @@ static struct rw_act_prefix *prefix_entry(struct rw_act *a, const struct rw_key 
 	return &a->prefixes[a->nprefixes++];
 }
 
+void rw_act_victim(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
+		   uint64_t now)
+{
+	struct rw_act_prefix *p;
+
+	if (!a->bgp || !a->cfg->bgp.victim_floor ||
+	    (double)sum->packets / a->window_s < (double)a->cfg->bgp.victim_floor)
+		return;
+	p = prefix_entry(a, key, now);
+	if (p)
+		p->heavy = true;
+	want_routes_of(a, key, sum->packets / 2);
+}
+
 /*
  * --bgp-prefixes: each heavy prefix that sends at least --bgp-prefix-floor
- * is wanted, by its weight; one wanted less than --bgp-hold ago stays wanted
- * (last of all) after it turns light or falls under the floor, so that a
- * prefix at the edge is not announced and withdrawn tick after tick.
+ * is wanted, by its weight, as the victims of --bgp-victim-floor were in the
+ * scan (rw_act_victim); one wanted less than --bgp-hold ago stays wanted
+ * (last of all) after it turns light or falls under its floor, so that a
+ * route at the edge is not announced and withdrawn tick after tick.
  */
 static void want_prefixes(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t nhhh,
 			  uint64_t now)
@@ -466,9 +481,7 @@ static void want_prefixes(struct rw_act *a, const struct rw_hhh_item *hhh, uint3
 	const struct rw_bgp_config *b = &a->cfg->bgp;
 	uint32_t kept = 0;
 
-	for (uint32_t i = 0; i < a->nprefixes; i++)
-		a->prefixes[i].heavy = false;
-	for (uint32_t i = 0; i < nhhh; i++) {
+	for (uint32_t i = 0; b->prefixes && i < nhhh; i++) {
 		struct rw_act_prefix *p;
 
 		if ((double)hhh[i].residual / a->window_s < (double)b->prefix_floor)
@@ -485,7 +498,8 @@ static void want_prefixes(struct rw_act *a, const struct rw_hhh_item *hhh, uint3
 			continue; /* light, and held long enough: let go */
 		if (!p->heavy)
 			want_routes_of(a, &p->prefix, 0);
-		a->prefixes[kept++] = *p;
+		a->prefixes[kept] = *p;
+		a->prefixes[kept++].heavy = false; /* heavy again next tick, or held */
 	}
 	a->nprefixes = kept;
 }
@@ -496,8 +510,7 @@ static void feed_bgp(struct rw_act *a, const struct rw_hhh_item *hhh, uint32_t n
 {
 	char msg[RW_BGP_MSG_LEN];
 
-	if (a->cfg->bgp.prefixes)
-		want_prefixes(a, hhh, nhhh, now);
+	want_prefixes(a, hhh, nhhh, now);
 	order_by_weight(a);
 	rw_bgp_want(a->bgp, a->want, a->nwant, a->never);
 	a->nwant = 0;

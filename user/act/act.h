@@ -47,7 +47,10 @@ struct rw_act_route {
 	struct rw_route route;
 };
 
-/* --bgp-prefixes: a heavy prefix wanted (over the floor) since `since` (the run's clock, ns). */
+/*
+ * --bgp-prefixes, --bgp-victim-floor: a heavy prefix or a victim wanted
+ * (over its floor) since `since` (the run's clock, ns).
+ */
 struct rw_act_prefix {
 	struct rw_key prefix; /* as --levels gives it */
 	uint64_t since_ns;
@@ -99,6 +102,13 @@ static inline bool rw_act_on(const struct rw_act *a)
 /* An event as the events output writes it (its on_event callback). */
 void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
 		  double until);
+/*
+ * --bgp-victim-floor: a destination key of the scan (the main kind's, or
+ * --rank dst's) and its window: blackholed when inside --bgp-own and over
+ * the floor (held --bgp-hold after). now: the run's clock, ns.
+ */
+void rw_act_victim(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
+		   uint64_t now);
 /* Each live tracked flow of a scan (banned: under a ban now). */
 void rw_act_flow(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
 		 bool banned);

@@ -71,6 +71,7 @@ struct rw_bgp_config {
 	uint64_t hold_ns;         /* --bgp-hold: an announced route stays at least this long */
 	uint32_t owner;           /* --bgp-owner: the community every route carries; 0: of the name */
 	bool flowspec_rate;       /* --bgp-flowspec-rate: flow rules hold to --bps, not discard */
+	uint64_t victim_floor;    /* --bgp-victim-floor: a destination blackholed from this pps on; 0 off */
 	bool dry_run;             /* --bgp-dry-run: say, announce nothing */
 };
 

@@ -144,6 +144,10 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 	if (cfg->bgp.api[0] && !cfg->bgp.nown)
 		return fail(err, errlen, "--bgp needs --bgp-own CIDR[,CIDR]: your prefixes, the only "
 			    "destinations its routes may name");
+	if (cfg->bgp.victim_floor && cfg->key_kind != RW_KIND_DST &&
+	    !(cfg->rank_mask & (1u << RW_KIND_DST)))
+		return fail(err, errlen, "--bgp-victim-floor blackholes a destination: give --key dst "
+			    "or --rank dst too");
 	if (cfg->bgp.flowspec_rate && !cfg->bps)
 		return fail(err, errlen, "--bgp-flowspec-rate holds a source to --bps upstream (a "
 			    "FlowSpec rate counts bytes): give --bps too");

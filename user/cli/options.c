@@ -334,6 +334,10 @@ const struct rw_opt rw_options[] = {
 	  .def = "65535:666,65535:65281", .arg = "ASN:VALUE[,...]", .flags = KEY,
 	  .help = "communities of the blackhole routes (BLACKHOLE, RFC 7999, and NO_EXPORT: "
 		  "not beyond the upstream)" },
+	{ "bgp-victim-floor", 0, RW_OPT_RATE, CFG(bgp.victim_floor), .arg = "PPS", .flags = KEY,
+	  .help = "with --key dst or --rank dst: a destination of --bgp-own that receives this "
+		  "many packets a second is blackholed while it does, and --bgp-hold after "
+		  "(RTBH gives the victim up to save the link; default: never)" },
 	{ "bgp-flowspec-rate", 0, RW_OPT_SWITCH, CFG(bgp.flowspec_rate), .flags = KEY,
 	  .help = "a source's flow rule holds it to --bps upstream (traffic-rate), not discard" },
 	{ "bgp-owner", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_owner, .arg = "ASN:VALUE",

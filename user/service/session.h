@@ -58,6 +58,7 @@ struct rw_session {
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
 	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */
+	uint64_t scan_now;            /* the run's clock when this tick's scan began, ns */
 	int heavy_fd;                 /* --persist --levels: the pinned heavy-prefix record, else -1 */
 	struct rw_act act;            /* --on-event, --bgp (and heavy/light events) */
 	int act_fd;                   /* --persist with either: the pinned act record, else -1 */

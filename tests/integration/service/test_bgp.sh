@@ -357,6 +357,17 @@ gen --ipv6 --src 2001:db8:30::1 --rate 1000 --duration 1s >/dev/null
 check "(j) an IPv6 source's ban: a flow6 rule from its /64 to $OWN6, discard" \
 	until_ 3 eval "bird_routes | grep -qxF 'flow 2001:db8:30::/64 > $OWN6 discard'"
 stop_ratewall INT
+# --bgp-victim-floor with --rank dst: a destination of ours receiving over the floor is blackholed.
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/jv" $RUN --ban 4s --rank dst --bgp-victim-floor 500 || fail "(j) ratewall starts a fourth time"
+gen --src 198.18.42.1 --sources 20 --dst 198.19.255.201 --rate 1000 --duration 2s >/dev/null &
+G1=$!
+gen --src 198.18.43.1 --sources 20 --dst 198.19.254.10 --rate 1000 --duration 2s >/dev/null
+wait "$G1"
+check "(j) --bgp-victim-floor: a destination of --bgp-own over it blackholed" \
+	until_ 3 eval "bird_routes | grep -q '^198.19.255.201/32 $RTBH'"
+check "(j) ... one outside --bgp-own is not" eval "! bird_routes | grep -qF '198.19.254.10'"
+stop_ratewall INT
 # --bgp-flowspec-rate: the rule holds the source to --bps upstream (traffic-rate 10 000 bytes/s).
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/jr" $RUN --ban 4s --bps 80k --bgp-flowspec-rate || fail "(j) ratewall starts a third time"

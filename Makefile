@@ -20,15 +20,15 @@ BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror 
 
 # The rooms of user/ (see docs/development.md), lowest first; a file
 # includes its own room and those before it (tools/check_rooms.py checks).
-ROOMS := model cli kernel rank views act service
+ROOMS := model cli kernel rank views proc bgp act service
 USER_LIB_SRCS := $(foreach r,$(ROOMS),$(wildcard user/$(r)/*.c)) $(filter-out user/main.c,$(wildcard user/*.c))
 USER_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/user/%.o)
 # What the userspace unit tests link: every room's code that needs no kernel.
 PURE_SRCS := $(wildcard user/model/*.c user/cli/*.c user/rank/*.c) user/kernel/window.c user/kernel/memplan.c \
 	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
 	     user/views/events.c user/views/report.c user/views/metrics_page.c \
-	     user/views/actview.c user/act/gobgp.c user/act/capture.c user/act/routes.c \
-	     user/act/hook.c user/act/spawn.c
+	     user/views/actview.c user/bgp/gobgp.c user/proc/capture.c user/bgp/routes.c \
+	     user/act/hook.c user/proc/spawn.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 # tests/unit/*/: a room's tests grown into a folder of their own (metrics/: the /metrics page)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)

@@ -52,7 +52,7 @@ import re
 import subprocess
 import sys
 
-ROOMS = ["model", "cli", "kernel", "rank", "views", "act", "service", "top"]
+ROOMS = ["model", "cli", "kernel", "rank", "views", "proc", "bgp", "act", "service", "top"]
 # The data path's headers by role (bpf/README.md), lowest first: each includes
 # only those before it.
 BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "crowd.h", "sketch.h", "history.h", "limit.h", "table.h",

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "act/bgp.h"
-#include "act/journal.h"
+#include "bgp/bgp.h"
+#include "bgp/journal.h"
 #include "bpfenv.h"
 #include "model/clock.h"
 #include "testlib.h"

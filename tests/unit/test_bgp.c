@@ -14,9 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "act/capture.h"
-#include "act/gobgp.h"
-#include "act/routes.h"
+#include "proc/capture.h"
+#include "bgp/gobgp.h"
+#include "bgp/routes.h"
 #include "model/clock.h"
 #include "unit.h"
 

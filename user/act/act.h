@@ -17,7 +17,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "act/bgp.h"
+#include "bgp/bgp.h"
 #include "act/hook.h"
 #include "cli/config.h"
 #include "model/actcounts.h"

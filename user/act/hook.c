@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "act/spawn.h"
+#include "proc/spawn.h"
 #include "model/clock.h"
 #include "model/errmsg.h"
 

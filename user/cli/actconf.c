@@ -231,43 +231,42 @@ int rw_parse_next_hops(const char *s, struct rw_bgp_config *b, char *err, size_t
 	return each_item(s, "bgp-next-hop", one_next_hop, b, err, errlen);
 }
 
-static int one_never(const char *w, void *arg, char *err, size_t errlen)
+/* A list of prefixes an option fills: --bgp-never, --bgp-own. */
+struct prefix_list {
+	const char *opt;
+	struct rw_route *v;
+	uint32_t *n, max;
+	bool all_refused; /* 0.0.0.0/0 or ::/0 is refused: every address */
+};
+
+static int one_prefix(const char *w, void *arg, char *err, size_t errlen)
 {
-	struct rw_bgp_config *b = arg;
+	struct prefix_list *l = arg;
 	char why[160];
 
-	if (b->nnever == RW_BGP_NEVER_MAX)
-		return fail(err, errlen, "--bgp-never: at most %d prefixes", RW_BGP_NEVER_MAX);
-	if (rw_route_parse(w, &b->never[b->nnever], why, sizeof(why)))
-		return fail(err, errlen, "--bgp-never: %s", why);
-	b->nnever++;
+	if (*l->n == l->max)
+		return fail(err, errlen, "--%s: at most %u prefixes", l->opt, l->max);
+	if (rw_route_parse(w, &l->v[*l->n], why, sizeof(why)))
+		return fail(err, errlen, "--%s: %s", l->opt, why);
+	if (l->all_refused && l->v[*l->n].len == 0)
+		return fail(err, errlen, "--%s: '%s' is every address: give the prefixes that are "
+			    "yours", l->opt, w);
+	(*l->n)++;
 	return 0;
 }
 
 int rw_parse_never(const char *s, struct rw_bgp_config *b, char *err, size_t errlen)
 {
+	struct prefix_list l = { "bgp-never", b->never, &b->nnever, RW_BGP_NEVER_MAX, false };
+
 	b->nnever = 0;
-	return each_item(s, "bgp-never", one_never, b, err, errlen);
-}
-
-static int one_own(const char *w, void *arg, char *err, size_t errlen)
-{
-	struct rw_bgp_config *b = arg;
-	char why[160];
-
-	if (b->nown == RW_BGP_OWN_MAX)
-		return fail(err, errlen, "--bgp-own: at most %d prefixes", RW_BGP_OWN_MAX);
-	if (rw_route_parse(w, &b->own[b->nown], why, sizeof(why)))
-		return fail(err, errlen, "--bgp-own: %s", why);
-	if (b->own[b->nown].len == 0)
-		return fail(err, errlen, "--bgp-own: '%s' is every address: give the prefixes that "
-			    "are yours", w);
-	b->nown++;
-	return 0;
+	return each_item(s, l.opt, one_prefix, &l, err, errlen);
 }
 
 int rw_parse_own(const char *s, struct rw_bgp_config *b, char *err, size_t errlen)
 {
+	struct prefix_list l = { "bgp-own", b->own, &b->nown, RW_BGP_OWN_MAX, true };
+
 	b->nown = 0;
-	return each_item(s, "bgp-own", one_own, b, err, errlen);
+	return each_item(s, l.opt, one_prefix, &l, err, errlen);
 }

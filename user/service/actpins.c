@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "act/bgp.h"
-#include "act/journal.h"
+#include "bgp/bgp.h"
+#include "bgp/journal.h"
 #include "act/record.h"
 #include "model/clock.h"
 #include "model/errmsg.h"
@@ -19,7 +19,7 @@
 #define ACT_PIN "act"
 #define JOURNAL_PIN "bgp_routes"
 
-/* Whether fd is a journal as act/journal.c makes them. */
+/* Whether fd is a journal as bgp/journal.c makes them. */
 static bool is_journal(int fd)
 {
 	uint32_t max;

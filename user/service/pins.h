@@ -11,7 +11,7 @@
  *                 rw_heavy_record), for `ratewall top`
  *   act           with --on-event or --bgp: what the loader acts with, and
  *                 its counts (struct rw_act_record, act/record.h)
- *   bgp_routes    with --bgp: the routes announced (act/bgp.h's journal)
+ *   bgp_routes    with --bgp: the routes announced (bgp/journal.h)
  * Whatever lives here outlives the loader: the kernel keeps enforcing, and
  * the next loader adopts it. `meta` is pinned last when an instance is created:
  * a directory without it is a creation that never finished.

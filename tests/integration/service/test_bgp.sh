@@ -294,7 +294,7 @@ seen=$(when_ 6 announced 198.18.0.3/32)
 echo "     (f) gobgpd started again (empty): the route back in BIRD's table $(elapsed "$t0" "${seen:-0}") s after"
 check "(f) the route is announced again" test -n "$seen"
 # Its return is said in one of two ways, by what the loader's first health
-# check that it answers finds (act/bgp.c, set_state): BIRD's session up ("is
+# check that it answers finds (bgp/bgp.c, set_state): BIRD's session up ("is
 # back; 1 of 1 BGP sessions established"), or not yet ("answers again but no
 # BGP session is established", then "a BGP session is back" at the next check,
 # 2 s on). Which one is a race nothing here orders: while gobgpd is down a
@@ -339,12 +339,16 @@ check "(h) ... nor BIRD, ever" eval "! grep -q '^198.18.0.8/' '$WORK/bird.seen'"
 # one outside it is banned and never announced; an IPv6 source's ban is a
 # flow6 rule from its /64 to the IPv6 prefix of --bgp-own. No source is
 # ever blackholed.
+# two_victims SRC DST SRC2 DST2 DURATION: two spoofed floods at 1 kpps (20 sources each), at once.
+two_victims() {
+	gen --src "$1" --sources 20 --dst "$2" --rate 1000 --duration "$5" >/dev/null &
+	local first=$!
+	gen --src "$3" --sources 20 --dst "$4" --rate 1000 --duration "$5" >/dev/null
+	wait "$first"
+}
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/j" $RUN --key dst --ban 4s --events "$WORK/j.events" || fail "(j) ratewall starts"
-gen --src 198.18.30.1 --sources 50 --dst 198.19.255.200 --rate 1000 --duration 1s >/dev/null &
-G1=$!
-gen --src 198.18.31.1 --sources 50 --dst 198.19.254.9 --rate 1000 --duration 1s >/dev/null
-wait "$G1"
+two_victims 198.18.30.1 198.19.255.200 198.18.31.1 198.19.254.9 1s
 check "(j) the victim inside --bgp-own: its /32 blackholed, BLACKHOLE and NO_EXPORT" \
 	until_ 3 eval "bird_routes | grep -q '^198.19.255.200/32 $RTBH'"
 check "(j) the victim outside --bgp-own was banned" \
@@ -360,10 +364,7 @@ stop_ratewall INT
 # --bgp-victim-floor with --rank dst: a destination of ours receiving over the floor is blackholed.
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/jv" $RUN --ban 4s --rank dst --bgp-victim-floor 500 || fail "(j) ratewall starts a fourth time"
-gen --src 198.18.42.1 --sources 20 --dst 198.19.255.201 --rate 1000 --duration 2s >/dev/null &
-G1=$!
-gen --src 198.18.43.1 --sources 20 --dst 198.19.254.10 --rate 1000 --duration 2s >/dev/null
-wait "$G1"
+two_victims 198.18.42.1 198.19.255.201 198.18.43.1 198.19.254.10 2s
 check "(j) --bgp-victim-floor: a destination of --bgp-own over it blackholed" \
 	until_ 3 eval "bird_routes | grep -q '^198.19.255.201/32 $RTBH'"
 check "(j) ... one outside --bgp-own is not" eval "! bird_routes | grep -qF '198.19.254.10'"

@@ -6,7 +6,7 @@
  * the leader reaped last so that the group's id stays its own until then.
  */
 #define _GNU_SOURCE /* pipe2, posix_spawn_file_actions_addclosefrom_np */
-#include "act/capture.h"
+#include "proc/capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "act/spawn.h"
+#include "proc/spawn.h"
 #include "model/clock.h"
 
 

@@ -9,7 +9,7 @@
  * from its table), so the next pass announces them again.
  */
 #define _GNU_SOURCE /* F_DUPFD_CLOEXEC */
-#include "act/bgp.h"
+#include "bgp/bgp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,10 +22,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "act/capture.h"
-#include "act/gobgp.h"
-#include "act/journal.h"
-#include "act/routes.h"
+#include "proc/capture.h"
+#include "bgp/gobgp.h"
+#include "bgp/journal.h"
+#include "bgp/routes.h"
 #include "model/clock.h"
 #include "model/errmsg.h"
 

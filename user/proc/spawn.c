@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #define _GNU_SOURCE /* posix_spawn_file_actions_addclosefrom_np */
-#include "act/spawn.h"
+#include "proc/spawn.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -3,14 +3,14 @@
  * GoBGP's client (gobgp) as the BGP driver speaks it: the command lines that
  * announce, withdraw, look up a route and list the neighbours, and the
  * reading of what it answers (its JSON, -j). Nothing here runs it
- * (act/capture.h does), so all of it is tested on captured answers.
+ * (proc/capture.h does), so all of it is tested on captured answers.
  */
 #ifndef RW_GOBGP_H
 #define RW_GOBGP_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "act/capture.h"
+#include "proc/capture.h"
 #include "cli/actconf.h"
 
 #define RW_GOBGP_WORDS 24

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "act/routes.h"
+#include "bgp/routes.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include "act/journal.h"
+#include "bgp/journal.h"
 
 #include <bpf/bpf.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * string followed by ':', and a '"' inside a string is always escaped, so
  * "key": can only be a key), within each element of the top-level list.
  */
-#include "act/gobgp.h"
+#include "bgp/gobgp.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "act/routes.h"
+#include "bgp/routes.h"
 
 /* A new journal (not pinned), for at most max routes. Its fd, or -errno. */
 int rw_bgp_journal_create(uint32_t max);

@@ -196,6 +196,21 @@ nft_rates() {
 # steady_rate NAME SECONDS: packets/s the observer saw over that span.
 steady_rate() { nft_rates "$2" "$1"; }
 
+# steady_span NAME SECONDS: "PACKETS SHORTEST LONGEST": what the observer saw
+# between two reads SECONDS apart, and the shortest and longest the span
+# between them can have been (a read falls anywhere inside its nft run, which
+# takes tens of milliseconds on a loaded machine): a bound checked against
+# both is never missed for the time an nft run took.
+steady_span() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ip netns exec "$TB_RCV" sh -c '
+		read_one() { date +%s.%N; nft list counter netdev "rwobs_$1" seen; date +%s.%N; }
+		read_one "$2"; sleep "$1"; read_one "$2"' sh "$2" "$1" |
+		awk '/^[0-9]+\.[0-9]+$/ { t[m++] = $1 }
+		     /packets/ { for (i = 1; i < NF; i++) if ($i == "packets") c[k++] = $(i + 1) }
+		     END { printf "%d %.6f %.6f\n", c[1] - c[0], t[2] - t[1], t[3] - t[0] }'
+}
+
 # planned_memory ARGS...: the total `ratewall memory ARGS` plans, in bytes.
 planned_memory() {
 	"$RW" memory "$@" | awk '$1 == "total" {

@@ -13,7 +13,8 @@
 #     the light source dropped.
 # (b) A spoofed flood, a new IPv6 source every packet, at --pps 1000: nothing
 #     dropped; at --pps 100: no more than the bound in docs/limits.md; and a source at
-#     10 times its limit inside it held to its rate and burst (-5 % to +1 %).
+#     10 times its limit inside it held to its rate and its bank (2 x --burst:
+#     -5 % to +1 % of R x S + 2 x R x --burst over a span S).
 # "Nothing dropped" allows what met an insert stalled on another CPU past the
 # wait (stalled_drops, docs/limits.md): none on one CPU.
 # WIDE_CPUS=N (default 1): a queue a CPU and every generator spread over N
@@ -145,27 +146,34 @@ spoofed() {
 	gen --cpus "$CPUS" --src 198.19.2.1 --rate $((10 * limit)) --duration 3s >/dev/null &
 	local heavy_pid=$!
 	sleep 1
-	rate=$(steady_rate heavy 1.6)
+	span=$(steady_span heavy 1.6)
 	wait $flood_pid $heavy_pid
 	stop_ratewall INT
-	echo "$(sent_of "$WORK/b$limit.gen") $(nft_count flood) $rate $(python3 -c 'import json, sys
+	echo "$(sent_of "$WORK/b$limit.gen") $(nft_count flood) $span $(python3 -c 'import json, sys
 print([json.loads(l) for l in open(sys.argv[1])][-1]["totals"]["stalled_drops"])' "$WORK/b$limit.json")"
 }
-read -r sent seen rate stalled < <(spoofed 1000)
+read -r sent seen heavy shortest longest stalled < <(spoofed 1000)
 echo "     --pps 1000: $sent spoofed packets, $((sent - seen)) dropped ($stalled stalled drops); the source" \
-	"at 10x its limit admitted at $rate pps"
+	"at 10x its limit: $heavy packets in a span of $shortest to $longest s"
 check "(b) a spoofed flood at --pps 1000 loses nothing but what met a stalled insert" \
 	at_most $((sent - seen)) "$stalled"
-# Its schedule (--burst 100ms, the default) admits at most R x S + R x 100 ms
-# in any span S: over the 1.6 s read, 1000 + 62.5 pps (one run read 1060.6,
-# 6 % over and inside that bound). So: from 5 % under to that bound + 1 %.
-check "(b) inside it, a source at 10x its limit is held to its rate and burst ($rate pps)" \
-	awk -v r="$rate" 'BEGIN { exit !(r >= 950 && r <= (1000 + 1000 * 0.1 / 1.6) * 1.01) }'
+# Its schedule (--burst 100ms, the default) admits at most R x S plus its
+# bank in any span S: the bank is 2 x --burst (bpf/limit.h: "a window holds
+# up to R x the window plus the bank"), 200 packets here. The test held it to
+# one burst, R x S + 100, and failed 2 of 3 runs alone once the span was
+# measured right (1 748 and 1 740 packets in at most 1.619 and 1.616 s); read
+# on the middles of the nft runs it had failed once beside other tests
+# (1 087.3 pps). So, against the longest and the shortest the span can have
+# been (each read falls somewhere inside its nft run): at most R x S + 200
+# and 1 % for the packets in flight, at least 5 % under R x S - 100.
+check "(b) inside it, a source at 10x its limit is held to its rate and bank ($heavy in $shortest-$longest s)" \
+	awk -v n="${heavy:-0}" -v s="${shortest:-1}" -v l="${longest:-0}" \
+	'BEGIN { exit !(n >= 0.95 * (1000 * s - 100) && n <= 1.01 * (1000 * l + 200)) }'
 # docs/limits.md: at --pps 100 (a threshold of 50 a CPU on two CPUs) under
 # about 1 000 packets of noise a bucket, a spoofed packet meets its cap when
 # both its buckets stand 50 above the noise: about 0.3 %; at most 1 % here.
-read -r sent seen rate _ < <(spoofed 100)
-echo "     --pps 100: $sent spoofed packets, $((sent - seen)) dropped; the source at 10x its limit admitted at $rate pps"
+read -r sent seen heavy _ _ _ < <(spoofed 100)
+echo "     --pps 100: $sent spoofed packets, $((sent - seen)) dropped; the source at 10x its limit: $heavy packets in 1.6 s"
 check "(b) a spoofed flood at --pps 100 loses at most 1 %" at_most $((100 * (sent - seen))) "$sent"
 
 finish

@@ -25,15 +25,15 @@ static struct rw_route route_of_key(const struct rw_key *key)
 	return rw_route_of_key(key, key->prefix_len);
 }
 
-/* The --bgp-own prefix that holds destination d whole, or NULL. */
-static const struct rw_route *own_prefix_of(const struct rw_act *a, const struct rw_route *d)
+/* Whether destination d lies whole inside a --bgp-own prefix. */
+static bool ours(const struct rw_act *a, const struct rw_route *d)
 {
 	const struct rw_bgp_config *b = &a->cfg->bgp;
 
 	for (uint32_t i = 0; i < b->nown; i++)
 		if (rw_route_within(d, &b->own[i]))
-			return &b->own[i];
-	return NULL;
+			return true;
+	return false;
 }
 
 /*
@@ -205,7 +205,7 @@ static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t 
 
 	switch (rw_kind_of(key)) {
 	case RW_KIND_DST:
-		if (!own_prefix_of(a, &s))
+		if (!ours(a, &s))
 			break;
 		want_route(a, &s, weight);
 		return;
@@ -213,9 +213,11 @@ static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t 
 	case RW_KIND_FLOW: {
 		struct rw_key to = *key;
 
+		/* A pair's IPv6 destination is cut to --v6-prefix, as its source is; a flow's is whole. */
 		memcpy(to.addr, key->addr2, sizeof(to.addr));
-		d = rw_route_of_key(&to, 0);
-		if (!own_prefix_of(a, &d))
+		d = rw_route_of_key(&to, rw_kind_of(key) == RW_KIND_PAIR && s.family == AF_INET6 ?
+					      a->cfg->v6_prefix : 0);
+		if (!ours(a, &d))
 			break;
 		r = flow_rule(a, &s, &d);
 		want_route(a, &r, weight);

@@ -456,11 +456,11 @@ static void take_target(struct rw_bgp *b)
  * The speaker's routes that carry the owner community and that held does
  * not know, into held (unsure) and the journal: a run killed before it could
  * journal them, or whose journal was lost, left them announced. What is not
- * wanted is then withdrawn like any held route. *adopted: how many; 0, or
- * -errno with why.
+ * wanted is then withdrawn like any held route. abort: the end asked (NULL:
+ * none). *adopted: how many; 0, or -errno with why.
  */
 static int adopt_owned(const struct rw_gobgp *g, int journal_fd, struct rw_held_set *held,
-		       size_t *adopted, char *why, size_t len)
+		       const atomic_bool *abort, size_t *adopted, char *why, size_t len)
 {
 	static const struct { int family; bool flow; } tables[] = {
 		{ AF_INET, false }, { AF_INET6, false }, { AF_INET, true }, { AF_INET6, true },
@@ -477,7 +477,7 @@ static int adopt_owned(const struct rw_gobgp *g, int journal_fd, struct rw_held_
 		long n;
 
 		rw_gobgp_table(g, tables[t].family, tables[t].flow, &a);
-		err = run_client(&a, RW_BGP_TIMEOUT_NS, NULL, &cap, why, len);
+		err = run_client(&a, RW_BGP_TIMEOUT_NS, abort, &cap, why, len);
 		n = err ? 0 : rw_gobgp_parse_owned(cap.out, tables[t].family, tables[t].flow,
 						   g->owner_value, found, RW_BGP_ADOPT_MAX);
 		if (n < 0) {
@@ -516,7 +516,9 @@ static void adopt(struct rw_bgp *b)
 	if (b->adopted || !b->known || !b->g.owner_value ||
 	    (b->state != RW_BGP_UP && b->state != RW_BGP_NO_SESSION))
 		return;
-	err = adopt_owned(&b->g, b->journal_fd, &b->held, &n, why, sizeof(why));
+	err = adopt_owned(&b->g, b->journal_fd, &b->held, &b->abort_cmd, &n, why, sizeof(why));
+	if (err == -ECANCELED)
+		return;
 	if (err) {
 		failed(b, "looking for routes of ours at the speaker: %s", why);
 		return;
@@ -882,7 +884,7 @@ int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char 
 	if (g.owner_value) { /* what a run left with no journal of it goes too */
 		size_t adopted;
 
-		e = adopt_owned(&g, journal_fd, &held, &adopted, why, sizeof(why));
+		e = adopt_owned(&g, journal_fd, &held, NULL, &adopted, why, sizeof(why));
 		if (e) {
 			had = held.n;
 			rw_held_free(&held);

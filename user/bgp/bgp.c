@@ -313,6 +313,20 @@ static bool down_after_failure(struct rw_bgp *b, bool *checked)
 	return b->state == RW_BGP_DOWN;
 }
 
+/*
+ * A pass's command failed: the work waits for its retry, and the failure is
+ * said unless the speaker is down; true then (the pass ends there).
+ */
+static bool pass_failed(struct rw_bgp *b, bool *checked, const char *doing,
+			const struct rw_route *r, const char *why)
+{
+	b->pending = true;
+	if (down_after_failure(b, checked))
+		return true;
+	command_failed(b, doing, r, why);
+	return false;
+}
+
 /* The pass stops early for the end, and for a newer wanted set (it starts again on it). */
 static bool pass_yields(struct rw_bgp *b)
 {
@@ -333,10 +347,8 @@ static void withdraw_pass(struct rw_bgp *b, bool *checked)
 		if (err == -ECANCELED)
 			return;
 		if (err) {
-			b->pending = true;
-			if (down_after_failure(b, checked))
+			if (pass_failed(b, checked, "withdrawing", &r, why))
 				return;
-			command_failed(b, "withdrawing", &r, why);
 			continue;
 		}
 		rw_journal_del(b->journal_fd, &r); /* a stale entry is only withdrawn again */
@@ -379,10 +391,8 @@ static void announce_pass(struct rw_bgp *b, bool *checked)
 			return;
 		if (err) {
 			/* Held, unsure: the speaker may have taken it before it failed. */
-			b->pending = true;
-			if (down_after_failure(b, checked))
+			if (pass_failed(b, checked, "announcing", r, why))
 				return;
-			command_failed(b, "announcing", r, why);
 			continue;
 		}
 		rw_held_add(&b->held, r, true, now_ns());

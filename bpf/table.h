@@ -55,20 +55,38 @@ static __always_inline __u64 rw_load64(__u64 *p)
 	return *(volatile __u64 *)p;
 }
 
+/*
+ * Tries at matching an entry whose state moves during the key's compare (a
+ * record raising the epoch, a revival, an insert ending its inheritance).
+ * The data path's lookup tries once: a miss only sends the packet the
+ * untracked way, whose insert looks again. That look, under the bucket's
+ * insert lock, tries until the state holds still, and at its last try takes
+ * a live entry with the key as found: a miss there inserted the key a second
+ * time (two entries, two budgets), and whoever uses the entry matches it again.
+ */
+#define RW_MATCH_ONCE 1
+#define RW_MATCH_SETTLE 4
+
 /* Entry idx if it holds key, with the state it was matched under (never torn by a writer). */
 static __always_inline struct rw_entry *rw_entry_match(__u32 idx, const struct rw_key *key,
-						       __u64 *state)
+						       __u64 *state, int tries)
 {
 	struct rw_entry *e = bpf_map_lookup_elem(&keys, &idx);
 	__u64 s;
 
 	if (!e)
 		return NULL;
-	s = rw_load64(&e->state);
-	if (!rw_st_live(s) || !rw_key_eq(&e->key, key) || rw_load64(&e->state) != s)
-		return NULL;
-	*state = s;
-	return e;
+	for (int i = 0; i < tries; i++) {
+		s = rw_load64(&e->state);
+		if (!rw_st_live(s) || !rw_key_eq(&e->key, key))
+			return NULL;
+		rw_race(RW_RACE_MATCH);
+		if (rw_load64(&e->state) == s || (tries > RW_MATCH_ONCE && i == tries - 1)) {
+			*state = s;
+			return e;
+		}
+	}
+	return NULL;
 }
 
 /*
@@ -84,7 +102,7 @@ __noinline int rw_bucket_find_from(__u32 b, __u32 from, __u32 tag, const struct 
 	if (!d || !key || !state)
 		return -1;
 	for (__u32 i = 0; i < RW_WAYS; i++) {
-		if (i >= from && d->tag[i] == tag && rw_entry_match(b * RW_WAYS + i, key, state))
+		if (i >= from && d->tag[i] == tag && rw_entry_match(b * RW_WAYS + i, key, state, RW_MATCH_ONCE))
 			return (int)(b * RW_WAYS + i);
 	}
 	return -1;
@@ -109,14 +127,29 @@ static __always_inline int rw_bucket_find(const struct rw_dir *d, __u32 b, __u32
 	}
 	if (way >= RW_WAYS)
 		return -1;
-	if (rw_entry_match(b * RW_WAYS + way, key, state))
+	if (rw_entry_match(b * RW_WAYS + way, key, state, RW_MATCH_ONCE))
 		return (int)(b * RW_WAYS + way);
 	return rw_bucket_find_from(b, way + 1, tag, key, state);
 }
 
-/* The key's entry index, or -1: its home bucket, and the overflow bucket if home ever overflowed. */
+/* rw_bucket_find for the look again under the insert lock: every way whose tag matches, each settled. */
+static __always_inline int rw_bucket_settle(const struct rw_dir *d, __u32 b, __u32 tag,
+					    const struct rw_key *key, __u64 *state)
+{
+#pragma nounroll
+	for (__u32 i = 0; i < RW_WAYS; i++) {
+		if (d->tag[i] == tag && rw_entry_match(b * RW_WAYS + i, key, state, RW_MATCH_SETTLE))
+			return (int)(b * RW_WAYS + i);
+	}
+	return -1;
+}
+
+/*
+ * The key's entry index, or -1: its home bucket, and the overflow bucket if
+ * home ever overflowed. settle: the look again under the insert lock.
+ */
 static __always_inline int rw_table_find(const struct rw_key *key, const struct rw_where *w,
-					 __u64 *state)
+					 __u64 *state, bool settle)
 {
 	struct rw_dir *home = bpf_map_lookup_elem(&dir, &w->home), *ovf;
 	__u32 b = w->overflow;
@@ -124,11 +157,41 @@ static __always_inline int rw_table_find(const struct rw_key *key, const struct 
 
 	if (!home)
 		return -1;
-	idx = rw_bucket_find(home, w->home, w->tag, key, state);
+	idx = settle ? rw_bucket_settle(home, w->home, w->tag, key, state) :
+		       rw_bucket_find(home, w->home, w->tag, key, state);
 	if (idx >= 0 || !(home->ctl & RW_DIR_OVERFLOW_MASK))
 		return idx;
 	ovf = bpf_map_lookup_elem(&dir, &b);
-	return ovf ? rw_bucket_find(ovf, b, w->tag, key, state) : -1;
+	if (!ovf)
+		return -1;
+	return settle ? rw_bucket_settle(ovf, b, w->tag, key, state) :
+			rw_bucket_find(ovf, b, w->tag, key, state);
+}
+
+/*
+ * The look again under the insert lock (rw_promote): the key's entry index,
+ * or -1. Global, a frame of its own: inlined, its loops grew the insert's
+ * frame, which is on the deepest call chain (the inheritance's), past the
+ * verifier's 512 bytes.
+ */
+__noinline int rw_look_again(const struct rw_key *key, const struct rw_where *w)
+{
+	__u64 state;
+
+	if (!key || !w)
+		return -1;
+	return rw_table_find(key, w, &state, true);
+}
+
+/*
+ * The entry a promotion gave the key, matched again for the state the
+ * packet's record steps from: settled too, or a move in between (the
+ * inserting CPU ending its inheritance) let the packet pass uncounted.
+ * 0 when the entry is no longer the key's. Global, as rw_look_again.
+ */
+__noinline int rw_match_promoted(__u32 idx, const struct rw_key *key, __u64 *state)
+{
+	return key && state && rw_entry_match(idx, key, state, RW_MATCH_SETTLE);
 }
 
 /*
@@ -192,7 +255,7 @@ __noinline int rw_enter_slot(__u32 idx, const struct rw_key *key, const struct r
 		 */
 		if (old == s)
 			s = next;
-		else if (!rw_entry_match(idx, key, &s))
+		else if (!rw_entry_match(idx, key, &s, RW_MATCH_ONCE))
 			return -1;
 	}
 	if (!rw_st_live(s) || rw_st_epoch(s) < epoch)
@@ -433,7 +496,7 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	struct rw_dir *home, *d;
 	struct rw_entry *ent;
 	struct rw_where w;
-	__u64 old = 0, state, epoch, now;
+	__u64 old = 0, epoch, now;
 	__u32 b, ctl, idx;
 	bool overflow = false;
 	int way;
@@ -459,7 +522,7 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 			break;
 	}
 	/* Under the lock: another CPU may have inserted this key since our lookup. */
-	way = rw_table_find(key, &w, &state);
+	way = rw_look_again(key, &w);
 	if (way >= 0)
 		goto unlock;
 	b = w.home;

@@ -65,7 +65,7 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 	struct rw_hot *f;
 	int idx, ret;
 
-	idx = rw_table_find(key, &w, &state);
+	idx = rw_table_find(key, &w, &state, false);
 	if (idx >= 0) {
 		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
 		j = cpu * cfg_entries + (__u32)idx;
@@ -91,7 +91,7 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 		if (!ent || !f)
 			return RW_PASS;
 		/* Matched again: its state, read now, must still be this key's. */
-		if (!rw_entry_match((__u32)idx, key, &state) ||
+		if (!rw_match_promoted((__u32)idx, key, &state) ||
 		    rw_enter_slot((__u32)idx, key, t, &state, st) < 0)
 			return RW_PASS;
 	}

@@ -232,6 +232,12 @@ void race_spin(struct env *e, uint64_t rounds)
 
 void race_arm(struct env *e, uint32_t point)
 {
+	race_arm_passes(e, point, 1);
+}
+
+void race_arm_passes(struct env *e, uint32_t point, uint32_t passes)
+{
+	e->skel->bss->test_race.passes = passes;
 	__atomic_store_n(&e->skel->bss->test_race.point, point, __ATOMIC_SEQ_CST);
 }
 

@@ -1421,6 +1421,69 @@ static void test_table_promotion_rechecks_under_the_lock(void)
 }
 
 /*
+ * The look again under the insert lock meets an entry whose state moves
+ * while it compares the key: another CPU's record raising the epoch (here),
+ * a revival, or the CPU that inserted the key ending its inheritance. The
+ * key's entry is planted whole (two slots behind) and its epoch moves during
+ * each of the first `passes` key compares: the fast path's lookup misses it
+ * (a miss there only sends the packet the untracked way), and so does the
+ * look's first try. Taken as a miss, the key got a second entry and a second
+ * budget (parallel_promotion_inherits_once saw it once in a loaded run); the
+ * look tries again. A state that never holds still (every compare meets a
+ * move, as a CPU descheduled between the reads would): the last try takes
+ * the live entry with the key as found. And the packet is counted in it:
+ * the match for its record's state is settled too (a move there let it pass
+ * uncounted).
+ */
+static void look_again_under_moves(uint32_t passes)
+{
+	struct rw_key k = key4(SRC4);
+	struct rw_window_sum w;
+	struct rw_where at;
+	struct rw_stats st;
+	uint32_t idx;
+	struct env e;
+
+	pin_cpu(0);
+	if (!env_open(&e, 10, 100 * MS, 0, 0))
+		return;
+	set_time(&e, 55 * MS); /* epoch 5 */
+	set_thresholds(&e, 100, 1); /* the first packet is promoted */
+	at = rw_table_where(&e.t, &k);
+	idx = at.home * RW_WAYS;
+	e.t.ent[idx].key = k;
+	e.t.ent[idx].home = at.home;
+	__atomic_store_n(&e.t.ent[idx].state, rw_st_make(3, 1, RW_ST_LIVE), __ATOMIC_SEQ_CST);
+	__atomic_store_n(&e.t.dir[at.home].tag[0], at.tag, __ATOMIC_SEQ_CST);
+	race_add(&e, RW_RACE_KEYS, idx, offsetof(struct rw_entry, state), 1);
+	race_arm_passes(&e, RW_RACE_MATCH, passes);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+	read_stats(&e, &st);
+	CHECK_EQ(st.new_flows, 0);
+	CHECK_EQ(entries_of(&e, &k), 1);
+	CHECK(flow_window(&e, &k, 5, &w));
+	CHECK_EQ(w.packets, 1);
+	race_arm(&e, RW_RACE_NONE);
+	env_close(&e);
+}
+
+static void test_table_the_look_again_waits_for_a_moving_state(void)
+{
+	look_again_under_moves(2);
+}
+
+static void test_table_the_look_again_trusts_its_last_try(void)
+{
+	look_again_under_moves(1000);
+}
+
+/* Passes: the fast path's, the look's last 4 tries, and the first match of the promoted entry. */
+static void test_table_a_promoted_packet_is_counted_under_a_move(void)
+{
+	look_again_under_moves(1 + 4 + 1);
+}
+
+/*
  * Several CPUs promote one new source at once (the sketch's own threshold):
  * one entry, and the sketch's counts inherited once. What a packet in flight
  * on another CPU at the moment of the insert can do is bounded, one packet
@@ -1428,8 +1491,9 @@ static void test_table_promotion_rechecks_under_the_lock(void)
  * (the limit exceeded by it), or counted in that sketch, inherited, and then
  * counted again by the entry (the entry holds one packet more than passed).
  * Inheriting twice would put a whole threshold (50) in the entry. CPUs
- * rarely meet that closely here: the race itself is played every run by
- * test_table_promotion_rechecks_under_the_lock.
+ * rarely meet that closely here: the races themselves are played every run
+ * by test_table_promotion_rechecks_under_the_lock and the look_again tests
+ * (this one found the second: once, in a loaded run, a second entry).
  */
 static void test_table_parallel_promotion_inherits_once(void)
 {
@@ -1487,6 +1551,9 @@ void run_table_tests(void)
 	RUN(test_table_untracked_waits_for_a_stalled_insert);
 	RUN(test_table_untracked_waits_out_an_insert);
 	RUN(test_table_promotion_rechecks_under_the_lock);
+	RUN(test_table_the_look_again_waits_for_a_moving_state);
+	RUN(test_table_the_look_again_trusts_its_last_try);
+	RUN(test_table_a_promoted_packet_is_counted_under_a_move);
 	RUN(test_table_parallel_promotion_inherits_once);
 	RUN(test_table_an_inheritance_holds_no_other_key_up);
 	RUN(test_table_a_refill_waits_for_the_inheritance);

@@ -132,7 +132,7 @@ static __always_inline int rw_bucket_find(const struct rw_dir *d, __u32 b, __u32
 	return rw_bucket_find_from(b, way + 1, tag, key, state);
 }
 
-/* rw_bucket_find for the look again under the insert lock: every way whose tag matches, each settled. */
+/* rw_bucket_find for the look again under the insert lock: each way whose tag matches, settled. */
 static __always_inline int rw_bucket_settle(const struct rw_dir *d, __u32 b, __u32 tag,
 					    const struct rw_key *key, __u64 *state)
 {

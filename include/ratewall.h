@@ -837,10 +837,10 @@ _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * size
  * A load with the test clock also plays races in one run: when the data path
  * reaches `point`, it first makes the writes another CPU could have made
  * there, then forgets the point; or, with `passes`, makes them again at the
- * point's next passes (another CPU that goes on writing). Each write is 8 bytes at `off` (a multiple of
- * 8, below 64) of a 64-byte line: entry `index` of keys, bucket `index` of
- * dir, or entry `index`'s schedule (struct rw_pace); or of one CPU's 32-byte
- * record in hot.
+ * point's next passes (another CPU that goes on writing). Each write is 8
+ * bytes at `off` (a multiple of 8, below 64) of a 64-byte line: entry `index`
+ * of keys, bucket `index` of dir, or entry `index`'s schedule (struct
+ * rw_pace); or of one CPU's 32-byte record in hot.
  */
 enum rw_race_point {
 	RW_RACE_NONE,

@@ -91,7 +91,7 @@ void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64
 /* ... or `rounds` of an empty loop there: the CPU that reached the point is slow. */
 void race_spin(struct env *e, uint64_t rounds);
 void race_arm(struct env *e, uint32_t point);
-/* ... at the point's first `passes` passes (the same writes again: another CPU that goes on writing). */
+/* ... at the point's first `passes` passes (the same writes again: a CPU that goes on writing). */
 void race_arm_passes(struct env *e, uint32_t point, uint32_t passes);
 /* Whether the armed race was played (its point was reached). */
 bool race_played(struct env *e);

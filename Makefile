@@ -10,7 +10,8 @@ ARCH     := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD)
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) \
+	    -DRW_LIBEXEC_DIR='"$(LIBEXECDIR)"'
 LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm \
 	    $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread \
 	    $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) \
@@ -28,7 +29,7 @@ PURE_SRCS := $(wildcard user/model/*.c user/cli/*.c user/rank/*.c) user/kernel/w
 	     user/kernel/enforced.c user/kernel/meminfo.c user/views/view.c user/views/history.c \
 	     user/views/events.c user/views/report.c user/views/metrics_page.c \
 	     user/views/actview.c user/bgp/gobgp.c user/proc/capture.c user/bgp/routes.c \
-	     user/act/hook.c user/proc/spawn.c
+	     user/act/hook.c user/proc/spawn.c user/bgp/session.c
 HDRS := $(wildcard user/*.h user/*/*.h include/*.h tests/*.h)
 # tests/unit/*/: a room's tests grown into a folder of their own (metrics/: the /metrics page)
 UNIT_TEST_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
@@ -36,6 +37,14 @@ UNIT_TEST_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \
 	    $(BUILD)/rwgen.bpf.o
 SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen.skel.h
+
+# --bgp's session to gobgpd (user/bgp/ratewall-gobgp), found beside the
+# binary: the helper, and GoBGP's API messages compiled by protoc from
+# Debian's copy of its .proto files (golang-github-osrg-gobgp-dev) into
+# rwgobgp/ beside it; the sanitizer build's binary finds it by a link.
+GOBGP_PROTO := /usr/share/gocode/src/github.com/osrg/gobgp/api
+GOBGP_MESSAGES := gobgp attribute capability
+GOBGP_HELPER := $(BUILD)/ratewall-gobgp $(BUILD)/rwgobgp/gobgp_pb2.py $(BUILD)/asan/ratewall-gobgp
 
 TOOLS := $(BUILD)/rwgen $(BUILD)/rwsink $(BUILD)/rwdelay $(BUILD)/progcost $(BUILD)/tickbench $(BUILD)/decisions
 
@@ -53,13 +62,23 @@ TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
 	deb test-package
-all: $(BUILD)/ratewall $(TOOLS) $(TESTS) $(BPF_OBJS)
+all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS)
 
 deps:
 	@./tools/install-deps.sh
 
 $(BUILD) $(BUILD)/asan:
 	@mkdir -p $@
+
+$(BUILD)/ratewall-gobgp: user/bgp/ratewall-gobgp | $(BUILD)
+	install -m 0755 $< $@
+
+$(BUILD)/rwgobgp/gobgp_pb2.py: | $(BUILD)
+	@mkdir -p $(dir $@)
+	protoc -I$(GOBGP_PROTO) --python_out=$(dir $@) $(GOBGP_MESSAGES:%=$(GOBGP_PROTO)/%.proto)
+
+$(BUILD)/asan/ratewall-gobgp: | $(BUILD)/asan
+	ln -sf ../ratewall-gobgp $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
@@ -215,6 +234,7 @@ DOCDIR ?= $(PREFIX)/share/doc/ratewall
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/vendor-completions
 DATADIR ?= $(PREFIX)/share/ratewall
+LIBEXECDIR ?= $(PREFIX)/lib/ratewall
 
 $(BUILD)/completion/ratewall: $(BUILD)/ratewall
 	@mkdir -p $(dir $@)
@@ -224,8 +244,11 @@ $(BUILD)/completion/_ratewall: $(BUILD)/ratewall
 	@mkdir -p $(dir $@)
 	$(BUILD)/ratewall completion zsh > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall
+install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall $(GOBGP_HELPER)
 	install -D -m 0755 $(BUILD)/ratewall $(DESTDIR)$(SBINDIR)/ratewall
+	install -D -m 0755 $(BUILD)/ratewall-gobgp $(DESTDIR)$(LIBEXECDIR)/ratewall-gobgp
+	install -d $(DESTDIR)$(LIBEXECDIR)/rwgobgp
+	install -m 0644 $(GOBGP_MESSAGES:%=$(BUILD)/rwgobgp/%_pb2.py) $(DESTDIR)$(LIBEXECDIR)/rwgobgp/
 	install -D -m 0644 dist/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/ratewall@.service.in > $(DESTDIR)$(UNITDIR)/ratewall@.service
@@ -237,6 +260,7 @@ install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_rat
 	install -D -m 0644 dist/ratewall.rules.yml $(DESTDIR)$(DATADIR)/prometheus/ratewall.rules.yml
 
 uninstall:
+	rm -rf $(DESTDIR)$(LIBEXECDIR)
 	rm -f $(DESTDIR)$(SBINDIR)/ratewall $(DESTDIR)$(MANDIR)/man8/ratewall.8 \
 	      $(DESTDIR)$(UNITDIR)/ratewall@.service $(DESTDIR)$(DOCDIR)/ratewall.conf.example \
 	      $(DESTDIR)$(BASHCOMPDIR)/ratewall $(DESTDIR)$(ZSHCOMPDIR)/_ratewall \

@@ -9,7 +9,10 @@
 # ethtool: they turn GRO off on the receiving veth, so the observer sees every frame;
 # dnsmasq-base and bind9-dnsutils: the reflection test's DNS server and dig;
 # gobgpd and bird2: the --bgp test drives a real GoBGP daemon and checks what a
-# BIRD 2 peering with it holds, both in namespaces; build-essential,
+# BIRD 2 peering with it holds, both in namespaces; protobuf-compiler and
+# golang-github-osrg-gobgp-dev (GoBGP's .proto files): the build compiles
+# GoBGP's API messages for --bgp's session helper, which runs on
+# python3-grpcio and python3-protobuf; build-essential,
 # dpkg-dev and debhelper: make deb's dpkg-buildpackage (dpkg-checkbuilddeps
 # wants build-essential besides the Build-Depends); lintian: make deb checks
 # the package with it).
@@ -19,6 +22,7 @@ set -eu
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
 libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils gobgpd bird2 \
+protobuf-compiler golang-github-osrg-gobgp-dev python3-grpcio python3-protobuf \
 build-essential dpkg-dev debhelper lintian"
 
 missing=""

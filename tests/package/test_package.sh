@@ -97,6 +97,10 @@ dpkg-deb -c "$DEB" >"$WORK/contents"
 awk '$1 !~ /^d/ { print substr($6, 2) }' "$WORK/contents" | sort >"$WORK/files"
 cat >"$WORK/want" <<EOF
 /lib/systemd/system/ratewall@.service
+/usr/lib/ratewall/ratewall-gobgp
+/usr/lib/ratewall/rwgobgp/attribute_pb2.py
+/usr/lib/ratewall/rwgobgp/capability_pb2.py
+/usr/lib/ratewall/rwgobgp/gobgp_pb2.py
 /usr/sbin/ratewall
 /usr/share/bash-completion/completions/ratewall
 /usr/share/doc/ratewall/README.md.gz
@@ -115,6 +119,7 @@ done <"$WORK/want"
 extra=$(comm -23 "$WORK/files" "$WORK/want" | tr '\n' ' ')
 check "and nothing else (no /etc, no /var: made at run time)${extra:+: $extra}" test -z "$extra"
 check "the binary is executable" grep -q '^-rwxr-xr-x .* ./usr/sbin/ratewall$' "$WORK/contents"
+check "so is --bgp's session helper" grep -q '^-rwxr-xr-x .* ./usr/lib/ratewall/ratewall-gobgp$' "$WORK/contents"
 check "its version is user/cli/version.h's ($VERSION)" test "$(dpkg-deb -f "$DEB" Version)" = "$VERSION"
 depends=$(dpkg-deb -f "$DEB" Depends)
 missing=""
@@ -139,6 +144,12 @@ check "man finds ratewall(8)" test "$(man -w ratewall 2>/dev/null)" = /usr/share
 out=$(systemd-analyze verify "$UNIT" 2>&1)
 check "systemd-analyze verify $UNIT: exit 0, nothing said${out:+: $out}" test $? -eq 0 -a -z "$out"
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+# --bgp's helper finds GoBGP's messages where the package put them: it starts,
+# and asked about a speaker that is not there, answers with an error (the
+# port is one nothing listens on in a namespace of its own).
+helper=$(ip netns exec "$TB_RCV" sh -c 'echo ping | /usr/lib/ratewall/ratewall-gobgp 127.0.0.1:9' 2>&1 | paste -sd '|')
+check "the installed session helper starts and answers (${helper})" \
+	eval "case '$helper' in 'ready|error '*) true ;; *) false ;; esac"
 cp "$UNIT" "$WORK/ratewall@$TB_RX.service"
 out=$(systemd-analyze verify "$WORK/ratewall@$TB_RX.service" 2>&1)
 check "... and its instance ratewall@$TB_RX.service${out:+: $out}" test $? -eq 0 -a -z "$out"

@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "proc/capture.h"
 #include "bgp/gobgp.h"
 #include "bgp/routes.h"
+#include "bgp/session.h"
 #include "model/clock.h"
 #include "unit.h"
 
@@ -94,6 +96,7 @@ static void test_gobgp_command_lines(void)
 	struct rw_bgp_config c;
 	struct rw_gobgp g;
 	struct rw_gobgp_argv a;
+	char line[RW_SESSION_LINE];
 	struct rw_route r4 = route("198.18.0.5"), r24 = route("198.18.7.0/24"),
 			r6 = route("2001:db8::5"), r48 = route("2001:db8:7::/48");
 	char err[128];
@@ -101,19 +104,14 @@ static void test_gobgp_command_lines(void)
 	config(&c, "50051", "65535:666", NULL);
 	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
 	CHECK_STR(g.api, "127.0.0.1:50051");
-	rw_gobgp_add(&g, &r4, &a);
-	CHECK_STR(joined(&a),
-		  "gobgp -u 127.0.0.1 -p 50051 global rib add -a ipv4 198.18.0.5/32 community 65535:666");
-	CHECK(a.argv[a.n] == NULL);
-	rw_gobgp_del(&g, &r4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib del -a ipv4 198.18.0.5/32");
-	rw_gobgp_add(&g, &r6, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib add -a ipv6 2001:db8::5/128 "
-			      "community 65535:666");
-	rw_gobgp_del(&g, &r48, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib del -a ipv6 2001:db8:7::/48");
-	rw_gobgp_lookup(&g, &r4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4 198.18.0.5/32 -j");
+	rw_gobgp_line(&g, true, &r4, line, sizeof(line));
+	CHECK_STR(line, "add -a ipv4 198.18.0.5/32 community 65535:666");
+	rw_gobgp_line(&g, false, &r4, line, sizeof(line));
+	CHECK_STR(line, "del -a ipv4 198.18.0.5/32");
+	rw_gobgp_line(&g, true, &r6, line, sizeof(line));
+	CHECK_STR(line, "add -a ipv6 2001:db8::5/128 community 65535:666");
+	rw_gobgp_line(&g, false, &r48, line, sizeof(line));
+	CHECK_STR(line, "del -a ipv6 2001:db8:7::/48");
 	rw_gobgp_neighbors(&g, &a);
 	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 neighbor -j");
 
@@ -122,57 +120,49 @@ static void test_gobgp_command_lines(void)
 			f6 = flow("2001:db8:2::/64", "2001:db8:1::/48");
 	char text[128];
 
-	rw_gobgp_add(&g, &f4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
-			      "destination 203.0.113.0/24 source 198.18.0.5/32 then discard");
-	rw_gobgp_del(&g, &f6, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv6-flowspec del match "
-			      "destination 2001:db8:1::/48 source 2001:db8:2::/64");
-	rw_gobgp_lookup(&g, &f4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec -j");
+	rw_gobgp_line(&g, true, &f4, line, sizeof(line));
+	CHECK_STR(line, "-a ipv4-flowspec add match destination 203.0.113.0/24 source "
+			"198.18.0.5/32 then discard");
+	rw_gobgp_line(&g, false, &f6, line, sizeof(line));
+	CHECK_STR(line, "-a ipv6-flowspec del match destination 2001:db8:1::/48 source "
+			"2001:db8:2::/64");
 	rw_route_format(&f4, text, sizeof(text));
 	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24");
 
 	/* The owner community on every route, after a blackhole's own. */
 	c.owner = 64512u << 16 | 4242;
 	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
-	rw_gobgp_add(&g, &r4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib add -a ipv4 198.18.0.5/32 "
-			      "community 65535:666,64512:4242");
-	rw_gobgp_add(&g, &f4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
-			      "destination 203.0.113.0/24 source 198.18.0.5/32 then discard community "
-			      "64512:4242");
+	rw_gobgp_line(&g, true, &r4, line, sizeof(line));
+	CHECK_STR(line, "add -a ipv4 198.18.0.5/32 community 65535:666,64512:4242");
+	rw_gobgp_line(&g, true, &f4, line, sizeof(line));
+	CHECK_STR(line, "-a ipv4-flowspec add match destination 203.0.113.0/24 source "
+			"198.18.0.5/32 then discard community 64512:4242");
 	/* --bgp-flowspec-rate: traffic-rate in bytes a second instead of discard. */
 	f4.rate = 125000;
-	rw_gobgp_add(&g, &f4, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv4-flowspec add match "
-			      "destination 203.0.113.0/24 source 198.18.0.5/32 then rate-limit 125000 "
-			      "community 64512:4242");
+	rw_gobgp_line(&g, true, &f4, line, sizeof(line));
+	CHECK_STR(line, "-a ipv4-flowspec add match destination 203.0.113.0/24 source "
+			"198.18.0.5/32 then rate-limit 125000 community 64512:4242");
 	rw_route_format(&f4, text, sizeof(text));
 	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24 rate 125000");
 	f4.rate = 0;
-	rw_gobgp_table(&g, AF_INET6, true, &a);
-	CHECK_STR(joined(&a), "gobgp -u 127.0.0.1 -p 50051 global rib -a ipv6-flowspec -j");
 	c.owner = 0;
 
 	/* Next hops by family, several communities, another host. */
 	config(&c, "198.19.255.1:50052", "65535:666,64512:1", "198.19.255.1,2001:db8:ffff::1");
 	snprintf(c.command, sizeof(c.command), "/opt/gobgp/bin/gobgp");
 	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
-	rw_gobgp_add(&g, &r24, &a);
-	CHECK_STR(joined(&a), "/opt/gobgp/bin/gobgp -u 198.19.255.1 -p 50052 global rib add -a ipv4 "
-			      "198.18.7.0/24 nexthop 198.19.255.1 community 65535:666,64512:1");
-	rw_gobgp_add(&g, &r48, &a);
-	CHECK_STR(joined(&a), "/opt/gobgp/bin/gobgp -u 198.19.255.1 -p 50052 global rib add -a ipv6 "
-			      "2001:db8:7::/48 nexthop 2001:db8:ffff::1 community 65535:666,64512:1");
+	rw_gobgp_line(&g, true, &r24, line, sizeof(line));
+	CHECK_STR(line, "add -a ipv4 198.18.7.0/24 nexthop 198.19.255.1 community "
+				"65535:666,64512:1");
+	rw_gobgp_line(&g, true, &r48, line, sizeof(line));
+	CHECK_STR(line, "add -a ipv6 2001:db8:7::/48 nexthop 2001:db8:ffff::1 "
+				"community 65535:666,64512:1");
 	/* An IPv4 next hop only: IPv6 routes go with the speaker's own. */
 	config(&c, "[::1]:50051", "65535:666", "198.19.255.1");
 	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), 0);
 	CHECK_STR(g.api, "[::1]:50051");
-	rw_gobgp_add(&g, &r6, &a);
-	CHECK_STR(joined(&a), "gobgp -u ::1 -p 50051 global rib add -a ipv6 2001:db8::5/128 "
-			      "community 65535:666");
+	rw_gobgp_line(&g, true, &r6, line, sizeof(line));
+	CHECK_STR(line, "add -a ipv6 2001:db8::5/128 community 65535:666");
 	config(&c, "10.0.0.1:", "65535:666", NULL);
 	CHECK_EQ(rw_gobgp_init(&g, &c, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "no port") != NULL);
@@ -229,65 +219,34 @@ static void test_gobgp_neighbours(void)
 	CHECK_STR(rw_gobgp_state_name(99), "?");
 }
 
-static void test_gobgp_lookup(void)
+/* The routes the session lists ("route WORDS"), read back as routes of a table. */
+static void test_gobgp_route_words(void)
 {
-	struct rw_route r24 = route("198.18.7.0/24"), r32 = route("198.18.7.0/32"),
-			r5 = route("198.18.0.5"), r6 = route("2001:db8::5"), r48 = route("2001:db8:7::/48");
-	char *s = fixture("rib_present.json");
-
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r24), 1);
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r32), 0); /* the same address, not the same route */
-	free(s);
-	s = fixture("rib_absent.json");
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), 0);
-	free(s);
-	s = fixture("rib6_all.json");
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r6), 1);
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r48), 1);
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), 0);
-	free(s);
-	s = fixture("down.json");
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), -EINVAL);
-	free(s);
-	/* Flow rules, by the keys gobgp 3.10 gives them (IPv6 prefixes with their offset). */
-	struct rw_route f = flow("198.18.0.5", "10.0.0.0/24"), f_other = flow("198.18.0.5", "10.0.0.0/25"),
-			f6 = flow("2001:db8:2::1", "2001:db8:1::/48");
-
-	s = fixture("flow4_rib.json");
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &f), 1);
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &f_other), 0);
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &r5), 0); /* the source's blackhole is another route */
-	free(s);
-	s = fixture("flow6_rib.json");
-	CHECK_EQ(rw_gobgp_parse_lookup(s, &f6), 1);
-	free(s);
-	CHECK_EQ(rw_gobgp_parse_lookup("Network not in table", &r5), -EINVAL);
-
-	/* Routes of ours in a table: those with the owner community (64512:4242), in the form we announce. */
-	struct rw_route owned[4];
+	struct rw_route r;
 	char text[128];
 
-	s = fixture("owned_rib.json");
-	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, false, 64512u << 16 | 4242, owned, 4), 1);
-	rw_route_format(&owned[0], text, sizeof(text));
-	CHECK_STR(text, "10.0.0.7/32");
-	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, false, 64512u << 16 | 1, owned, 4), 0);
-	free(s);
-	s = fixture("owned_flow4_rib.json");
-	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, true, 64512u << 16 | 4242, owned, 4), 1);
-	rw_route_format(&owned[0], text, sizeof(text));
+	CHECK(rw_gobgp_route_of_words("198.18.7.0/24", AF_INET, false, &r));
+	rw_route_format(&r, text, sizeof(text));
+	CHECK_STR(text, "198.18.7.0/24");
+	CHECK(rw_gobgp_route_of_words("2001:db8:7::/48", AF_INET6, false, &r));
+	CHECK(!rw_gobgp_route_of_words("2001:db8:7::/48", AF_INET, false, &r)); /* another table's */
+	CHECK(rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32", AF_INET, true, &r));
+	CHECK(r.kind == RW_ROUTE_FLOW);
+	rw_route_format(&r, text, sizeof(text));
 	CHECK_STR(text, "flow 198.18.0.7/32 > 10.0.0.0/24");
-	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, true, 64512u << 16 | 4242, owned, 0), 1); /* counted */
-	free(s);
-	s = fixture("flow6_rib.json"); /* no community at all */
-	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET6, true, 64512u << 16 | 4242, owned, 4), 0);
-	free(s);
-	s = fixture("down.json");
-	CHECK_EQ(rw_gobgp_parse_owned(s, AF_INET, false, 1, owned, 4), -EINVAL);
-	free(s);
-	CHECK_EQ(rw_gobgp_parse_owned("{}", AF_INET, false, 1, owned, 4), 0);
-	CHECK_EQ(rw_gobgp_parse_owned("{\"10.0.0.7/32\":[", AF_INET, false, 1, owned, 4), -EINVAL);
-	CHECK_EQ(rw_gobgp_parse_lookup("{\"198.18.0.5/32\":[", &r5), -EINVAL);
+	CHECK(rw_gobgp_route_of_words("2001:db8:1::/48 2001:db8:2::/64", AF_INET6, true, &r));
+	rw_route_format(&r, text, sizeof(text));
+	CHECK_STR(text, "flow 2001:db8:2::/64 > 2001:db8:1::/48");
+	/* Not routes of ours: a flow rule in the unicast table's form, and the other way round;
+	 * no length; the families mixed; a third word; an address that is none. */
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32", AF_INET, false, &r));
+	CHECK(!rw_gobgp_route_of_words("198.18.7.0/24", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("198.18.7.0", AF_INET, false, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 2001:db8::/64", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 x", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("198.18.0.300/32", AF_INET, false, &r));
+	CHECK(!rw_gobgp_route_of_words("", AF_INET, false, &r));
+	CHECK(!rw_gobgp_route_of_words(NULL, AF_INET, false, &r));
 }
 
 static void test_gobgp_reasons(void)
@@ -385,6 +344,116 @@ static void test_capture(void)
 	CHECK_EQ(errno, ECHILD);
 }
 
+/* A fake helper: a shell script in dir, named name. */
+static void fake_helper(const char *dir, const char *name, const char *body, char *path, size_t len)
+{
+	FILE *f;
+
+	snprintf(path, len, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fprintf(f, "#!/bin/sh\n%s\n", body);
+	fclose(f);
+	chmod(path, 0755);
+}
+
+/*
+ * The session against fake helpers: answers in order across windows (600
+ * commands), a refusal among them with its reason; a helper that ends in
+ * the middle of a batch, one that stops answering, one that cannot start,
+ * none at all, and the end asked while it waits. Every child reaped, no fd
+ * left.
+ */
+static void collect(const char *words, void *arg)
+{
+	char *buf = arg;
+
+	snprintf(buf + strlen(buf), 256 - strlen(buf), "%s|", words);
+}
+
+static void test_session(void)
+{
+	char dir[] = "/tmp/rwsessXXXXXX", path[256], why[256], answer[RW_SESSION_LINE],
+	     listed[256] = "";
+	static char lines[600][RW_SESSION_LINE];
+	static bool done[600];
+	struct rw_session s;
+	atomic_bool abort_now = true;
+	int before = tl_open_fds();
+	uint64_t t0;
+	size_t n = 0;
+
+	if (!mkdtemp(dir)) {
+		CHECK(false);
+		return;
+	}
+	fake_helper(dir, "answers", "echo ready\nwhile read -r l; do case \"$l\" in "
+		    "*refuse*) echo \"error no to $l\" ;; *quit*) exit 0 ;; *hang*) sleep 5 ;; "
+		    "list*) printf 'route 198.18.0.1/32\\nroute 10.0.0.0/24 198.18.0.2/32\\nend 2\\n' ;; "
+		    "count*) echo 'error no such table' ;; "
+		    "*) echo ok ;; esac; done", path, sizeof(path));
+	CHECK_EQ(rw_session_open(&s, path, "127.0.0.1:50051", NULL, why, sizeof(why)), 0);
+	CHECK(rw_session_open_p(&s));
+	for (size_t i = 0; i < 600; i++)
+		snprintf(lines[i], sizeof(lines[i]), "%s %zu", i == 300 ? "refuse" : "add", i);
+	CHECK_EQ(rw_session_batch(&s, (const char (*)[RW_SESSION_LINE])lines, 600, done,
+				  2000000000ULL, NULL, why, sizeof(why)), 0);
+	for (size_t i = 0; i < 600; i++)
+		n += done[i];
+	CHECK_EQ(n, 599);
+	CHECK(!done[300]);
+	CHECK_STR(why, "no to refuse 300");
+	/* A question: its routes, then its last line; an error answer is -EIO with its reason. */
+	CHECK_EQ(rw_session_ask(&s, "list ipv4 64512:1", collect, listed, answer, sizeof(answer),
+				2000000000ULL, NULL, why, sizeof(why)), 0);
+	CHECK_STR(listed, "198.18.0.1/32|10.0.0.0/24 198.18.0.2/32|");
+	CHECK_STR(answer, "end 2");
+	CHECK_EQ(rw_session_ask(&s, "count ipv4", NULL, NULL, answer, sizeof(answer),
+				2000000000ULL, NULL, why, sizeof(why)), -EIO);
+	CHECK_STR(why, "no such table");
+	CHECK(rw_session_open_p(&s)); /* a refusal leaves the session up */
+	/* It ends after 5 answers: those are done, the rest not, the session closed. */
+	snprintf(lines[5], sizeof(lines[5]), "quit");
+	CHECK_EQ(rw_session_batch(&s, (const char (*)[RW_SESSION_LINE])lines, 10, done,
+				  2000000000ULL, NULL, why, sizeof(why)), -EPIPE);
+	CHECK(done[4] && !done[5] && !done[9]);
+	CHECK(!rw_session_open_p(&s));
+	CHECK_EQ(rw_session_batch(&s, (const char (*)[RW_SESSION_LINE])lines, 1, done,
+				  2000000000ULL, NULL, why, sizeof(why)), -ENOTCONN);
+	/* One that stops answering: timed out, killed (with what it started), closed. */
+	CHECK_EQ(rw_session_open(&s, path, "127.0.0.1:50051", NULL, why, sizeof(why)), 0);
+	snprintf(lines[0], sizeof(lines[0]), "hang");
+	t0 = rw_clock_ns(CLOCK_MONOTONIC);
+	CHECK_EQ(rw_session_batch(&s, (const char (*)[RW_SESSION_LINE])lines, 1, done,
+				  200000000ULL, NULL, why, sizeof(why)), -ETIMEDOUT);
+	CHECK(rw_clock_ns(CLOCK_MONOTONIC) - t0 < 4000000000ULL);
+	CHECK(!rw_session_open_p(&s));
+	/* The end asked while it waits for an answer. */
+	CHECK_EQ(rw_session_open(&s, path, "127.0.0.1:50051", NULL, why, sizeof(why)), 0);
+	CHECK_EQ(rw_session_batch(&s, (const char (*)[RW_SESSION_LINE])lines, 1, done,
+				  2000000000ULL, &abort_now, why, sizeof(why)), -ECANCELED);
+	CHECK_STR(why, "stopped");
+	/* A helper that cannot start says why; none at all is -ENOENT. */
+	fake_helper(dir, "fatal", "echo 'fatal python3-grpcio and python3-protobuf are needed'",
+		    path, sizeof(path));
+	CHECK_EQ(rw_session_open(&s, path, "127.0.0.1:50051", NULL, why, sizeof(why)), -EPROTO);
+	CHECK(strstr(why, ": python3-grpcio and python3-protobuf are needed") != NULL);
+	CHECK(!rw_session_open_p(&s));
+	snprintf(path, sizeof(path), "%s/none", dir);
+	CHECK_EQ(rw_session_open(&s, path, "127.0.0.1:50051", NULL, why, sizeof(why)), -ENOENT);
+	CHECK(strstr(why, "cannot run") != NULL);
+	rw_session_close(&s); /* closed already: nothing */
+	CHECK_EQ(tl_open_fds(), before);
+	CHECK_EQ(waitpid(-1, NULL, WNOHANG), -1); /* every child reaped */
+	snprintf(path, sizeof(path), "%s/answers", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/fatal", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 static void test_route_sets(void)
 {
 	struct rw_route want[] = { route("198.18.0.9"), route("198.18.0.1"), route("198.18.0.9"),
@@ -467,8 +536,10 @@ void run_bgp_tests(void)
 	tl_run("gobgp: command lines to announce, withdraw, look up, list neighbours",
 	       test_gobgp_command_lines);
 	tl_run("gobgp: neighbours and their sessions, from captured answers", test_gobgp_neighbours);
-	tl_run("gobgp: a route held or not, from captured answers", test_gobgp_lookup);
+	tl_run("gobgp: the routes the session lists, read back", test_gobgp_route_words);
 	tl_run("gobgp: why the client failed, in one line", test_gobgp_reasons);
 	tl_run("capture: output, status, deadline, abort, no fd or child left", test_capture);
 	tl_run("bgp routes: the most wanted distinct routes up to max; the held set", test_route_sets);
+	tl_run("bgp session: answers in order, refusals, a helper that ends, hangs or cannot start",
+	       test_session);
 }

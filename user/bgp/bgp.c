@@ -26,17 +26,21 @@
 #include "bgp/gobgp.h"
 #include "bgp/journal.h"
 #include "bgp/routes.h"
+#include "bgp/session.h"
 #include "model/clock.h"
 #include "model/errmsg.h"
 
 #define MSG_QUEUE 256
 #define NEVER UINT64_MAX
-/* Withdrawals at the end from this many routes on are said first: a command each takes a while. */
-#define RW_BGP_SAY_SLOW 20
+/* From this many routes on, a batch is said in one line, not a line a route. */
+#define RW_BGP_SAY_EACH 20
+/* Routes sent to the session at a time: a newer wanted set, or the end, is looked at between. */
+#define RW_BGP_CHUNK 2048
 
 struct rw_bgp {
 	struct rw_bgp_config cfg;
 	struct rw_gobgp g;
+	struct rw_session sess; /* the thread's */
 	int journal_fd;
 	uint32_t limit; /* --bgp-max, or the journal's capacity when that is less */
 	pthread_t thread;
@@ -160,20 +164,44 @@ static int run_client(const struct rw_gobgp_argv *a, uint64_t timeout_ns, const 
 	return 0;
 }
 
-/* One route to the speaker (add) or away (del). 0, or -errno with why. */
-static int route_command(const struct rw_gobgp *g, bool add, const struct rw_route *r,
-			 uint64_t timeout_ns, const atomic_bool *abort, char *why, size_t len)
+/* The session, started when it is not. 0, or -errno with why. */
+static int session_up(const struct rw_gobgp *g, struct rw_session *sess, const atomic_bool *abort,
+		      char *why, size_t len)
 {
-	struct rw_gobgp_argv a;
-	struct rw_capture cap;
+	return rw_session_open_p(sess) ? 0 : rw_session_open(sess, NULL, g->api, abort, why, len);
+}
+
+/*
+ * Routes r[0..n) announced (add) or withdrawn through the session, which is
+ * started first when it is not: done[i] for each. 0 when every answer came
+ * (a refusal's reason in why), or -errno with why: the session could not
+ * start or ended (the routes past its last answer not done), -ECANCELED the
+ * end asked.
+ */
+static int session_routes(const struct rw_gobgp *g, struct rw_session *sess, bool add,
+			  const struct rw_route *r, size_t n, bool *done, const atomic_bool *abort,
+			  char *why, size_t len)
+{
+	char (*lines)[RW_SESSION_LINE];
 	int err;
 
-	if (add)
-		rw_gobgp_add(g, r, &a);
-	else
-		rw_gobgp_del(g, r, &a);
-	err = run_client(&a, timeout_ns, abort, &cap, why, len);
-	rw_capture_free(&cap);
+	for (size_t i = 0; i < n; i++)
+		done[i] = false;
+	if (!n)
+		return 0;
+	err = session_up(g, sess, abort, why, len);
+	if (err)
+		return err;
+	lines = malloc(n * sizeof(*lines));
+	if (!lines) {
+		snprintf(why, len, "no memory for %zu route commands", n);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		rw_gobgp_line(g, add, &r[i], lines[i], sizeof(lines[i]));
+	err = rw_session_batch(sess, (const char (*)[RW_SESSION_LINE])lines, n, done,
+			       RW_BGP_TIMEOUT_NS, abort, why, len);
+	free(lines);
 	return err;
 }
 
@@ -227,31 +255,55 @@ static void set_state(struct rw_bgp *b, enum rw_bgp_state to, const char *why)
 	}
 }
 
-/* Looks up one route we hold for sure: gone means the speaker restarted and lost them all. */
+/* The speaker's four tables, as the session names them. */
+static const struct {
+	const char *name;
+	int family;
+	bool flow;
+} tables[] = {
+	{ "ipv4", AF_INET, false },
+	{ "ipv6", AF_INET6, false },
+	{ "ipv4-flowspec", AF_INET, true },
+	{ "ipv6-flowspec", AF_INET6, true },
+};
+#define TABLES (sizeof(tables) / sizeof(tables[0]))
+
+static size_t table_of(const struct rw_route *r)
+{
+	return (r->family == AF_INET6 ? 1 : 0) + (r->kind == RW_ROUTE_FLOW ? 2 : 0);
+}
+
+/*
+ * A table that holds fewer paths than our routes in it the speaker took:
+ * it restarted (or lost them), and every route is announced again. Its
+ * count (GetTable) costs the same with 10 000 routes as with one.
+ */
 static void probe(struct rw_bgp *b)
 {
-	struct rw_gobgp_argv a;
-	struct rw_capture cap;
-	char why[RW_BGP_MSG_LEN], prefix[128];
-	size_t i;
-	int present = -1;
+	char why[RW_BGP_MSG_LEN], answer[RW_SESSION_LINE];
+	size_t ours[TABLES] = { 0 };
 
-	for (i = 0; i < b->held.n && !b->held.e[(b->probe + i) % b->held.n].sure; i++)
-		;
-	if (i == b->held.n)
+	for (size_t i = 0; i < b->held.n; i++)
+		ours[table_of(&b->held.e[i].r)] += b->held.e[i].sure;
+	for (size_t t = 0; t < TABLES; t++) {
+		char question[32];
+		unsigned long long paths;
+
+		if (!ours[t])
+			continue;
+		snprintf(question, sizeof(question), "count %s", tables[t].name);
+		if (session_up(&b->g, &b->sess, &b->abort_cmd, why, sizeof(why)) ||
+		    rw_session_ask(&b->sess, question, NULL, NULL, answer, sizeof(answer),
+				   RW_BGP_TIMEOUT_NS, &b->abort_cmd, why, sizeof(why)) ||
+		    sscanf(answer, "count %llu", &paths) != 1)
+			return; /* no clear answer: the next check asks again */
+		if (paths >= ours[t])
+			continue;
+		say(b, "bgp: the speaker holds %llu paths in its %s table, fewer than our %zu (it "
+		       "restarted?): every route is announced again", paths, tables[t].name, ours[t]);
+		rw_held_doubt(&b->held);
 		return;
-	i = (b->probe + i) % b->held.n;
-	b->probe = i + 1;
-	rw_gobgp_lookup(&b->g, &b->held.e[i].r, &a);
-	if (!run_client(&a, RW_BGP_TIMEOUT_NS, &b->abort_cmd, &cap, why, sizeof(why)))
-		present = rw_gobgp_parse_lookup(cap.out, &b->held.e[i].r);
-	rw_capture_free(&cap);
-	if (present != 0)
-		return; /* there, or no clear answer: the next check asks again */
-	rw_route_format(&b->held.e[i].r, prefix, sizeof(prefix));
-	say(b, "bgp: the speaker no longer holds %s (it restarted?): every route is announced again",
-	    prefix);
-	rw_held_doubt(&b->held);
+	}
 }
 
 /* Asks the speaker for its neighbours: the state, said when it changes. */
@@ -277,6 +329,7 @@ static void health(struct rw_bgp *b)
 	if (err) {
 		failed(b, "%s", why);
 		set_state(b, RW_BGP_DOWN, why);
+		rw_session_close(&b->sess); /* started again with the next pass */
 		return;
 	}
 	b->peers = p.peers;
@@ -333,86 +386,152 @@ static bool pass_yields(struct rw_bgp *b)
 	return atomic_load(&b->abort_cmd) || atomic_load(&b->news);
 }
 
-static void withdraw_pass(struct rw_bgp *b, bool *checked)
+/* What a batch did, said: each route while they are few, else one line. */
+static void say_done(struct rw_bgp *b, const char *verb, const struct rw_route *r, size_t n,
+		     const bool *done)
 {
-	char why[RW_BGP_MSG_LEN], text[RW_BGP_MSG_LEN];
+	char text[RW_BGP_MSG_LEN];
+	size_t count = 0;
 
-	for (size_t i = b->held.n; i-- > 0 && !pass_yields(b);) {
-		struct rw_route r = b->held.e[i].r;
-		int err;
-
-		if (rw_route_target_has(&b->target, &r))
+	for (size_t i = 0; i < n; i++)
+		count += done[i];
+	if (count >= RW_BGP_SAY_EACH) {
+		say(b, "bgp: %s %zu routes", verb, count);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!done[i])
 			continue;
-		err = route_command(&b->g, false, &r, RW_BGP_TIMEOUT_NS, &b->abort_cmd, why, sizeof(why));
-		if (err == -ECANCELED)
-			return;
-		if (err) {
-			if (pass_failed(b, checked, "withdrawing", &r, why))
-				return;
-			continue;
-		}
-		rw_journal_del(b->journal_fd, &r); /* a stale entry is only withdrawn again */
-		rw_held_remove(&b->held, i);
-		b->withdraws++;
-		rw_route_format(&r, text, sizeof(text));
-		say(b, "bgp: withdrew %s", text);
-		publish(b);
+		if (!strcmp(verb, "announced"))
+			describe(b, &r[i], text, sizeof(text));
+		else
+			rw_route_format(&r[i], text, sizeof(text));
+		say(b, "bgp: %s %s", verb, text);
 	}
 }
 
-static void announce_pass(struct rw_bgp *b, bool *checked)
+/*
+ * A batch's failures: the first one checks the speaker (a session that
+ * ended, or a refusal); true when the pass ends there (the speaker is down,
+ * or the session could not be had: the rest waits for the retry).
+ */
+static bool batch_failed(struct rw_bgp *b, bool *checked, const char *doing,
+			 const struct rw_route *r, size_t n, const bool *done, int err,
+			 const char *why)
 {
-	char why[RW_BGP_MSG_LEN], text[RW_BGP_MSG_LEN];
+	for (size_t i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		if (pass_failed(b, checked, doing, &r[i], why))
+			return true;
+		if (err)
+			return true; /* no answer for the rest: they wait for the retry */
+	}
+	return false;
+}
 
-	for (size_t k = 0; k < b->target.n && !pass_yields(b); k++) {
-		const struct rw_route *r = &b->target.order[k];
-		long i = rw_held_find(&b->held, r);
+static void withdraw_pass(struct rw_bgp *b, bool *checked, struct rw_route *batch, bool *done)
+{
+	char why[RW_BGP_MSG_LEN];
+	size_t from = b->held.n;
+
+	while (from > 0 && !pass_yields(b)) {
+		size_t n = 0;
 		int err;
 
-		if (i >= 0 && b->held.e[i].sure)
-			continue;
-		if (i < 0) {
-			/* Into the journal first: a crash after this leaves a route to withdraw, not one unknown. */
-			err = rw_held_add(&b->held, r, false, now_ns());
-			if (!err)
-				err = rw_journal_put(b->journal_fd, r, rw_clock_ns(CLOCK_REALTIME));
-			if (err) {
-				i = rw_held_find(&b->held, r);
-				if (i >= 0)
-					rw_held_remove(&b->held, (size_t)i);
-				b->pending = true;
-				command_failed(b, "journaling", r, err == -E2BIG ? "the journal is full" :
-								  strerror(-err));
-				continue;
-			}
+		for (; from > 0 && n < RW_BGP_CHUNK; from--) {
+			if (!rw_route_target_has(&b->target, &b->held.e[from - 1].r))
+				batch[n++] = b->held.e[from - 1].r;
 		}
-		err = route_command(&b->g, true, r, RW_BGP_TIMEOUT_NS, &b->abort_cmd, why, sizeof(why));
+		err = session_routes(&b->g, &b->sess, false, batch, n, done, &b->abort_cmd, why,
+				     sizeof(why));
 		if (err == -ECANCELED)
 			return;
-		if (err) {
-			/* Held, unsure: the speaker may have taken it before it failed. */
-			if (pass_failed(b, checked, "announcing", r, why))
-				return;
-			continue;
+		for (size_t i = 0; i < n; i++) {
+			long at = done[i] ? rw_held_find(&b->held, &batch[i]) : -1;
+
+			if (at < 0)
+				continue;
+			rw_journal_del(b->journal_fd, &batch[i]); /* a stale entry is only withdrawn again */
+			rw_held_remove(&b->held, (size_t)at);
+			b->withdraws++;
 		}
-		rw_held_add(&b->held, r, true, now_ns());
-		b->announces++;
-		describe(b, r, text, sizeof(text));
-		say(b, "bgp: announced %s", text);
+		say_done(b, "withdrew", batch, n, done);
 		publish(b);
+		if (batch_failed(b, checked, "withdrawing", batch, n, done, err, why))
+			return;
+		if (from > b->held.n)
+			from = b->held.n;
+	}
+}
+
+static void announce_pass(struct rw_bgp *b, bool *checked, struct rw_route *batch, bool *done)
+{
+	char why[RW_BGP_MSG_LEN];
+	size_t k = 0;
+
+	while (k < b->target.n && !pass_yields(b)) {
+		size_t n = 0;
+		int err;
+
+		for (; k < b->target.n && n < RW_BGP_CHUNK; k++) {
+			const struct rw_route *r = &b->target.order[k];
+			long i = rw_held_find(&b->held, r);
+
+			if (i >= 0 && b->held.e[i].sure)
+				continue;
+			if (i < 0) {
+				/* Into the journal first: a crash after this leaves a route to withdraw, not one unknown. */
+				err = rw_held_add(&b->held, r, false, now_ns());
+				if (!err)
+					err = rw_journal_put(b->journal_fd, r, rw_clock_ns(CLOCK_REALTIME));
+				if (err) {
+					i = rw_held_find(&b->held, r);
+					if (i >= 0)
+						rw_held_remove(&b->held, (size_t)i);
+					b->pending = true;
+					command_failed(b, "journaling", r, err == -E2BIG ?
+						       "the journal is full" : strerror(-err));
+					continue;
+				}
+			}
+			batch[n++] = *r;
+		}
+		err = session_routes(&b->g, &b->sess, true, batch, n, done, &b->abort_cmd, why,
+				     sizeof(why));
+		if (err == -ECANCELED)
+			return;
+		for (size_t i = 0; i < n; i++) {
+			if (!done[i])
+				continue; /* held, unsure: the speaker may have taken it before it failed */
+			rw_held_add(&b->held, &batch[i], true, now_ns());
+			b->announces++;
+		}
+		say_done(b, "announced", batch, n, done);
+		publish(b);
+		if (batch_failed(b, checked, "announcing", batch, n, done, err, why))
+			return;
 	}
 }
 
 static void pass(struct rw_bgp *b)
 {
-	bool checked = false;
+	struct rw_route *batch = malloc(RW_BGP_CHUNK * sizeof(*batch));
+	bool *done = malloc(RW_BGP_CHUNK * sizeof(*done)), checked = false;
 
 	b->pending = false;
-	withdraw_pass(b, &checked);
-	if (b->state != RW_BGP_DOWN)
-		announce_pass(b, &checked);
+	if (!batch || !done) {
+		b->pending = true;
+		failed(b, "no memory for a pass");
+	} else {
+		withdraw_pass(b, &checked, batch, done);
+		if (b->state != RW_BGP_DOWN)
+			announce_pass(b, &checked, batch, done);
+	}
 	if (b->pending)
 		b->next_retry = now_ns() + RW_BGP_RETRY_NS;
+	free(batch);
+	free(done);
 }
 
 /* --bgp-dry-run: the same walk, said and nothing asked. */
@@ -462,6 +581,32 @@ static void take_target(struct rw_bgp *b)
 /* Routes of ours found at the speaker at a time, at most (the rest at the next look). */
 #define RW_BGP_ADOPT_MAX 4096
 
+/* What adopt_owned gathers from one table's list. */
+struct owned {
+	const struct rw_gobgp *g;
+	int journal_fd;
+	struct rw_held_set *held;
+	int family;
+	bool flow;
+	size_t adopted;
+	int err;
+};
+
+static void adopt_one(const char *words, void *arg)
+{
+	struct owned *o = arg;
+	struct rw_route r;
+
+	if (o->err || !rw_gobgp_route_of_words(words, o->family, o->flow, &r) ||
+	    !rw_route_normalize(&r) || rw_held_find(o->held, &r) >= 0)
+		return;
+	o->err = rw_held_add(o->held, &r, false, now_ns());
+	if (!o->err)
+		o->err = rw_journal_put(o->journal_fd, &r, rw_clock_ns(CLOCK_REALTIME));
+	if (!o->err)
+		o->adopted++;
+}
+
 /*
  * The speaker's routes that carry the owner community and that held does
  * not know, into held (unsure) and the journal: a run killed before it could
@@ -469,45 +614,28 @@ static void take_target(struct rw_bgp *b)
  * wanted is then withdrawn like any held route. abort: the end asked (NULL:
  * none). *adopted: how many; 0, or -errno with why.
  */
-static int adopt_owned(const struct rw_gobgp *g, int journal_fd, struct rw_held_set *held,
-		       const atomic_bool *abort, size_t *adopted, char *why, size_t len)
+static int adopt_owned(const struct rw_gobgp *g, struct rw_session *sess, int journal_fd,
+		       struct rw_held_set *held, const atomic_bool *abort, size_t *adopted, char *why,
+		       size_t len)
 {
-	static const struct { int family; bool flow; } tables[] = {
-		{ AF_INET, false }, { AF_INET6, false }, { AF_INET, true }, { AF_INET6, true },
-	};
-	struct rw_route *found = malloc(RW_BGP_ADOPT_MAX * sizeof(*found));
-	int err = 0;
+	char answer[RW_SESSION_LINE];
+	int err = session_up(g, sess, abort, why, len);
 
 	*adopted = 0;
-	if (!found)
-		return -ENOMEM;
-	for (size_t t = 0; !err && t < sizeof(tables) / sizeof(tables[0]); t++) {
-		struct rw_gobgp_argv a;
-		struct rw_capture cap;
-		long n;
+	for (size_t t = 0; !err && t < TABLES; t++) {
+		struct owned o = { .g = g, .journal_fd = journal_fd, .held = held,
+				   .family = tables[t].family, .flow = tables[t].flow };
+		char question[64];
 
-		rw_gobgp_table(g, tables[t].family, tables[t].flow, &a);
-		err = run_client(&a, RW_BGP_TIMEOUT_NS, abort, &cap, why, len);
-		n = err ? 0 : rw_gobgp_parse_owned(cap.out, tables[t].family, tables[t].flow,
-						   g->owner_value, found, RW_BGP_ADOPT_MAX);
-		if (n < 0) {
-			snprintf(why, len, "its answer to `%s` is not a route table", a.argv[a.n - 2]);
-			err = -EPROTO;
-		}
-		rw_capture_free(&cap);
-		for (long i = 0; i < n && i < RW_BGP_ADOPT_MAX && !err; i++) {
-			if (!rw_route_normalize(&found[i]) || rw_held_find(held, &found[i]) >= 0)
-				continue;
-			err = rw_held_add(held, &found[i], false, now_ns());
-			if (!err)
-				err = rw_journal_put(journal_fd, &found[i], rw_clock_ns(CLOCK_REALTIME));
-			if (err)
-				snprintf(why, len, "%s", strerror(-err));
-			else
-				(*adopted)++;
+		snprintf(question, sizeof(question), "list %s %s", tables[t].name, g->owner);
+		err = rw_session_ask(sess, question, adopt_one, &o, answer, sizeof(answer),
+				     RW_BGP_TIMEOUT_NS, abort, why, len);
+		*adopted += o.adopted;
+		if (!err && o.err) {
+			err = o.err;
+			snprintf(why, len, "%s", err == -E2BIG ? "the journal is full" : strerror(-err));
 		}
 	}
-	free(found);
 	return err;
 }
 
@@ -526,7 +654,8 @@ static void adopt(struct rw_bgp *b)
 	if (b->adopted || !b->known || !b->g.owner_value ||
 	    (b->state != RW_BGP_UP && b->state != RW_BGP_NO_SESSION))
 		return;
-	err = adopt_owned(&b->g, b->journal_fd, &b->held, &b->abort_cmd, &n, why, sizeof(why));
+	err = adopt_owned(&b->g, &b->sess, b->journal_fd, &b->held, &b->abort_cmd, &n, why,
+			  sizeof(why));
 	if (err == -ECANCELED)
 		return;
 	if (err) {
@@ -544,58 +673,90 @@ static void adopt(struct rw_bgp *b)
  * does, 0 it does not (the withdrawal is done: a speaker that restarted lost
  * it), -errno when it does not answer (why says so).
  */
-static int still_holds(const struct rw_gobgp *g, const struct rw_route *r, char *why, size_t len)
+static int still_holds(const struct rw_gobgp *g, struct rw_session *sess, const struct rw_route *r,
+		       char *why, size_t len)
 {
-	struct rw_gobgp_argv a;
-	struct rw_capture cap;
-	int err, held;
+	char question[RW_SESSION_LINE + 8], line[RW_SESSION_LINE], answer[RW_SESSION_LINE];
+	int err = session_up(g, sess, NULL, why, len);
 
-	rw_gobgp_lookup(g, r, &a);
-	err = run_client(&a, RW_BGP_TIMEOUT_NS, NULL, &cap, why, len);
-	held = err ? err : rw_gobgp_parse_lookup(cap.out, r);
-	if (held == -EINVAL)
-		snprintf(why, len, "its answer to a lookup is not a route table: %.60s",
-			 cap.out ? cap.out : "");
-	rw_capture_free(&cap);
-	return held;
+	if (err)
+		return err;
+	rw_gobgp_line(g, false, r, line, sizeof(line));
+	snprintf(question, sizeof(question), "holds %s", line);
+	err = rw_session_ask(sess, question, NULL, NULL, answer, sizeof(answer), RW_BGP_TIMEOUT_NS,
+			     NULL, why, len);
+	if (err)
+		return err;
+	if (strcmp(answer, "yes") && strcmp(answer, "no")) {
+		snprintf(why, len, "its answer to a lookup is not yes or no: %.60s", answer);
+		return -EPROTO;
+	}
+	return !strcmp(answer, "yes");
 }
 
 /*
  * Withdraws every held route: the end of a run, and `ratewall stop`. No
  * budget of time (a route given up on would stay announced with nothing to
- * remember it); each command has its timeout. A withdrawal that fails while
- * the speaker answers and still holds the route is left in the journal and
- * the others go on; one the speaker no longer holds is done; a speaker that
- * does not answer ends it (the next would not answer either). The routes
- * withdrawn, or -errno with why when some are left.
+ * remember it); each answer has its timeout. A withdrawal the speaker
+ * refuses while it still holds the route is left in the journal and the
+ * others go on; one the speaker no longer holds is done; a session that
+ * ends, or a speaker that does not answer, ends it. The routes withdrawn,
+ * or -errno with why when some are left.
  */
-static long withdraw_all(const struct rw_gobgp *g, int journal_fd, struct rw_held_set *held,
-			 char *why, size_t len)
+static long withdraw_all(const struct rw_gobgp *g, struct rw_session *sess, int journal_fd,
+			 struct rw_held_set *held, char *why, size_t len)
 {
+	struct rw_route *batch = malloc(RW_BGP_CHUNK * sizeof(*batch));
+	bool *done = malloc(RW_BGP_CHUNK * sizeof(*done));
 	char last[RW_BGP_MSG_LEN] = "";
-	long done = 0;
+	size_t from = held->n;
+	long withdrawn = 0;
+	int err = 0;
 
-	for (size_t i = held->n; i-- > 0;) {
-		const struct rw_route *r = &held->e[i].r;
-		int err = route_command(g, false, r, RW_BGP_TIMEOUT_NS, NULL, last, sizeof(last));
-
-		if (err) {
-			char ask[RW_BGP_MSG_LEN];
-			int holds = still_holds(g, r, ask, sizeof(ask));
-
-			if (holds < 0) {
-				snprintf(why, len, "%s", ask);
-				return holds;
-			}
-			if (holds)
-				continue; /* left in the journal: said below */
-		}
-		rw_journal_del(journal_fd, r);
-		rw_held_remove(held, i);
-		done++;
+	if (!batch || !done) {
+		snprintf(why, len, "no memory");
+		err = -ENOMEM;
 	}
+	while (!err && from > 0) {
+		size_t n = 0;
+
+		for (; from > 0 && n < RW_BGP_CHUNK; from--)
+			batch[n++] = held->e[from - 1].r;
+		err = session_routes(g, sess, false, batch, n, done, NULL, last, sizeof(last));
+		if (err) {
+			snprintf(why, len, "%s", last);
+			break;
+		}
+		for (size_t i = 0; i < n && !err; i++) {
+			long at;
+
+			if (!done[i]) {
+				char ask[RW_BGP_MSG_LEN];
+				int holds = still_holds(g, sess, &batch[i], ask, sizeof(ask));
+
+				if (holds < 0) {
+					snprintf(why, len, "%s", ask);
+					err = holds;
+				}
+				if (holds)
+					continue; /* left in the journal: said below */
+			}
+			at = rw_held_find(held, &batch[i]);
+			if (at < 0)
+				continue;
+			rw_journal_del(journal_fd, &batch[i]);
+			rw_held_remove(held, (size_t)at);
+			withdrawn++;
+		}
+		if (from > held->n)
+			from = held->n;
+	}
+	free(batch);
+	free(done);
+	if (err)
+		return err;
 	if (!held->n)
-		return done;
+		return withdrawn;
 	snprintf(why, len, "the speaker refused to withdraw them: %s", last);
 	return -EIO;
 }
@@ -617,9 +778,7 @@ static void finish(struct rw_bgp *b)
 	}
 	if (!had)
 		return;
-	if (had >= RW_BGP_SAY_SLOW)
-		say(b, "bgp: withdrawing %zu routes before the end, a command each", had);
-	done = withdraw_all(&b->g, b->journal_fd, &b->held, why, sizeof(why));
+	done = withdraw_all(&b->g, &b->sess, b->journal_fd, &b->held, why, sizeof(why));
 	if (done >= 0) {
 		b->withdraws += (uint64_t)done;
 		say(b, "bgp: withdrew every route at the end (%zu)", had);
@@ -713,6 +872,7 @@ static void *thread_main(void *arg)
 	pthread_mutex_unlock(&b->mu);
 	if (withdraw)
 		finish(b);
+	rw_session_close(&b->sess);
 	publish(b);
 	return NULL;
 }
@@ -878,6 +1038,7 @@ int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char 
 			    size_t errlen)
 {
 	struct rw_held_set held = { 0 };
+	struct rw_session sess = { 0 };
 	struct rw_gobgp g;
 	char why[RW_BGP_MSG_LEN];
 	size_t had, left;
@@ -894,8 +1055,9 @@ int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char 
 	if (g.owner_value) { /* what a run left with no journal of it goes too */
 		size_t adopted;
 
-		e = adopt_owned(&g, journal_fd, &held, NULL, &adopted, why, sizeof(why));
+		e = adopt_owned(&g, &sess, journal_fd, &held, NULL, &adopted, why, sizeof(why));
 		if (e) {
+			rw_session_close(&sess);
 			had = held.n;
 			rw_held_free(&held);
 			return rw_fail(err, errlen, e, "bgp: %zu routes are left announced (in the journal): "
@@ -903,7 +1065,8 @@ int rw_bgp_withdraw_journal(const struct rw_bgp_config *c, int journal_fd, char 
 		}
 	}
 	had = held.n;
-	done = withdraw_all(&g, journal_fd, &held, why, sizeof(why));
+	done = withdraw_all(&g, &sess, journal_fd, &held, why, sizeof(why));
+	rw_session_close(&sess);
 	left = held.n;
 	rw_held_free(&held);
 	if (done >= 0)

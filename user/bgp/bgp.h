@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * --bgp: blackhole routes announced through a GoBGP daemon (gobgpd), driven
- * with its own client (gobgp, --bgp-command) against its API (--bgp). The
+ * --bgp: routes announced through a GoBGP daemon (gobgpd), over one session
+ * to its API (--bgp) kept by ratewall's helper (session.h), and watched
+ * with its own client (gobgp, --bgp-command). The
  * loader hands over, each tick, the routes that should be announced now; a
  * thread of its own brings the speaker there (announce what is new,
  * withdraw what is gone), retries while the speaker does not answer, and
@@ -20,7 +21,7 @@
 #include "cli/actconf.h"
 #include "model/actcounts.h"
 
-#define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker is killed after this */
+#define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker, or an answer, waits this long */
 #define RW_BGP_HEALTH_NS 2000000000ULL      /* the speaker and its sessions are asked this often */
 #define RW_BGP_RETRY_NS 1000000000ULL       /* and work that failed is tried again this often */
 
@@ -41,9 +42,9 @@ size_t rw_bgp_messages(struct rw_bgp *b, char (*out)[RW_BGP_MSG_LEN], size_t max
 /*
  * Ends the thread. withdraw: every route in the journal is withdrawn first
  * (a run that ends its enforcement); else they stay announced (a pinned
- * instance enforces on). The withdrawals take what they take (a command
- * each, every one with its timeout) and end early only when the speaker
- * does not answer: what is left stays in the journal, and is said. b stays,
+ * instance enforces on). The withdrawals take what they take (each answer
+ * with its timeout) and end early only when the speaker does not answer:
+ * what is left stays in the journal, and is said. b stays,
  * for a last rw_bgp_messages (what the withdrawals did) and rw_bgp_counts.
  */
 void rw_bgp_end(struct rw_bgp *b, bool withdraw);

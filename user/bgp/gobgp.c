@@ -96,24 +96,18 @@ static void prefix_text(const struct rw_route *r, bool dst, char *buf, size_t le
 }
 
 /*
- * global rib VERB -a ipv4|ipv6 PREFIX, or for a flow rule
- * global rib -a ipv4-flowspec|ipv6-flowspec VERB match destination D source S
- * (gobgp takes the family before the verb there); no VERB: a lookup.
+ * VERB -a ipv4|ipv6 PREFIX, or for a flow rule -a ipv4-flowspec|ipv6-flowspec
+ * VERB match destination D source S: gobgp's words after `global rib` (the
+ * family before the verb for a flow rule), a line of the session (session.h).
  */
-static void rib(const struct rw_gobgp *g, const char *verb, const struct rw_route *r,
-		struct rw_gobgp_argv *a)
+static void rib_words(const char *verb, const struct rw_route *r, struct rw_gobgp_argv *a)
 {
 	char src[INET6_ADDRSTRLEN + 8], dst[INET6_ADDRSTRLEN + 8];
 
 	prefix_text(r, false, src, sizeof(src));
-	start(g, a);
-	word(a, "global");
-	word(a, "rib");
 	if (r->kind == RW_ROUTE_FLOW) {
 		word(a, "-a");
 		word(a, r->family == AF_INET6 ? "ipv6-flowspec" : "ipv4-flowspec");
-		if (!verb)
-			return; /* the whole table: gobgp looks up no single rule */
 		prefix_text(r, true, dst, sizeof(dst));
 		word(a, verb);
 		word(a, "match");
@@ -123,20 +117,18 @@ static void rib(const struct rw_gobgp *g, const char *verb, const struct rw_rout
 		word(a, src);
 		return;
 	}
-	if (verb)
-		word(a, verb);
+	word(a, verb);
 	word(a, "-a");
 	word(a, r->family == AF_INET6 ? "ipv6" : "ipv4");
 	word(a, src);
 }
 
-void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a)
+/* An announcement's attributes: a flow rule's action, a blackhole's next hop and communities. */
+static void add_words(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a)
 {
 	const char *nh = r->family == AF_INET6 ? g->next_hop6 : g->next_hop4;
-
 	char communities[sizeof(g->communities) + sizeof(g->owner) + 1];
 
-	rib(g, "add", r, a);
 	if (r->kind == RW_ROUTE_FLOW) {
 		/* Discard (traffic-rate 0) or a rate in bytes a second; no BLACKHOLE, no next hop. */
 		word(a, "then");
@@ -167,26 +159,18 @@ void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_
 	}
 }
 
-void rw_gobgp_del(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a)
+void rw_gobgp_line(const struct rw_gobgp *g, bool add, const struct rw_route *r, char *buf,
+		   size_t len)
 {
-	rib(g, "del", r, a);
-}
+	struct rw_gobgp_argv a = { .n = 0 };
+	size_t used = 0;
 
-void rw_gobgp_lookup(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a)
-{
-	rib(g, NULL, r, a);
-	word(a, "-j");
-}
-
-void rw_gobgp_table(const struct rw_gobgp *g, int family, bool flow, struct rw_gobgp_argv *a)
-{
-	start(g, a);
-	word(a, "global");
-	word(a, "rib");
-	word(a, "-a");
-	word(a, family == AF_INET6 ? (flow ? "ipv6-flowspec" : "ipv6") :
-				     (flow ? "ipv4-flowspec" : "ipv4"));
-	word(a, "-j");
+	rib_words(add ? "add" : "del", r, &a);
+	if (add)
+		add_words(g, r, &a);
+	buf[0] = '\0';
+	for (int i = 0; i < a.n && used < len; i++)
+		used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? " " : "", a.argv[i]);
 }
 
 void rw_gobgp_neighbors(const struct rw_gobgp *g, struct rw_gobgp_argv *a)
@@ -322,127 +306,29 @@ int rw_gobgp_parse_peers(const char *json, struct rw_gobgp_peers *p)
 	return *s == ']' ? 0 : -EINVAL;
 }
 
-/*
- * The key gobgp's table gives a route: its prefix, or for a flow rule
- * "[destination: D][source: S]", each IPv6 prefix with its offset ("/0").
- */
-static void table_key(const struct rw_route *r, char *buf, size_t len)
+bool rw_gobgp_route_of_words(const char *words, int family, bool flow, struct rw_route *r)
 {
-	char src[INET6_ADDRSTRLEN + 8], dst[INET6_ADDRSTRLEN + 8];
-	const char *off = r->family == AF_INET6 ? "/0" : "";
-
-	prefix_text(r, false, src, sizeof(src));
-	if (r->kind != RW_ROUTE_FLOW) {
-		snprintf(buf, len, "%s", src);
-		return;
-	}
-	prefix_text(r, true, dst, sizeof(dst));
-	snprintf(buf, len, "[destination: %s%s][source: %s%s]", dst, off, src, off);
-}
-
-int rw_gobgp_parse_lookup(const char *json, const struct rw_route *r)
-{
-	const char *s = skip_space(json ? json : ""), *end;
-	char prefix[2 * INET6_ADDRSTRLEN + 48];
-
-	if (*s != '{' || !(end = skip_value(s)))
-		return -EINVAL;
-	table_key(r, prefix, sizeof(prefix));
-	if (find_key(s, end, "error"))
-		return -EINVAL;
-	return find_key(s, end, prefix) ? 1 : 0;
-}
-
-/* Whether the list of numbers at p (a JSON array) holds v. */
-static bool list_has(const char *p, const char *end, uint32_t v)
-{
-	if (!p || *p != '[')
-		return false;
-	for (p++; p < end && *p != ']';) {
-		char *after;
-		unsigned long n = strtoul(p, &after, 10);
-
-		if (after == p)
-			return false;
-		if (n == v)
-			return true;
-		p = skip_space(after);
-		if (*p == ',')
-			p = skip_space(p + 1);
-	}
-	return false;
-}
-
-/* "2001:db8:1::/48/0" (gobgp's IPv6 flowspec prefix and its offset) into a prefix. */
-static bool flow_prefix(const char *s, size_t n, int family, struct rw_route *r)
-{
-	char text[INET6_ADDRSTRLEN + 8], err[96], *second;
-
-	if (n >= sizeof(text))
-		return false;
-	memcpy(text, s, n);
-	text[n] = '\0';
-	second = strchr(text, '/');
-	if (second && (second = strchr(second + 1, '/')))
-		*second = '\0';
-	return rw_route_parse(text, r, err, sizeof(err)) == 0 && r->family == family;
-}
-
-/* A table's key as a route of ours: "A/L", or "[destination: D][source: S]" for a flow rule. */
-static bool route_of_table_key(const char *key, size_t n, int family, bool flow, struct rw_route *r)
-{
-	static const char dst_tag[] = "[destination: ", src_tag[] = "][source: ";
-	char k[2 * INET6_ADDRSTRLEN + 48], *src;
+	char text[2 * (INET6_ADDRSTRLEN + 8)], err[96], *space;
 	struct rw_route d;
 
+	if (!words || strlen(words) >= sizeof(text))
+		return false;
+	snprintf(text, sizeof(text), "%s", words);
+	space = strchr(text, ' ');
 	if (!flow)
-		return flow_prefix(key, n, family, r);
-	if (n >= sizeof(k))
+		return !space && strchr(text, '/') && rw_route_parse(text, r, err, sizeof(err)) == 0 &&
+		       r->family == family;
+	if (!space || strchr(space + 1, ' '))
 		return false;
-	memcpy(k, key, n);
-	k[n] = '\0';
-	/* Only the two components ratewall gives: another rule (a port, a protocol) is not ours. */
-	if (strncmp(k, dst_tag, sizeof(dst_tag) - 1) || k[n - 1] != ']' ||
-	    !(src = strstr(k, src_tag)) || strchr(src + sizeof(src_tag) - 1, '['))
-		return false;
-	if (!flow_prefix(k + sizeof(dst_tag) - 1, (size_t)(src - k) - (sizeof(dst_tag) - 1), family,
-			 &d) ||
-	    !flow_prefix(src + sizeof(src_tag) - 1, strlen(src + sizeof(src_tag) - 1) - 1, family, r))
+	*space = '\0';
+	if (!strchr(text, '/') || !strchr(space + 1, '/') ||
+	    rw_route_parse(text, &d, err, sizeof(err)) || d.family != family ||
+	    rw_route_parse(space + 1, r, err, sizeof(err)) || r->family != family)
 		return false;
 	r->kind = RW_ROUTE_FLOW;
 	r->dst_len = d.len;
 	memcpy(r->dst, d.addr, sizeof(r->dst));
 	return true;
-}
-
-long rw_gobgp_parse_owned(const char *json, int family, bool flow, uint32_t owner,
-			  struct rw_route *out, size_t max)
-{
-	const char *s = skip_space(json ? json : ""), *end;
-	long found = 0;
-
-	if (*s != '{' || !(end = skip_value(s)) || find_key(s, end, "error"))
-		return -EINVAL;
-	for (s = skip_space(s + 1); *s == '"';) {
-		const char *key_end = skip_string(s), *v, *v_end;
-		struct rw_route r;
-
-		if (!key_end || *(v = skip_space(key_end)) != ':')
-			return -EINVAL;
-		v = skip_space(v + 1);
-		if (!(v_end = skip_value(v)))
-			return -EINVAL;
-		if (list_has(find_key(v, v_end, "communities"), v_end, owner) &&
-		    route_of_table_key(s + 1, (size_t)(key_end - s - 2), family, flow, &r)) {
-			if ((size_t)found < max)
-				out[found] = r;
-			found++;
-		}
-		s = skip_space(v_end);
-		if (*s == ',')
-			s = skip_space(s + 1);
-	}
-	return *s == '}' ? found : -EINVAL;
 }
 
 /* The first line of s that is not blank, into buf. */

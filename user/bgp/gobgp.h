@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * GoBGP's client (gobgp) as the BGP driver speaks it: the command lines that
- * announce, withdraw, look up a route and list the neighbours, and the
- * reading of what it answers (its JSON, -j). Nothing here runs it
- * (proc/capture.h does), so all of it is tested on captured answers.
+ * GoBGP as the BGP driver speaks it: the session's route commands (in the
+ * words of GoBGP's client, session.h sends them), the client's (gobgp)
+ * command lines that look up a route, list a table and the neighbours, and
+ * the reading of what it answers (its JSON, -j). Nothing here runs anything
+ * (proc/capture.h and session.h do), so all of it is tested on captured
+ * answers.
  */
 #ifndef RW_GOBGP_H
 #define RW_GOBGP_H
@@ -44,32 +46,25 @@ struct rw_gobgp_peers {
 /* From --bgp and its options. -EINVAL with the reason in err (an API that is not [HOST:]PORT). */
 int rw_gobgp_init(struct rw_gobgp *g, const struct rw_bgp_config *c, char *err, size_t errlen);
 /*
- * global rib add -a ipv4|ipv6 PREFIX [nexthop ADDR] [community LIST]; a flow
- * rule: global rib -a ipv4-flowspec|ipv6-flowspec add match destination D
- * source S then discard
+ * A route command of the session (session.h), in the words gobgp takes after
+ * `global rib`: add -a ipv4|ipv6 PREFIX [nexthop ADDR] [community LIST]; a
+ * flow rule: -a ipv4-flowspec|ipv6-flowspec add match destination D source S
+ * then discard|rate-limit R [community OWNER]; del: the same to the route's
+ * end.
  */
-void rw_gobgp_add(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
-/* global rib del -a ipv4|ipv6 PREFIX; a flow rule: ... -flowspec del match destination D source S */
-void rw_gobgp_del(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
-/* global rib -a ipv4|ipv6 PREFIX -j, or a flow rule's whole table: whether the speaker holds it */
-void rw_gobgp_lookup(const struct rw_gobgp *g, const struct rw_route *r, struct rw_gobgp_argv *a);
+void rw_gobgp_line(const struct rw_gobgp *g, bool add, const struct rw_route *r, char *buf,
+		   size_t len);
 /* neighbor -j */
 void rw_gobgp_neighbors(const struct rw_gobgp *g, struct rw_gobgp_argv *a);
-/* global rib -a ipv4|ipv6[-flowspec] -j: a whole table (family AF_INET or AF_INET6). */
-void rw_gobgp_table(const struct rw_gobgp *g, int family, bool flow, struct rw_gobgp_argv *a);
 /*
- * The routes of a table (rw_gobgp_table's answer) that carry the community
- * owner, into out (at most max; the number found may be more): prefixes, or
- * flow rules of the form ratewall announces ("[destination: D][source: S]";
- * others are not ours). Their number, or -EINVAL when the answer is no table.
+ * A route the session lists ("route WORDS": "PREFIX" of a table of family,
+ * or with flow "D S", a flow rule from S to D) into r; false when the words
+ * are not that.
  */
-long rw_gobgp_parse_owned(const char *json, int family, bool flow, uint32_t owner,
-			  struct rw_route *out, size_t max);
+bool rw_gobgp_route_of_words(const char *words, int family, bool flow, struct rw_route *r);
 
 /* `neighbor -j`'s answer ("[]" when it has none). 0, or -EINVAL when it is not a list of them. */
 int rw_gobgp_parse_peers(const char *json, struct rw_gobgp_peers *p);
-/* `global rib ... PREFIX -j`'s answer: 1 when it holds r, 0 when not, -EINVAL when not an answer. */
-int rw_gobgp_parse_lookup(const char *json, const struct rw_route *r);
 /* A BGP session state as GoBGP's API numbers it (6: Established), by name. */
 const char *rw_gobgp_state_name(int state);
 /*

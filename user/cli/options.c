@@ -326,7 +326,7 @@ const struct rw_opt rw_options[] = {
 	  .help = "your prefixes (needed by --bgp): every route names a destination inside "
 		  "them, none another's" },
 	{ "bgp-command", 0, RW_OPT_PATH, CFG(bgp.command), .def = "gobgp", .arg = "PATH",
-	  .flags = KEY, .help = "GoBGP's client, that --bgp drives" },
+	  .flags = KEY, .help = "GoBGP's client, that --bgp asks how gobgpd and its sessions are" },
 	{ "bgp-next-hop", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_next_hop,
 	  .arg = "ADDR[,ADDR6]", .flags = KEY,
 	  .help = "next hop of the routes (default: the speaker's own address)" },

@@ -28,6 +28,9 @@
 #      flow6 rule; never a source blackholed
 #  (k) a run killed (kill -9) with nothing pinned: the next run finds its
 #      routes by the owner community and withdraws them; another owner's stay
+#  (l) BIRD passes what it holds through the upstream's filters of
+#      docs/operations.md: ratewall's routes pass ((b), (j)); a blackhole
+#      and a flow rule towards another's prefix do not
 #  (i) 10 000 bans announced within 10 s, read from BIRD; `ratewall stop`
 #      withdraws all of them within 10 s (no budget of time); with the
 #      speaker down it detaches, fails and keeps the journal pinned; a start
@@ -88,11 +91,21 @@ cat >"$WORK/gobgpd.toml" <<EOF
     [neighbors.afi-safis.config]
       afi-safi-name = "ipv6-flowspec"
 EOF
-cat >"$WORK/bird.conf" <<EOF
-router id 198.19.255.2;
-protocol device {}
+# BIRD imports everything the speaker sends into its tables (what ratewall
+# announced, to check), and passes it on through the upstream's filters of
+# docs/operations.md into up4, upflows4 and upflows6: what an upstream set
+# up as shown there would accept.
+{
+	echo "router id 198.19.255.2;"
+	echo "log \"$WORK/bird.log\" all;"
+	echo "protocol device {}"
+	sed -n '/^# upstream filters: begin/,/^# upstream filters: end/p' "$ROOT/docs/operations.md"
+	cat <<EOF
 flow4 table flows4;
 flow6 table flows6;
+ipv4 table up4;
+flow4 table upflows4;
+flow6 table upflows6;
 protocol bgp rw {
 	local 198.19.255.2 as 64513;
 	neighbor 198.19.255.1 as 64512;
@@ -100,11 +113,16 @@ protocol bgp rw {
 	connect retry time 1;
 	error wait time 1, 2;
 	hold time 9;
+	debug { routes };
 	ipv4 { import all; export none; };
 	flow4 { table flows4; import all; export none; };
 	flow6 { table flows6; import all; export none; };
 }
+protocol pipe { table master4; peer table up4; export filter customer_in4; import none; }
+protocol pipe { table flows4; peer table upflows4; export where customer_flow4(); import none; }
+protocol pipe { table flows6; peer table upflows6; export where customer_flow6(); import none; }
 EOF
+} >"$WORK/bird.conf"
 printf '198.18.10.0/24 allow\n' >"$WORK/rules"
 
 gobgp_() { ip netns exec "$TB_RCV" gobgp -u 127.0.0.1 -p "$PORT" "$@"; }
@@ -148,6 +166,8 @@ until_() { when_ "$@" >/dev/null; }
 announced() { bird_routes | grep -qxF "flow $1 > $OWN discard"; }
 absent() { ! bird_routes | awk -v p="$1" '$1 == p || ($1 == "flow" && ($2 == p || $4 == p)) { f = 1 } END { exit !f }'; }
 bird_empty() { [ -z "$(bird_routes)" ]; }
+# upstream_has TABLE PATTERN: what the upstream's filters let into TABLE holds a line matching PATTERN.
+upstream_has() { birdc -s "$WORK/bird.ctl" show route table "$1" 2>/dev/null | grep -q "$2"; }
 # count_of SOURCE_START: the flow rules from sources whose text starts so; holds_n SOURCE_START N: N of them.
 count_of() { bird_routes | grep -c "^flow $1"; }
 holds_n() { [ "$(count_of "$1")" -eq "$2" ]; }
@@ -202,6 +222,8 @@ G3=$!
 seen=$(when_ 4 announced 198.18.0.5/32)
 # RW_CAPTURE=FILE: BIRD's table now, as the README shows it.
 [ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.ban"
+check "(b) ... and the upstream's filters of docs/operations.md accept it" \
+	upstream_has upflows4 "dst $OWN; src 198.18.0.5/32;"
 wait $G1 $G2 $G3
 banned=$(event_time "$WORK/a.events" 198.18.0.5 banned ts)
 until=$(event_time "$WORK/a.events" 198.18.0.5 banned until)
@@ -265,16 +287,22 @@ sleep "$(awk -v u="$until_a" -v n="$(date +%s.%N)" 'BEGIN { d = u + 0.3 - n; pri
 check "(e) the first ban ended while no loader ran, the second is on" \
 	awk -v u="$until_b" -v n="$(date +%s.%N)" 'BEGIN { exit !(n < u - 1) }'
 t0=$(date +%s.%N)
+log_from=$(($(wc -l <"$WORK/bird.log") + 1))
 # shellcheck disable=SC2086
 start_persist "$WORK/p2" $PINNED || fail "(e) the pinned ratewall restarts"
 only_b() { [ "$(bird_routes)" = "flow 198.18.0.2/32 > $OWN discard" ]; }
 seen=$(when_ 3 only_b)
+sleep 1 # a withdrawal and announcement a tick later would be in BIRD's log by now
 echo "     (e) restarted: BIRD's table is the one banned source's $(elapsed "$t0" "${seen:-0}") s after the restart"
 check "(e) after the restart exactly the still-banned route is announced" test -n "$seen"
 check "(e) ... the earlier run's routes were taken from the journal" \
 	said "$WORK/p2" "bgp: 2 routes of an earlier run are in the journal"
 check "(e) ... and the one still banned was never withdrawn on the way (no flap upstream)" \
 	eval "! grep -q 'withdrew 198.18.0.2/32' '$WORK/p2.err'"
+tail -n "+$log_from" "$WORK/bird.log" | grep -F 'src 198.18.0.2/32' | sed 's/^/     (e) BIRD: /'
+check "(e) ... nor in BIRD's log since the restart, which says the ended one's was removed" \
+	eval "! tail -n '+$log_from' '$WORK/bird.log' | grep -F 'src 198.18.0.2/32' | grep -q removed &&
+	      tail -n '+$log_from' '$WORK/bird.log' | grep -F 'src 198.18.0.1/32' | grep -q removed"
 
 # (f) the speaker killed under a flood, then started again, empty
 nft_observe c ip saddr 198.18.0.3
@@ -353,6 +381,8 @@ start_ratewall "$WORK/j" $RUN --key dst --ban 4s --events "$WORK/j.events" || fa
 two_victims 198.18.30.1 198.19.255.200 198.18.31.1 198.19.254.9 1s
 check "(j) the victim inside --bgp-own: its /32 blackholed, BLACKHOLE and NO_EXPORT" \
 	until_ 3 eval "bird_routes | grep -q '^198.19.255.200/32 $RTBH'"
+check "(j) ... the upstream's filters accept it: a blackhole there" \
+	upstream_has up4 "^198.19.255.200/32 *blackhole"
 check "(j) the victim outside --bgp-own was banned" \
 	test -n "$(event_time "$WORK/j.events" 198.19.254.9 banned ts)"
 check "(j) ... and is in no route" eval "! bird_routes | grep -qF '198.19.254.'"
@@ -362,6 +392,7 @@ start_ratewall "$WORK/j6" $RUN --ban 4s || fail "(j) ratewall starts again"
 gen --ipv6 --src 2001:db8:30::1 --rate 1000 --duration 1s >/dev/null
 check "(j) an IPv6 source's ban: a flow6 rule from its /64 to $OWN6, discard" \
 	until_ 3 eval "bird_routes | grep -qxF 'flow 2001:db8:30::/64 > $OWN6 discard'"
+check "(j) ... the upstream's filters accept it" upstream_has upflows6 "dst $OWN6; src 2001:db8:30::/64;"
 stop_ratewall INT
 # --bgp-victim-floor with --rank dst: a destination of ours receiving over the floor is blackholed.
 # shellcheck disable=SC2086 # RUN is words
@@ -401,6 +432,18 @@ check "(k) ... said" until_ 2 said "$WORK/k2" "bgp: 2 routes with this instance'
 check "(k) ... and another owner's route stays" eval "bird_routes | grep -q '^198.19.255.250/32 '"
 stop_ratewall INT
 gobgp_ global rib -a ipv4 del 198.19.255.250/32
+
+# (l) The upstream's filters refuse what is not the customer's to ask: a
+# blackhole and a flow rule towards another's address, put at the speaker
+# by hand, reach BIRD's tables but not past the filters.
+gobgp_ global rib -a ipv4 add 198.19.254.77/32 community 65535:666
+gobgp_ global rib -a ipv4-flowspec add match destination 198.19.254.0/24 source 198.19.254.88/32 then discard
+check "(l) a blackhole and a flow rule towards another's prefix reach BIRD" \
+	until_ 3 eval "bird_routes | grep -q '^198.19.254.77/32 ' && bird_routes | grep -qF 'flow 198.19.254.88/32 > 198.19.254.0/24'"
+check "(l) ... and the upstream's filters refuse both" \
+	eval "! upstream_has up4 '^198.19.254.77/32' && ! upstream_has upflows4 'src 198.19.254.88/32'"
+gobgp_ global rib -a ipv4 del 198.19.254.77/32
+gobgp_ global rib -a ipv4-flowspec del match destination 198.19.254.0/24 source 198.19.254.88/32
 
 # (i) 10 000 routes each way through the session (a run of GoBGP's client
 # each took 60-100 ms: over 10 minutes for these). Some 10 500 bans of a

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The BGP driver's thread against a fake speaker (tests/harness/fake_gobgp.sh
- * standing in for gobgp, its "speaker" a few files), with its real journal
+ * standing in for gobgp, fake_gobgp_helper.sh for the session helper, their
+ * "speaker" a few files), with its real journal
  * (a BPF hash map, hence here and not in the unit tests): wanted sets in,
  * the right announcements and withdrawals out, --bgp-max, a speaker down
  * and back, one that restarted and lost its routes, the end's withdrawals,
@@ -10,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "testlib.h"
 
 #define FAKE "tests/harness/fake_gobgp.sh"
+#define FAKE_HELPER "tests/harness/fake_gobgp_helper.sh"
 
 static char dir[64];
 
@@ -90,6 +93,7 @@ static void bgp_config(struct rw_bgp_config *c, uint32_t max)
 	snprintf(c->api, sizeof(c->api), "50051");
 	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
 	snprintf(c->command, sizeof(c->command), "%s/" FAKE, cwd);
+	snprintf(c->helper, sizeof(c->helper), "%s/" FAKE_HELPER, cwd);
 	CHECK_EQ(rw_parse_communities("65535:666", c, err, sizeof(err)), 0);
 	c->max = max;
 }
@@ -401,7 +405,11 @@ static void test_bgp_journal_of_an_earlier_run(void)
 	close(journal);
 }
 
-/* A journal pinned before flow rules (a prefix alone as its key) read as today's: the same routes, blackholes. */
+/*
+ * A journal pinned before flow rules (a prefix alone as its key) read as
+ * today's: the same routes, blackholes; and one pinned before their protocol
+ * and ports: the same flow rules, of any protocol and port.
+ */
 static void test_bgp_journal_upgrade(void)
 {
 	struct { uint8_t family, len, addr[16]; } old = { AF_INET, 32, { 198, 18, 0, 1 } };
@@ -434,6 +442,29 @@ static void test_bgp_journal_upgrade(void)
 		close(now);
 	}
 	close(v1);
+
+	/* One pinned before flow rules had protocols and ports: its key today's up to the rate. */
+	struct rw_route f = route("198.18.0.5");
+	int v2;
+
+	f.kind = RW_ROUTE_FLOW;
+	f.dst_len = 25;
+	memcpy(f.dst, (uint8_t[]){ 198, 19, 255, 128 }, 4);
+	f.rate = 1250;
+	v2 = bpf_map_create(BPF_MAP_TYPE_HASH, "rw_bgp_journal", offsetof(struct rw_route, proto),
+			    sizeof(uint64_t), 3, &opts);
+	CHECK(v2 >= 0);
+	if (v2 < 0)
+		return;
+	CHECK_EQ(bpf_map_update_elem(v2, &f, &(uint64_t){ 33 }, BPF_ANY), 0); /* its first 40 bytes */
+	now = rw_journal_upgrade(v2);
+	CHECK(now >= 0);
+	if (now >= 0) {
+		CHECK_EQ(rw_journal_count(now), 1u);
+		CHECK(bpf_map_lookup_elem(now, &f, &when) == 0 && when == 33); /* no protocol, no port */
+		close(now);
+	}
+	close(v2);
 }
 
 static void test_bgp_dry_run(void)

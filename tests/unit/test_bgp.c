@@ -145,6 +145,28 @@ static void test_gobgp_command_lines(void)
 	rw_route_format(&f4, text, sizeof(text));
 	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24 rate 125000");
 	f4.rate = 0;
+	/* A flow key's (or a rule's) protocol and ports, numbers, in the rule and its withdrawal. */
+	f4.proto = 17;
+	f4.sport = 5353;
+	f4.dport = 53;
+	rw_gobgp_line(&g, true, &f4, line, sizeof(line));
+	CHECK_STR(line, "-a ipv4-flowspec add match destination 203.0.113.0/24 source "
+			"198.18.0.5/32 protocol 17 source-port 5353 destination-port 53 then "
+			"discard community 64512:4242");
+	rw_gobgp_line(&g, false, &f4, line, sizeof(line));
+	CHECK_STR(line, "-a ipv4-flowspec del match destination 203.0.113.0/24 source "
+			"198.18.0.5/32 protocol 17 source-port 5353 destination-port 53");
+	rw_route_format(&f4, text, sizeof(text));
+	CHECK_STR(text, "flow 198.18.0.5/32 > 203.0.113.0/24 proto 17 sport 5353 dport 53");
+	/* Ports are TCP's and UDP's: another protocol's are none; a blackhole has neither. */
+	f4.proto = 1;
+	CHECK(rw_route_normalize(&f4));
+	CHECK(f4.sport == 0 && f4.dport == 0 && f4.proto == 1);
+	r4.proto = 6;
+	r4.dport = 80;
+	CHECK(rw_route_normalize(&r4));
+	CHECK(r4.proto == 0 && r4.dport == 0);
+	f4.proto = 0;
 	c.owner = 0;
 
 	/* Next hops by family, several communities, another host. */
@@ -237,6 +259,17 @@ static void test_gobgp_route_words(void)
 	CHECK(rw_gobgp_route_of_words("2001:db8:1::/48 2001:db8:2::/64", AF_INET6, true, &r));
 	rw_route_format(&r, text, sizeof(text));
 	CHECK_STR(text, "flow 2001:db8:2::/64 > 2001:db8:1::/48");
+	CHECK(rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 proto 17 dport 53 sport 5353", AF_INET,
+				      true, &r));
+	rw_route_format(&r, text, sizeof(text));
+	CHECK_STR(text, "flow 198.18.0.7/32 > 10.0.0.0/24 proto 17 sport 5353 dport 53");
+	/* A protocol or port twice, 0, too big, not a number, a word of another rule: not ours. */
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 proto 17 proto 6", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 dport 0", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 proto 256", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 sport x", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 dscp 4", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 dport", AF_INET, true, &r));
 	/* Not routes of ours: a flow rule in the unicast table's form, and the other way round;
 	 * no length; the families mixed; a third word; an address that is none. */
 	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32", AF_INET, false, &r));

@@ -54,6 +54,37 @@ static struct rw_route flow_rule(const struct rw_act *a, const struct rw_route *
 	return r;
 }
 
+/*
+ * What of a rule's match a flow rule can carry: its protocol, and a port
+ * when the rule names one port (a range, TCP flags or an ICMP type are left
+ * out: the rule upstream is broader, never narrower, than the one here).
+ */
+static void add_rule_match(struct rw_route *r, const struct rw_match *m)
+{
+	r->proto = m->proto;
+	if (m->nsport == 1 && m->sport[0].lo == m->sport[0].hi)
+		r->sport = m->sport[0].lo;
+	if (m->ndport == 1 && m->dport[0].lo == m->dport[0].hi)
+		r->dport = m->dport[0].lo;
+}
+
+/*
+ * A key's protocol and ports in its flow rule: a flow key's own, or the
+ * match of the rule whose budget it is.
+ */
+static void add_key_match(const struct rw_act *a, const struct rw_key *key, struct rw_route *r)
+{
+	const struct rw_rule_spec *rule;
+
+	if (rw_kind_of(key) == RW_KIND_FLOW) {
+		r->proto = key->proto;
+		r->sport = ntohs(key->sport);
+		r->dport = ntohs(key->dport);
+	} else if ((key->kind & RW_KIND_RULE) && (rule = rw_rule_of_key(a->rules, key))) {
+		add_rule_match(r, &rule->match);
+	}
+}
+
 /* The addresses of the run's interfaces (never announced: they are ours). */
 static void find_own(struct rw_act *a)
 {
@@ -195,7 +226,8 @@ never:
  * of --bgp-own: a destination key is blackholed (RTBH: the victim given up
  * to save the link); a source, or a source prefix, gets a flow rule to each
  * --bgp-own prefix of its family; a pair or a flow key one to its
- * destination. Never a source with BLACKHOLE: a spoofed source would name a
+ * destination; each with a flow key's protocol and ports, or those of the
+ * rule whose budget the key is. Never a source with BLACKHOLE: a spoofed source would name a
  * third party to blackhole. A key with no destination of ours: none.
  */
 static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t weight)
@@ -220,6 +252,7 @@ static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t 
 		if (!ours(a, &d))
 			break;
 		r = flow_rule(a, &s, &d);
+		add_key_match(a, key, &r);
 		want_route(a, &r, weight);
 		return;
 	}
@@ -230,6 +263,7 @@ static void want_routes_of(struct rw_act *a, const struct rw_key *key, uint64_t 
 			if (b->own[i].family != s.family)
 				continue;
 			r = flow_rule(a, &s, &b->own[i]);
+			add_key_match(a, key, &r);
 			want_route(a, &r, weight);
 			any = true;
 		}

@@ -168,7 +168,8 @@ static int run_client(const struct rw_gobgp_argv *a, uint64_t timeout_ns, const 
 static int session_up(const struct rw_gobgp *g, struct rw_session *sess, const atomic_bool *abort,
 		      char *why, size_t len)
 {
-	return rw_session_open_p(sess) ? 0 : rw_session_open(sess, NULL, g->api, abort, why, len);
+	return rw_session_open_p(sess) ? 0 :
+	       rw_session_open(sess, g->helper[0] ? g->helper : NULL, g->api, abort, why, len);
 }
 
 /*

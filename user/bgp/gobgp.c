@@ -24,6 +24,7 @@ int rw_gobgp_init(struct rw_gobgp *g, const struct rw_bgp_config *c, char *err, 
 
 	memset(g, 0, sizeof(*g));
 	snprintf(g->command, sizeof(g->command), "%s", c->command[0] ? c->command : "gobgp");
+	snprintf(g->helper, sizeof(g->helper), "%s", c->helper);
 	snprintf(g->host, sizeof(g->host), "127.0.0.1");
 	if (api[0] == '[') { /* [IPv6]:PORT */
 		const char *close = strchr(api, ']');
@@ -95,10 +96,24 @@ static void prefix_text(const struct rw_route *r, bool dst, char *buf, size_t le
 	snprintf(buf, len, "%s/%u", a, dst ? r->dst_len : r->len);
 }
 
+/* name and value, unless it is 0 (any). */
+static void number(struct rw_gobgp_argv *a, const char *name, unsigned int value)
+{
+	char text[12];
+
+	if (!value)
+		return;
+	snprintf(text, sizeof(text), "%u", value);
+	word(a, name);
+	word(a, text);
+}
+
 /*
  * VERB -a ipv4|ipv6 PREFIX, or for a flow rule -a ipv4-flowspec|ipv6-flowspec
- * VERB match destination D source S: gobgp's words after `global rib` (the
- * family before the verb for a flow rule), a line of the session (session.h).
+ * VERB match destination D source S [protocol N] [source-port N]
+ * [destination-port N]: gobgp's words after `global rib` (the family before
+ * the verb for a flow rule; the protocol and ports numbers, not gobgp's
+ * "udp" and "==53"), a line of the session (session.h).
  */
 static void rib_words(const char *verb, const struct rw_route *r, struct rw_gobgp_argv *a)
 {
@@ -115,6 +130,9 @@ static void rib_words(const char *verb, const struct rw_route *r, struct rw_gobg
 		word(a, dst);
 		word(a, "source");
 		word(a, src);
+		number(a, "protocol", r->proto);
+		number(a, "source-port", r->sport);
+		number(a, "destination-port", r->dport);
 		return;
 	}
 	word(a, verb);
@@ -308,26 +326,44 @@ int rw_gobgp_parse_peers(const char *json, struct rw_gobgp_peers *p)
 
 bool rw_gobgp_route_of_words(const char *words, int family, bool flow, struct rw_route *r)
 {
-	char text[2 * (INET6_ADDRSTRLEN + 8)], err[96], *space;
+	char text[2 * (INET6_ADDRSTRLEN + 8) + 48], err[96], *word[8], *save = NULL;
 	struct rw_route d;
+	int n = 0;
 
 	if (!words || strlen(words) >= sizeof(text))
 		return false;
 	snprintf(text, sizeof(text), "%s", words);
-	space = strchr(text, ' ');
+	for (char *w = strtok_r(text, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (n == 8)
+			return false;
+		word[n++] = w;
+	}
 	if (!flow)
-		return !space && strchr(text, '/') && rw_route_parse(text, r, err, sizeof(err)) == 0 &&
-		       r->family == family;
-	if (!space || strchr(space + 1, ' '))
-		return false;
-	*space = '\0';
-	if (!strchr(text, '/') || !strchr(space + 1, '/') ||
-	    rw_route_parse(text, &d, err, sizeof(err)) || d.family != family ||
-	    rw_route_parse(space + 1, r, err, sizeof(err)) || r->family != family)
+		return n == 1 && strchr(word[0], '/') &&
+		       rw_route_parse(word[0], r, err, sizeof(err)) == 0 && r->family == family;
+	if (n < 2 || n % 2 || !strchr(word[0], '/') || !strchr(word[1], '/') ||
+	    rw_route_parse(word[0], &d, err, sizeof(err)) || d.family != family ||
+	    rw_route_parse(word[1], r, err, sizeof(err)) || r->family != family)
 		return false;
 	r->kind = RW_ROUTE_FLOW;
 	r->dst_len = d.len;
 	memcpy(r->dst, d.addr, sizeof(r->dst));
+	/* Then "proto N", "sport N", "dport N", each at most once, in any order. */
+	for (int i = 2; i < n; i += 2) {
+		char *end;
+		unsigned long v = strtoul(word[i + 1], &end, 10);
+		bool proto = !strcmp(word[i], "proto");
+		uint16_t *port = !strcmp(word[i], "sport") ? &r->sport :
+				 !strcmp(word[i], "dport") ? &r->dport : NULL;
+
+		if (*end || end == word[i + 1] || !v || (!proto && !port) ||
+		    v > (proto ? 255UL : 65535UL) || (proto ? r->proto != 0 : *port != 0))
+			return false;
+		if (proto)
+			r->proto = (uint8_t)v;
+		else
+			*port = (uint16_t)v;
+	}
 	return true;
 }
 

@@ -20,6 +20,7 @@
 /* Whom the client asks, and what every announcement carries. */
 struct rw_gobgp {
 	char command[256];   /* --bgp-command */
+	char helper[256];    /* --bgp-helper; "" = the session finds it */
 	char host[64];       /* of --bgp [HOST:]PORT (no brackets) */
 	char port[8];
 	char api[80];        /* HOST:PORT, for messages */
@@ -49,8 +50,8 @@ int rw_gobgp_init(struct rw_gobgp *g, const struct rw_bgp_config *c, char *err, 
  * A route command of the session (session.h), in the words gobgp takes after
  * `global rib`: add -a ipv4|ipv6 PREFIX [nexthop ADDR] [community LIST]; a
  * flow rule: -a ipv4-flowspec|ipv6-flowspec add match destination D source S
- * then discard|rate-limit R [community OWNER]; del: the same to the route's
- * end.
+ * [protocol N] [source-port N] [destination-port N] then discard|rate-limit
+ * R [community OWNER]; del: the same to the route's end.
  */
 void rw_gobgp_line(const struct rw_gobgp *g, bool add, const struct rw_route *r, char *buf,
 		   size_t len);
@@ -58,8 +59,8 @@ void rw_gobgp_line(const struct rw_gobgp *g, bool add, const struct rw_route *r,
 void rw_gobgp_neighbors(const struct rw_gobgp *g, struct rw_gobgp_argv *a);
 /*
  * A route the session lists ("route WORDS": "PREFIX" of a table of family,
- * or with flow "D S", a flow rule from S to D) into r; false when the words
- * are not that.
+ * or with flow "D S [proto N] [sport N] [dport N]", a flow rule from S to D)
+ * into r; false when the words are not that.
  */
 bool rw_gobgp_route_of_words(const char *words, int family, bool flow, struct rw_route *r);
 

@@ -3,6 +3,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -62,16 +63,17 @@ int rw_journal_load(int fd, struct rw_held_set *s)
 	return errno == ENOENT ? 0 : -errno;
 }
 
-/* The journal's key before flow rules: a blackhole's prefix. */
-struct rw_route_v1 {
-	uint8_t family;
-	uint8_t len;
-	uint8_t addr[16];
-};
+/*
+ * The journal's keys before this one, each a beginning of today's: before
+ * flow rules, a blackhole's prefix (family, len, addr: 18 bytes); before
+ * their protocol and ports, the route to its rate (40 bytes).
+ */
+#define RW_ROUTE_V1_SIZE 18
+#define RW_ROUTE_V2_SIZE offsetof(struct rw_route, proto)
 
 int rw_journal_upgrade(int fd)
 {
-	struct rw_route_v1 k, next;
+	uint8_t k[sizeof(struct rw_route)], next[sizeof(struct rw_route)];
 	struct bpf_map_info info;
 	uint32_t len = sizeof(info);
 	int nfd, err = 0;
@@ -79,20 +81,20 @@ int rw_journal_upgrade(int fd)
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
-	if (info.type != BPF_MAP_TYPE_HASH || info.key_size != sizeof(struct rw_route_v1) ||
-	    info.value_size != sizeof(uint64_t))
+	if (info.type != BPF_MAP_TYPE_HASH || info.value_size != sizeof(uint64_t) ||
+	    (info.key_size != RW_ROUTE_V1_SIZE && info.key_size != RW_ROUTE_V2_SIZE))
 		return -EINVAL;
 	nfd = rw_bgp_journal_create(info.max_entries);
 	if (nfd < 0)
 		return nfd;
-	for (const void *prev = NULL; !err && !bpf_map_get_next_key(fd, prev, &next); prev = &k) {
-		struct rw_route r = { .family = next.family, .len = next.len };
+	for (const void *prev = NULL; !err && !bpf_map_get_next_key(fd, prev, next); prev = k) {
+		struct rw_route r = { 0 };
 		uint64_t when;
 
-		k = next;
-		memcpy(r.addr, next.addr, sizeof(r.addr));
-		if (bpf_map_lookup_elem(fd, &next, &when))
-			continue; /* gone meanwhile */
+		memcpy(k, next, info.key_size);
+		memcpy(&r, next, info.key_size); /* the rest: none (a blackhole, or any port) */
+		if (bpf_map_lookup_elem(fd, next, &when) || !rw_route_normalize(&r))
+			continue; /* gone meanwhile, or no route */
 		err = rw_journal_put(nfd, &r, when);
 	}
 	if (!err && errno != ENOENT)

@@ -27,10 +27,11 @@ int rw_journal_del(int fd, const struct rw_route *r);
 /* Every route in it into s, unsure (the speaker may have restarted since). 0, or -errno. */
 int rw_journal_load(int fd, struct rw_held_set *s);
 /*
- * A journal pinned by a ratewall before flow rules (its key a prefix alone,
- * every route a blackhole) as a journal of today's layout: a new map with
- * the same routes and times, of the same capacity. Its fd, or -errno
- * (-EINVAL: fd is no journal of that layout either).
+ * A journal pinned by an earlier ratewall (before flow rules: its key a
+ * prefix alone, every route a blackhole; before their protocol and ports:
+ * the key to the rate) as a journal of today's layout: a new map with the
+ * same routes and times, of the same capacity. Its fd, or -errno (-EINVAL:
+ * fd is no journal of those layouts either).
  */
 int rw_journal_upgrade(int fd);
 

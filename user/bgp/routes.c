@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 int rw_route_cmp(const struct rw_route *a, const struct rw_route *b)
@@ -35,15 +36,22 @@ bool rw_route_normalize(struct rw_route *r)
 		memset(r->dst, 0, sizeof(r->dst));
 		r->dst_len = 0;
 		r->rate = 0;
-		return true;
+		r->proto = 0;
+		r->sport = r->dport = 0;
+		break;
 	case RW_ROUTE_FLOW:
 		if (r->dst_len > max)
 			return false;
 		clear_host_bits(r->dst, r->dst_len);
-		return true;
+		if (r->proto != IPPROTO_TCP && r->proto != IPPROTO_UDP)
+			r->sport = r->dport = 0; /* ports are TCP's and UDP's */
+		break;
 	default:
 		return false;
 	}
+	r->zero = 0;
+	r->zero2 = 0;
+	return true;
 }
 
 /* Where r is, or would go: the first element not below it. */

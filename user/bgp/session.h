@@ -15,11 +15,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cli/actconf.h" /* RW_LIBEXEC_DIR */
+
 #define RW_SESSION_LINE 512
-/* Where the helper is looked for after the directory of ratewall's own executable. */
-#ifndef RW_LIBEXEC_DIR
-#define RW_LIBEXEC_DIR "/usr/lib/ratewall"
-#endif
 #define RW_SESSION_HELPER "ratewall-gobgp"
 
 struct rw_session {

@@ -116,6 +116,12 @@ void rw_route_format(const struct rw_route *r, char *buf, size_t len)
 	if (!inet_ntop(r->family, r->dst, d, sizeof(d)))
 		strcpy(d, "?");
 	snprintf(buf, len, "flow %s/%u > %s/%u", a, r->len, d, r->dst_len);
+	if (r->proto)
+		snprintf(buf + strlen(buf), len - strlen(buf), " proto %u", r->proto);
+	if (r->sport)
+		snprintf(buf + strlen(buf), len - strlen(buf), " sport %u", r->sport);
+	if (r->dport)
+		snprintf(buf + strlen(buf), len - strlen(buf), " dport %u", r->dport);
 	if (r->rate)
 		snprintf(buf + strlen(buf), len - strlen(buf), " rate %u", r->rate);
 }

@@ -36,14 +36,25 @@ struct rw_hook_config {
  * ours (RTBH: BLACKHOLE, RFC 7999), or discard one source's traffic to
  * destinations of ours (a FlowSpec rule, RFC 8955 and 8956).
  */
+/*
+ * Where --bgp's session helper is looked for after the directory of
+ * ratewall's own executable (the Makefile's LIBEXECDIR).
+ */
+#ifndef RW_LIBEXEC_DIR
+#define RW_LIBEXEC_DIR "/usr/lib/ratewall"
+#endif
+
 enum rw_route_kind { RW_ROUTE_BLACKHOLE = 0, RW_ROUTE_FLOW = 1 };
 
 /*
  * A route as BGP carries it. A blackhole: the destination prefix addr/len,
- * inside --bgp-own. A flow rule: all traffic from the source prefix
- * addr/len to the destination prefix dst/dst_len (inside --bgp-own),
- * discarded, or held to rate bytes a second (--bgp-flowspec-rate). The
- * prefixes of --bgp-never and --bgp-own are blackhole-shaped, the rest zero.
+ * inside --bgp-own. A flow rule: the traffic from the source prefix
+ * addr/len to the destination prefix dst/dst_len (inside --bgp-own), of
+ * protocol proto and ports sport, dport where they are not 0 (a flow key's,
+ * or a rule's), discarded, or held to rate bytes a second
+ * (--bgp-flowspec-rate). The prefixes of --bgp-never and --bgp-own are
+ * blackhole-shaped, the rest zero. No padding: it is a journal's key, and
+ * routes compare byte by byte.
  */
 struct rw_route {
 	uint8_t family; /* AF_INET, AF_INET6 */
@@ -53,11 +64,17 @@ struct rw_route {
 	uint8_t dst_len;  /* a flow rule's destination */
 	uint8_t dst[16];
 	uint32_t rate;    /* a flow rule's traffic-rate, bytes a second; 0: discard */
+	uint8_t proto;    /* a flow rule's IP protocol (IPv6: next header); 0: any */
+	uint8_t zero;
+	uint16_t sport, dport; /* a flow rule's TCP or UDP ports, host order; 0: any */
+	uint16_t zero2;
 };
+_Static_assert(sizeof(struct rw_route) == 48, "struct rw_route has no padding");
 
 struct rw_bgp_config {
 	char api[64];             /* --bgp [HOST:]PORT of gobgpd's API; "" = no BGP */
 	char command[256];        /* --bgp-command: the gobgp client */
+	char helper[256];         /* --bgp-helper: the session helper; "" = ratewall-gobgp, found */
 	char next_hop4[16], next_hop6[48]; /* --bgp-next-hop; "" = the speaker's own */
 	uint32_t community[RW_BGP_COMMUNITIES]; /* (high << 16) | low */
 	uint32_t ncommunities;
@@ -91,7 +108,11 @@ int rw_split_words(const char *s, char *buf, char **argv, int max, char *err, si
 struct rw_route rw_route_of_key(const struct rw_key *key, unsigned int len);
 /* "198.18.0.0/15" or an address alone (its host route), as rules take them. -EINVAL, reason in err. */
 int rw_route_parse(const char *s, struct rw_route *r, char *err, size_t errlen);
-/* "198.18.0.0/15"; a flow rule "flow 198.18.0.5/32 > 203.0.113.0/24" (" rate 125000" when held to it). */
+/*
+ * "198.18.0.0/15"; a flow rule "flow 198.18.0.5/32 > 203.0.113.0/24", then
+ * " proto 17", " sport 5353", " dport 53" where it has them, " rate 125000"
+ * when held to it.
+ */
 void rw_route_format(const struct rw_route *r, char *buf, size_t len);
 /* Whether the prefixes (addr/len) of a and b share an address (one holds the other). */
 bool rw_route_overlaps(const struct rw_route *a, const struct rw_route *b);

@@ -327,6 +327,9 @@ const struct rw_opt rw_options[] = {
 		  "them, none another's" },
 	{ "bgp-command", 0, RW_OPT_PATH, CFG(bgp.command), .def = "gobgp", .arg = "PATH",
 	  .flags = KEY, .help = "GoBGP's client, that --bgp asks how gobgpd and its sessions are" },
+	{ "bgp-helper", 0, RW_OPT_PATH, CFG(bgp.helper), .arg = "PATH", .flags = KEY,
+	  .help = "the helper that keeps --bgp's session to gobgpd's API (default: "
+		  "ratewall-gobgp beside ratewall, else in " RW_LIBEXEC_DIR ")" },
 	{ "bgp-next-hop", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_next_hop,
 	  .arg = "ADDR[,ADDR6]", .flags = KEY,
 	  .help = "next hop of the routes (default: the speaker's own address)" },

@@ -31,6 +31,8 @@
 #  (l) BIRD passes what it holds through the upstream's filters of
 #      docs/operations.md: ratewall's routes pass ((b), (j)); a blackhole
 #      and a flow rule towards another's prefix do not
+#  (m) --key flow: the rule upstream has the flow's protocol and ports; a
+#      budget under a `udp dport 53` rule, the rule's protocol and port
 #  (i) 10 000 bans announced within 10 s, read from BIRD; `ratewall stop`
 #      withdraws all of them within 10 s (no budget of time); with the
 #      speaker down it detaches, fails and keeps the journal pinned; a start
@@ -444,6 +446,30 @@ check "(l) ... and the upstream's filters refuse both" \
 	eval "! upstream_has up4 '^198.19.254.77/32' && ! upstream_has upflows4 'src 198.19.254.88/32'"
 gobgp_ global rib -a ipv4 del 198.19.254.77/32
 gobgp_ global rib -a ipv4-flowspec del match destination 198.19.254.0/24 source 198.19.254.88/32
+
+# (m) A flow key's rule upstream carries its protocol and ports; a rule's
+# budget (a source under `udp dport 53 ... per src`) the rule's protocol and
+# port: the rule upstream drops no more than the one here.
+flow4_of() { birdc -s "$WORK/bird.ctl" show route table flows4 2>/dev/null | grep -F "src $1;"; }
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/m" $RUN --key flow --ban 4s || fail "(m) ratewall --key flow starts"
+gen --src 198.18.44.1 --dst 198.19.255.202 --sport 5353 --dport 53 --rate 1000 --duration 1s >/dev/null
+until_ 3 eval "flow4_of 198.18.44.1/32 | grep -q ." 
+echo "     (m) --key flow: BIRD holds $(flow4_of 198.18.44.1/32)"
+check "(m) --key flow: its rule is the flow's, protocol and ports too" \
+	eval "flow4_of 198.18.44.1/32 | grep -F 'dst 198.19.255.202/32;' | grep -E 'proto (= )?17;' |
+	      grep -E 'dport (= )?53;' | grep -qE 'sport (= )?5353;'"
+stop_ratewall INT
+printf '198.18.46.0/24 udp dport 53 limit 100 per src\n' >"$WORK/m.rules"
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/m2" $RUN --ban 4s --rules "$WORK/m.rules" || fail "(m) ratewall with a rule starts"
+gen --src 198.18.46.1 --dport 53 --rate 1000 --duration 1s >/dev/null
+until_ 3 eval "flow4_of 198.18.46.1/32 | grep -q ."
+echo "     (m) a rule's budget: BIRD holds $(flow4_of 198.18.46.1/32)"
+check "(m) a source's budget under a rule: its rule has the rule's protocol and port, no other" \
+	eval "flow4_of 198.18.46.1/32 | grep -E 'proto (= )?17;' | grep -E 'dport (= )?53;' |
+	      grep -qv sport"
+stop_ratewall INT
 
 # (i) 10 000 routes each way through the session (a run of GoBGP's client
 # each took 60-100 ms: over 10 minutes for these). Some 10 500 bans of a

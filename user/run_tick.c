@@ -47,12 +47,13 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 	}
 	rw_ranker_offer(&s->ranker, &e);
 	/*
-	 * --bgp announces a banned key on the main key's side only: a rule's `per
-	 * dst` budget under --key src holds a destination of ours, the victim, and
-	 * a blackhole for it would finish the attacker's work.
+	 * --bgp announces every banned key: the main key, and a rule's budget
+	 * whatever its side. A `per dst` budget under --key src is the victim, a
+	 * destination: blackholed when it is inside --bgp-own (RTBH gives the
+	 * victim up to save the link, as under --key dst).
 	 */
 	if (rw_act_on(&s->act))
-		rw_act_flow(&s->act, key, sum, e.banned && rw_run_main_side(s, key));
+		rw_act_flow(&s->act, key, sum, e.banned);
 	if (s->hhh && rw_run_main_side(s, key))
 		rw_hhh_exact(s->hhh, key, sum->packets);
 	if (rw_events_on(&s->events))

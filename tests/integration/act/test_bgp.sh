@@ -24,8 +24,8 @@
 #  (g) `ratewall stop` leaves BIRD's table empty
 #  (h) --dry-run with --ban and --bgp: banned, said, nothing announced
 #  (j) only destinations of --bgp-own: a victim inside it blackholed (--key
-#      dst, BLACKHOLE and NO_EXPORT), one outside never; an IPv6 source's
-#      flow6 rule; never a source blackholed
+#      dst, BLACKHOLE and NO_EXPORT; a rule's per dst budget too), one
+#      outside never; an IPv6 source's flow6 rule; never a source blackholed
 #  (k) a run killed (kill -9) with nothing pinned: the next run finds its
 #      routes by the owner community and withdraws them; another owner's stay
 #  (l) BIRD passes what it holds through the upstream's filters of
@@ -388,6 +388,14 @@ check "(j) ... the upstream's filters accept it: a blackhole there" \
 check "(j) the victim outside --bgp-own was banned" \
 	test -n "$(event_time "$WORK/j.events" 198.19.254.9 banned ts)"
 check "(j) ... and is in no route" eval "! bird_routes | grep -qF '198.19.254.'"
+stop_ratewall INT
+# A rule's `per dst` budget under --key src: its banned destination inside --bgp-own is the victim, blackholed.
+printf '198.18.47.0/24 udp limit 100 per dst\n' >"$WORK/jd.rules"
+# shellcheck disable=SC2086 # RUN is words
+start_ratewall "$WORK/jd" $RUN --ban 4s --rules "$WORK/jd.rules" || fail "(j) ratewall with a per dst rule starts"
+gen --src 198.18.47.1 --sources 20 --dst 198.19.255.203 --rate 1000 --duration 1s >/dev/null
+check "(j) a rule's per dst budget: the victim inside --bgp-own blackholed, BLACKHOLE and NO_EXPORT" \
+	until_ 3 eval "bird_routes | grep -q '^198.19.255.203/32 $RTBH'"
 stop_ratewall INT
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/j6" $RUN --ban 4s || fail "(j) ratewall starts again"

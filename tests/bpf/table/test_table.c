@@ -1378,6 +1378,24 @@ static void test_table_a_refill_waits_for_the_inheritance(void)
 }
 
 /*
+ * Another CPU's insert of key k in the first way of its home bucket, its
+ * state as given and no count; its tag not published (the caller does, or
+ * plants it as a race's write). The entry's index; *at where it is.
+ */
+static uint32_t plant_entry(struct env *e, const struct rw_key *k, uint64_t state,
+			    struct rw_where *at)
+{
+	uint32_t idx;
+
+	*at = rw_table_where(&e->t, k);
+	idx = at->home * RW_WAYS;
+	e->t.ent[idx].key = *k;
+	e->t.ent[idx].home = at->home;
+	__atomic_store_n(&e->t.ent[idx].state, state, __ATOMIC_SEQ_CST);
+	return idx;
+}
+
+/*
  * Two CPUs promote one source: both missed it in their lookups, the other one
  * took the lock first and inserted it. Here that insert is planted in the
  * table (its entry live, with no count) and its tag published between this
@@ -1391,7 +1409,6 @@ static void test_table_promotion_rechecks_under_the_lock(void)
 	struct rw_window_sum w;
 	struct rw_where at;
 	struct rw_stats st;
-	uint32_t idx;
 	struct env e;
 
 	pin_cpu(0);
@@ -1401,11 +1418,7 @@ static void test_table_promotion_rechecks_under_the_lock(void)
 	set_thresholds(&e, 100, 0);
 	CHECK_EQ(passed_of(&e, SRC4, 5), 5); /* in the sketch only */
 	CHECK_EQ(entries_of(&e, &k), 0);
-	at = rw_table_where(&e.t, &k);
-	idx = at.home * RW_WAYS;
-	e.t.ent[idx].key = k;
-	e.t.ent[idx].home = at.home;
-	__atomic_store_n(&e.t.ent[idx].state, rw_st_make(0, 1, RW_ST_LIVE), __ATOMIC_SEQ_CST);
+	plant_entry(&e, &k, rw_st_make(0, 1, RW_ST_LIVE), &at);
 	race_write(&e, RW_RACE_DIR, at.home, 0,
 		   at.tag | (uint64_t)e.t.dir[at.home].tag[1] << 32);
 	race_arm(&e, RW_RACE_PROMOTE);
@@ -1449,11 +1462,7 @@ static void look_again_under_moves(uint32_t passes)
 		return;
 	set_time(&e, 55 * MS); /* epoch 5 */
 	set_thresholds(&e, 100, 1); /* the first packet is promoted */
-	at = rw_table_where(&e.t, &k);
-	idx = at.home * RW_WAYS;
-	e.t.ent[idx].key = k;
-	e.t.ent[idx].home = at.home;
-	__atomic_store_n(&e.t.ent[idx].state, rw_st_make(3, 1, RW_ST_LIVE), __ATOMIC_SEQ_CST);
+	idx = plant_entry(&e, &k, rw_st_make(3, 1, RW_ST_LIVE), &at);
 	__atomic_store_n(&e.t.dir[at.home].tag[0], at.tag, __ATOMIC_SEQ_CST);
 	race_add(&e, RW_RACE_KEYS, idx, offsetof(struct rw_entry, state), 1);
 	race_arm_passes(&e, RW_RACE_MATCH, passes);

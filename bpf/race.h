@@ -33,10 +33,13 @@ __noinline int rw_race_writes(__u32 point)
 {
 	if (test_race.point != point)
 		return 0;
-	if (test_race.passes > 1)
+	if (test_race.passes > 1) {
 		test_race.passes--;
-	else
-		test_race.point = RW_RACE_NONE;
+	} else {
+		test_race.point = test_race.next;
+		test_race.passes = test_race.next_passes;
+		test_race.next = RW_RACE_NONE;
+	}
 	for (__u32 i = 0; i < RW_RACE_WRITES; i++) {
 		struct rw_race_write *w = &test_race.w[i];
 		__u32 off;

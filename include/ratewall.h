@@ -837,7 +837,8 @@ _Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * size
  * A load with the test clock also plays races in one run: when the data path
  * reaches `point`, it first makes the writes another CPU could have made
  * there, then forgets the point; or, with `passes`, makes them again at the
- * point's next passes (another CPU that goes on writing). Each write is 8
+ * point's next passes (another CPU that goes on writing), and then arms
+ * `next` for its `next_passes` (the same writes). Each write is 8
  * bytes at `off` (a multiple of 8, below 64) of a 64-byte line: entry `index`
  * of keys, bucket `index` of dir, or entry `index`'s schedule (struct
  * rw_pace); or of one CPU's 32-byte record in hot.
@@ -851,7 +852,7 @@ enum rw_race_point {
 	RW_RACE_BUCKET_WAIT,  /* rw_wait_bucket, while a packet waits for another CPU's insert */
 	RW_RACE_SUM,          /* rw_sum_cpu, between a refill's reads of another CPU's counts and lease */
 	RW_RACE_INHERIT,      /* rw_inherit, as an insert starts inheriting */
-	RW_RACE_MATCH,        /* rw_entry_match, between the key's compare and the state's second read */
+	RW_RACE_MATCH,        /* rw_entry_match when it settles, between the key's compare and the state's second read */
 };
 /* RW_RACE_HOT: record `index` (cpu x entries + entry) of hot, 32 bytes: off below 32. */
 enum rw_race_line { RW_RACE_KEYS, RW_RACE_DIR, RW_RACE_PACE, RW_RACE_HOT };
@@ -869,6 +870,8 @@ struct rw_race {
 	__u32 point;  /* enum rw_race_point */
 	__u32 nr;
 	__u32 passes; /* the point's passes that make the writes: 0 or 1 the first only */
+	__u32 next;   /* then this point, for next_passes passes; RW_RACE_NONE: none */
+	__u32 next_passes;
 	__u32 pad;
 	struct rw_race_write w[RW_RACE_WRITES];
 };

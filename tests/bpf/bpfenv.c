@@ -232,12 +232,15 @@ void race_spin(struct env *e, uint64_t rounds)
 
 void race_arm(struct env *e, uint32_t point)
 {
-	race_arm_passes(e, point, 1);
+	race_arm_chain(e, point, 1, RW_RACE_NONE, 0);
 }
 
-void race_arm_passes(struct env *e, uint32_t point, uint32_t passes)
+void race_arm_chain(struct env *e, uint32_t point, uint32_t passes, uint32_t next,
+		    uint32_t next_passes)
 {
 	e->skel->bss->test_race.passes = passes;
+	e->skel->bss->test_race.next = next;
+	e->skel->bss->test_race.next_passes = next_passes;
 	__atomic_store_n(&e->skel->bss->test_race.point, point, __ATOMIC_SEQ_CST);
 }
 

@@ -91,8 +91,12 @@ void race_add(struct env *e, uint32_t line, uint32_t index, uint32_t off, uint64
 /* ... or `rounds` of an empty loop there: the CPU that reached the point is slow. */
 void race_spin(struct env *e, uint64_t rounds);
 void race_arm(struct env *e, uint32_t point);
-/* ... at the point's first `passes` passes (the same writes again: a CPU that goes on writing). */
-void race_arm_passes(struct env *e, uint32_t point, uint32_t passes);
+/*
+ * ... at the point's first `passes` passes, then at next's first
+ * `next_passes` (the same writes again: a CPU that goes on writing).
+ */
+void race_arm_chain(struct env *e, uint32_t point, uint32_t passes, uint32_t next,
+		    uint32_t next_passes);
 /* Whether the armed race was played (its point was reached). */
 bool race_played(struct env *e);
 

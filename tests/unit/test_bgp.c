@@ -263,6 +263,12 @@ static void test_gobgp_route_words(void)
 				      true, &r));
 	rw_route_format(&r, text, sizeof(text));
 	CHECK_STR(text, "flow 198.18.0.7/32 > 10.0.0.0/24 proto 17 sport 5353 dport 53");
+	/* Its traffic-rate (--bgp-flowspec-rate), or the rule adopted would be another, at 0. */
+	CHECK(rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 rate 125000", AF_INET, true, &r));
+	CHECK_EQ(r.rate, 125000);
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 rate -1", AF_INET, true, &r));
+	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 rate 4294967296", AF_INET, true,
+				       &r));
 	/* A protocol or port twice, 0, too big, not a number, a word of another rule: not ours. */
 	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 proto 17 proto 6", AF_INET, true, &r));
 	CHECK(!rw_gobgp_route_of_words("10.0.0.0/24 198.18.0.7/32 dport 0", AF_INET, true, &r));

@@ -274,18 +274,46 @@ static size_t table_of(const struct rw_route *r)
 	return (r->family == AF_INET6 ? 1 : 0) + (r->kind == RW_ROUTE_FLOW ? 2 : 0);
 }
 
+static int still_holds(const struct rw_gobgp *g, struct rw_session *sess, const struct rw_route *r,
+		       const atomic_bool *abort, char *why, size_t len);
+
+/* The speaker lost our routes (it restarted?): every one is announced again. */
+static void lost(struct rw_bgp *b, const char *what)
+{
+	say(b, "bgp: the speaker no longer holds %s (it restarted?): every route is announced again",
+	    what);
+	rw_held_doubt(&b->held);
+}
+
 /*
- * A table that holds fewer paths than our routes in it the speaker took:
- * it restarted (or lost them), and every route is announced again. Its
- * count (GetTable) costs the same with 10 000 routes as with one.
+ * Whether the speaker lost our routes: one of our blackholes it took,
+ * looked up alone (another each check); with none, a FlowSpec table that
+ * holds fewer paths than our rules in it (its count costs the same with
+ * 10 000 rules as with one; a count of a unicast table would miss ours among
+ * the routes its peers send, which are rarely flow rules).
  */
 static void probe(struct rw_bgp *b)
 {
-	char why[RW_BGP_MSG_LEN], answer[RW_SESSION_LINE];
-	size_t ours[TABLES] = { 0 };
+	char why[RW_BGP_MSG_LEN], answer[RW_SESSION_LINE], text[RW_BGP_MSG_LEN];
+	size_t ours[TABLES] = { 0 }, n = b->held.n, i;
 
-	for (size_t i = 0; i < b->held.n; i++)
+	for (i = 0; i < n; i++)
 		ours[table_of(&b->held.e[i].r)] += b->held.e[i].sure;
+	if (ours[0] + ours[1]) {
+		const struct rw_route *r;
+
+		for (i = 0; i < n; i++) {
+			r = &b->held.e[(b->probe + i) % n].r;
+			if (b->held.e[(b->probe + i) % n].sure && r->kind == RW_ROUTE_BLACKHOLE)
+				break;
+		}
+		b->probe = (b->probe + i) % n + 1;
+		if (still_holds(&b->g, &b->sess, r, &b->abort_cmd, why, sizeof(why)))
+			return; /* there, or no clear answer: the next check asks again */
+		rw_route_format(r, text, sizeof(text));
+		lost(b, text);
+		return;
+	}
 	for (size_t t = 0; t < TABLES; t++) {
 		char question[32];
 		unsigned long long paths;
@@ -297,12 +325,12 @@ static void probe(struct rw_bgp *b)
 		    rw_session_ask(&b->sess, question, NULL, NULL, answer, sizeof(answer),
 				   RW_BGP_TIMEOUT_NS, &b->abort_cmd, why, sizeof(why)) ||
 		    sscanf(answer, "count %llu", &paths) != 1)
-			return; /* no clear answer: the next check asks again */
+			return;
 		if (paths >= ours[t])
 			continue;
-		say(b, "bgp: the speaker holds %llu paths in its %s table, fewer than our %zu (it "
-		       "restarted?): every route is announced again", paths, tables[t].name, ours[t]);
-		rw_held_doubt(&b->held);
+		snprintf(text, sizeof(text), "%zu rules in its %s table (it holds %llu paths)", ours[t],
+			 tables[t].name, paths);
+		lost(b, text);
 		return;
 	}
 }
@@ -630,7 +658,7 @@ static int adopt_owned(const struct rw_gobgp *g, struct rw_session *sess, int jo
 
 		snprintf(question, sizeof(question), "list %s %s", tables[t].name, g->owner);
 		err = rw_session_ask(sess, question, adopt_one, &o, answer, sizeof(answer),
-				     RW_BGP_TIMEOUT_NS, abort, why, len);
+				     RW_BGP_LIST_TIMEOUT_NS, abort, why, len);
 		*adopted += o.adopted;
 		if (!err && o.err) {
 			err = o.err;
@@ -670,22 +698,23 @@ static void adopt(struct rw_bgp *b)
 }
 
 /*
- * Whether the speaker still holds r, asked after a withdrawal failed: 1 it
- * does, 0 it does not (the withdrawal is done: a speaker that restarted lost
- * it), -errno when it does not answer (why says so).
+ * Whether the speaker still holds r: 1 it does, 0 it does not, -errno when
+ * it does not answer (why says so). Asked after a withdrawal failed (not
+ * held: the withdrawal is done, a speaker that restarted lost it), and by
+ * the health probe. abort: the end asked (NULL: none).
  */
 static int still_holds(const struct rw_gobgp *g, struct rw_session *sess, const struct rw_route *r,
-		       char *why, size_t len)
+		       const atomic_bool *abort, char *why, size_t len)
 {
 	char question[RW_SESSION_LINE + 8], line[RW_SESSION_LINE], answer[RW_SESSION_LINE];
-	int err = session_up(g, sess, NULL, why, len);
+	int err = session_up(g, sess, abort, why, len);
 
 	if (err)
 		return err;
 	rw_gobgp_line(g, false, r, line, sizeof(line));
 	snprintf(question, sizeof(question), "holds %s", line);
-	err = rw_session_ask(sess, question, NULL, NULL, answer, sizeof(answer), RW_BGP_TIMEOUT_NS,
-			     NULL, why, len);
+	err = rw_session_ask(sess, question, NULL, NULL, answer, sizeof(answer),
+			     RW_BGP_LIST_TIMEOUT_NS, abort, why, len);
 	if (err)
 		return err;
 	if (strcmp(answer, "yes") && strcmp(answer, "no")) {
@@ -728,21 +757,23 @@ static long withdraw_all(const struct rw_gobgp *g, struct rw_session *sess, int 
 			snprintf(why, len, "%s", last);
 			break;
 		}
+		/* A refusal is asked about (does the speaker still hold it?) until one is not answered. */
 		for (size_t i = 0; i < n && !err; i++) {
-			long at;
+			char ask[RW_BGP_MSG_LEN];
+			int holds;
 
-			if (!done[i]) {
-				char ask[RW_BGP_MSG_LEN];
-				int holds = still_holds(g, sess, &batch[i], ask, sizeof(ask));
-
-				if (holds < 0) {
-					snprintf(why, len, "%s", ask);
-					err = holds;
-				}
-				if (holds)
-					continue; /* left in the journal: said below */
+			if (done[i])
+				continue;
+			holds = still_holds(g, sess, &batch[i], NULL, ask, sizeof(ask));
+			if (holds < 0) {
+				snprintf(why, len, "%s", ask);
+				err = holds;
 			}
-			at = rw_held_find(held, &batch[i]);
+			done[i] = !holds; /* held: left in the journal, said below */
+		}
+		for (size_t i = 0; i < n; i++) {
+			long at = done[i] ? rw_held_find(held, &batch[i]) : -1;
+
 			if (at < 0)
 				continue;
 			rw_journal_del(journal_fd, &batch[i]);

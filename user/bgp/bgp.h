@@ -22,6 +22,7 @@
 #include "model/actcounts.h"
 
 #define RW_BGP_TIMEOUT_NS 5000000000ULL     /* a command to the speaker, or an answer, waits this long */
+#define RW_BGP_LIST_TIMEOUT_NS 35000000000ULL /* a line of a table listed (the helper gives up at 30 s) */
 #define RW_BGP_HEALTH_NS 2000000000ULL      /* the speaker and its sessions are asked this often */
 #define RW_BGP_RETRY_NS 1000000000ULL       /* and work that failed is tried again this often */
 

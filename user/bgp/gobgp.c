@@ -348,21 +348,25 @@ bool rw_gobgp_route_of_words(const char *words, int family, bool flow, struct rw
 	r->kind = RW_ROUTE_FLOW;
 	r->dst_len = d.len;
 	memcpy(r->dst, d.addr, sizeof(r->dst));
-	/* Then "proto N", "sport N", "dport N", each at most once, in any order. */
+	/* Then "proto N", "sport N", "dport N", "rate N", each at most once, in any order. */
 	for (int i = 2; i < n; i += 2) {
 		char *end;
 		unsigned long v = strtoul(word[i + 1], &end, 10);
-		bool proto = !strcmp(word[i], "proto");
+		bool proto = !strcmp(word[i], "proto"), rate = !strcmp(word[i], "rate");
 		uint16_t *port = !strcmp(word[i], "sport") ? &r->sport :
 				 !strcmp(word[i], "dport") ? &r->dport : NULL;
 
-		if (*end || end == word[i + 1] || !v || (!proto && !port) ||
-		    v > (proto ? 255UL : 65535UL) || (proto ? r->proto != 0 : *port != 0))
+		if (*end || end == word[i + 1] || word[i + 1][0] == '-' || !v ||
+		    (!proto && !port && !rate) ||
+		    v > (proto ? 255UL : port ? 65535UL : UINT32_MAX) ||
+		    (proto ? r->proto != 0 : port ? *port != 0 : r->rate != 0))
 			return false;
 		if (proto)
 			r->proto = (uint8_t)v;
-		else
+		else if (port)
 			*port = (uint16_t)v;
+		else
+			r->rate = (uint32_t)v;
 	}
 	return true;
 }

@@ -59,8 +59,8 @@ void rw_gobgp_line(const struct rw_gobgp *g, bool add, const struct rw_route *r,
 void rw_gobgp_neighbors(const struct rw_gobgp *g, struct rw_gobgp_argv *a);
 /*
  * A route the session lists ("route WORDS": "PREFIX" of a table of family,
- * or with flow "D S [proto N] [sport N] [dport N]", a flow rule from S to D)
- * into r; false when the words are not that.
+ * or with flow "D S [proto N] [sport N] [dport N] [rate N]", a flow rule
+ * from S to D) into r; false when the words are not that.
  */
 bool rw_gobgp_route_of_words(const char *words, int family, bool flow, struct rw_route *r);
 

@@ -1436,19 +1436,19 @@ static void test_table_promotion_rechecks_under_the_lock(void)
 /*
  * The look again under the insert lock meets an entry whose state moves
  * while it compares the key: another CPU's record raising the epoch (here),
- * a revival, or the CPU that inserted the key ending its inheritance. The
- * key's entry is planted whole (two slots behind) and its epoch moves during
- * each of the first `passes` key compares: the fast path's lookup misses it
- * (a miss there only sends the packet the untracked way), and so does the
- * look's first try. Taken as a miss, the key got a second entry and a second
- * budget (parallel_promotion_inherits_once saw it once in a loaded run); the
- * look tries again. A state that never holds still (every compare meets a
- * move, as a CPU descheduled between the reads would): the last try takes
- * the live entry with the key as found. And the packet is counted in it:
- * the match for its record's state is settled too (a move there let it pass
- * uncounted).
+ * a revival, or the CPU that inserted the key ending its inheritance. As in
+ * test_table_promotion_rechecks_under_the_lock, another CPU's insert of the
+ * key is planted (two slots behind) and its tag published between this
+ * CPU's lookup and its lock; here its epoch moves there too, and then during
+ * each of the look's first `moves` key compares. Taken as a miss, the key
+ * got a second entry and a second budget (parallel_promotion_inherits_once
+ * saw it once in a loaded run); the look tries again. A state that never
+ * holds still (every compare meets a move, as a CPU descheduled between the
+ * reads would): the last try takes the live entry with the key as found.
+ * And the packet is counted in it: the match for its record's state is
+ * settled too (a move there let it pass uncounted).
  */
-static void look_again_under_moves(uint32_t passes)
+static void look_again_under_moves(uint32_t moves)
 {
 	struct rw_key k = key4(SRC4);
 	struct rw_window_sum w;
@@ -1460,17 +1460,18 @@ static void look_again_under_moves(uint32_t passes)
 	pin_cpu(0);
 	if (!env_open(&e, 10, 100 * MS, 0, 0))
 		return;
-	set_time(&e, 55 * MS); /* epoch 5 */
+	set_time(&e, 95 * MS); /* epoch 9: the planted state's epoch, 2, moves by one a pass */
 	set_thresholds(&e, 100, 1); /* the first packet is promoted */
-	idx = plant_entry(&e, &k, rw_st_make(3, 1, RW_ST_LIVE), &at);
-	__atomic_store_n(&e.t.dir[at.home].tag[0], at.tag, __ATOMIC_SEQ_CST);
+	idx = plant_entry(&e, &k, rw_st_make(2, 1, RW_ST_LIVE), &at);
+	race_write(&e, RW_RACE_DIR, at.home, 0,
+		   at.tag | (uint64_t)e.t.dir[at.home].tag[1] << 32);
 	race_add(&e, RW_RACE_KEYS, idx, offsetof(struct rw_entry, state), 1);
-	race_arm_passes(&e, RW_RACE_MATCH, passes);
+	race_arm_chain(&e, RW_RACE_PROMOTE, 1, RW_RACE_MATCH, moves);
 	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
 	read_stats(&e, &st);
 	CHECK_EQ(st.new_flows, 0);
 	CHECK_EQ(entries_of(&e, &k), 1);
-	CHECK(flow_window(&e, &k, 5, &w));
+	CHECK(flow_window(&e, &k, 9, &w));
 	CHECK_EQ(w.packets, 1);
 	race_arm(&e, RW_RACE_NONE);
 	env_close(&e);
@@ -1478,7 +1479,7 @@ static void look_again_under_moves(uint32_t passes)
 
 static void test_table_the_look_again_waits_for_a_moving_state(void)
 {
-	look_again_under_moves(2);
+	look_again_under_moves(1);
 }
 
 static void test_table_the_look_again_trusts_its_last_try(void)
@@ -1486,10 +1487,10 @@ static void test_table_the_look_again_trusts_its_last_try(void)
 	look_again_under_moves(1000);
 }
 
-/* Passes: the fast path's, the look's last 4 tries, and the first match of the promoted entry. */
+/* Moves: each of the look's 4 tries (the last trusted), and the first match of the promoted entry. */
 static void test_table_a_promoted_packet_is_counted_under_a_move(void)
 {
-	look_again_under_moves(1 + 4 + 1);
+	look_again_under_moves(4 + 1);
 }
 
 /*

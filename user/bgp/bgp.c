@@ -612,7 +612,6 @@ static void take_target(struct rw_bgp *b)
 
 /* What adopt_owned gathers from one table's list. */
 struct owned {
-	const struct rw_gobgp *g;
 	int journal_fd;
 	struct rw_held_set *held;
 	int family;
@@ -652,7 +651,7 @@ static int adopt_owned(const struct rw_gobgp *g, struct rw_session *sess, int jo
 
 	*adopted = 0;
 	for (size_t t = 0; !err && t < TABLES; t++) {
-		struct owned o = { .g = g, .journal_fd = journal_fd, .held = held,
+		struct owned o = { .journal_fd = journal_fd, .held = held,
 				   .family = tables[t].family, .flow = tables[t].flow };
 		char question[64];
 

@@ -415,10 +415,11 @@ static bool pass_yields(struct rw_bgp *b)
 	return atomic_load(&b->abort_cmd) || atomic_load(&b->news);
 }
 
-/* What a batch did, said: each route while they are few, else one line. */
-static void say_done(struct rw_bgp *b, const char *verb, const struct rw_route *r, size_t n,
+/* What a batch did (add: announced, else withdrew): each route while they are few, else one line. */
+static void say_done(struct rw_bgp *b, bool add, const struct rw_route *r, size_t n,
 		     const bool *done)
 {
+	const char *verb = add ? "announced" : "withdrew";
 	char text[RW_BGP_MSG_LEN];
 	size_t count = 0;
 
@@ -431,7 +432,7 @@ static void say_done(struct rw_bgp *b, const char *verb, const struct rw_route *
 	for (size_t i = 0; i < n; i++) {
 		if (!done[i])
 			continue;
-		if (!strcmp(verb, "announced"))
+		if (add)
 			describe(b, &r[i], text, sizeof(text));
 		else
 			rw_route_format(&r[i], text, sizeof(text));
@@ -485,7 +486,7 @@ static void withdraw_pass(struct rw_bgp *b, bool *checked, struct rw_route *batc
 			rw_held_remove(&b->held, (size_t)at);
 			b->withdraws++;
 		}
-		say_done(b, "withdrew", batch, n, done);
+		say_done(b, false, batch, n, done);
 		publish(b);
 		if (batch_failed(b, checked, "withdrawing", batch, n, done, err, why))
 			return;
@@ -536,7 +537,7 @@ static void announce_pass(struct rw_bgp *b, bool *checked, struct rw_route *batc
 			rw_held_add(&b->held, &batch[i], true, now_ns());
 			b->announces++;
 		}
-		say_done(b, "announced", batch, n, done);
+		say_done(b, true, batch, n, done);
 		publish(b);
 		if (batch_failed(b, checked, "announcing", batch, n, done, err, why))
 			return;
@@ -606,9 +607,6 @@ static void take_target(struct rw_bgp *b)
 		say(b, "bgp: every wanted route fits --bgp-max %u again", b->limit);
 	b->said_over = b->target.over_max;
 }
-
-/* Routes of ours found at the speaker at a time, at most (the rest at the next look). */
-#define RW_BGP_ADOPT_MAX 4096
 
 /* What adopt_owned gathers from one table's list. */
 struct owned {

@@ -364,6 +364,12 @@ static void health(struct rw_bgp *b)
 	b->peers = p.peers;
 	b->established = p.established;
 	set_state(b, p.established ? RW_BGP_UP : RW_BGP_NO_SESSION, p.down);
+	/*
+	 * The session is started as soon as the speaker answers, not by the
+	 * first ban: Python and its gRPC module take a second to load on a busy
+	 * host. Its failure is said by the pass that needs it.
+	 */
+	session_up(&b->g, &b->sess, &b->abort_cmd, why, sizeof(why));
 	probe(b);
 }
 

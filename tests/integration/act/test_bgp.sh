@@ -199,7 +199,7 @@ check "(a) no session said" until_ 3 said "$WORK/a" \
 	"bgp: the speaker answers but no BGP session is established (198.19.255.2: Active)"
 gen --src 198.18.0.6 --rate 1000 --duration 1s >/dev/null
 check "(a) the speaker took the route of a source banned meanwhile" \
-	until_ 1 eval "gobgp_ global rib -a ipv4-flowspec | grep -qF 'source: 198.18.0.6/32'"
+	until_ 2 eval "gobgp_ global rib -a ipv4-flowspec | grep -qF 'source: 198.18.0.6/32'"
 sleep 0.5
 x=$(nft_count x)
 echo "     (a) no session: the source passed $x of 1000 packets (limit 100 pps)"

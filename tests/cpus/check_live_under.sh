@@ -72,17 +72,24 @@ light_lost=$((light_sent - light_nft))
 rw_light_dropped=$((rw_dropped - (heavy_sent - heavy_nft)))
 echo "     198.18.0.1 offered $HEAVY pps, 198.18.0.2 $LIGHT pps, both from $NCPU CPUs for ${DUR} s"
 echo "     light: sent $light_sent, nft counted $light_nft (lost $light_lost; ratewall's drops" \
-	"less the heavy one's: $rw_light_dropped); seen on $light_cpus CPUs; its window's drops" \
+	"less the heavy one's: $rw_light_dropped); seen on up to $light_cpus CPUs in a window; its window's drops" \
 	"report by report: $light_drops; its generator at most $(behind_of light) ms behind"
 echo "     heavy: sent $heavy_sent, nft $heavy_nft; most admitted in any 900 ms: $heavy_max;" \
 	"its generator at most $(behind_of heavy) ms behind"
 # An emulated guest of 64 CPUs starves some generator threads now and then
-# (93 % of the heavy source sent, the light one seen on 61 of 64 in a window):
-# these two only make sure the load was there and spread.
+# (93 % of the heavy source sent): these two only make sure the load was
+# there and spread. The spread is the generator's own: how many of its
+# threads, one pinned to each CPU and sending into that CPU's queue, sent the
+# light source at all. ratewall's figure is a window's (the CPUs with a
+# count in the last second), and at 500 pps over 64 CPUs a window holds 8
+# packets a CPU: a guest that does not run a third of its vCPUs for a second
+# shows 45 of 64 (a CI run), though every thread sent.
+light_threads=$(python3 -c "import json, sys; print(sum(1 for n in json.load(open(sys.argv[1]))['per_cpu'] if n))" \
+	"$WORK/light.json" 2>/dev/null || echo 0)
 check "the generators sent what they were asked (-10%; the light one a tenth of it)" \
 	eval "[ $((heavy_sent * 100)) -ge $((HEAVY * DUR * 90)) ] && [ $((light_sent * 100)) -ge $((LIGHT * DUR * 10)) ]"
-check "the light source's packets arrived on most CPUs ($light_cpus of $NCPU)" \
-	at_most $((NCPU * 3 / 4)) "$light_cpus"
+check "the light source was sent from every CPU ($light_threads of $NCPU; ratewall saw it on up to $light_cpus in one window)" \
+	test "$light_threads" -eq "$NCPU"
 check "a source at ${LIVE_LIGHT:-50} % of its limit over $NCPU CPUs loses nothing but what met a stalled insert ($light_lost lost, $stalled stalled drops in all)" \
 	at_most "$light_lost" "$stalled"
 check "  ... and ratewall's drops say the same ($rw_light_dropped)" test "$rw_light_dropped" -eq "$light_lost"

@@ -60,6 +60,10 @@ toy_size = $(if $(filter 1m,$(word 2,$(subst _, ,$(1)))),1048576,65536)
 toy_limit = $(if $(filter drop,$(lastword $(subst _, ,$(1)))),1,0)
 TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
+# A recipe that fails leaves no target behind (a skeleton written by a failed bpftool
+# was empty, and the next make took it as made).
+.DELETE_ON_ERROR:
+
 .PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
 	deb test-package
 all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS)

@@ -187,6 +187,14 @@ struct {
 	__uint(max_entries, 1);
 } rule_search SEC(".maps");
 
+/* What first fragments met, for their later fragments (struct rw_frag), per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct rw_frag);
+	__uint(max_entries, RW_FRAG_SLOTS);
+} frags SEC(".maps");
+
 /* Each rule's counts by id, per CPU: what `rule list`, the report and /metrics show. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

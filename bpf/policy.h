@@ -9,6 +9,7 @@
 
 #include "maps.h"
 #include "limit.h"
+#include "frag.h"
 
 /* --- Rules -------------------------------------------------------------------- */
 
@@ -40,69 +41,78 @@ static __always_inline void rw_key_v6_cut(struct rw_key *key, __u8 kind)
 }
 
 /*
- * The qualified matches (struct rw_match_index) the packet meets, its IP
- * header at ip. Ports, flags and type are read only from a whole header in
- * the linear part, never from a fragment: a packet without them meets only
- * the matches that name its protocol alone (counted in l4_unread when others
- * would have been in play).
+ * The qualified matches (struct rw_match_index) a packet meets, its IP header
+ * at ip, offset ip_off (whole in the linear part). A whole packet's ports,
+ * flags and type are read as far as the datagram and the linear part hold
+ * them; one cut short meets only the matches that name its protocol alone
+ * (counted in l4_unread when others would have been in play). A later
+ * fragment meets what its first fragment met, when this CPU saw that lately;
+ * else, as a tiny first fragment or a deep chain, those and the matches of
+ * its class.
  */
-static __always_inline __u64 rw_l4_matches(void *ip, void *end, __u8 family,
+static __always_inline __u64 rw_l4_matches(struct xdp_md *ctx, void *ip, __u32 ip_off, __u8 family,
 					   const struct rw_match_index *mi, struct rw_stats *st)
 {
-	__u8 proto, frag = RW_FRAG_NONE, flags = 0, *l4;
-	__u32 ports;
+	struct rw_scratch *sc;
+	struct rw_frag *f = NULL;
+	__u32 zero = 0, ports;
+	struct rw_l4 l4;
+	__u8 flags = 0, *h;
 	__u64 m, *sp, *dp;
 
-	if (family == RW_FAMILY_IPV4) {
-		struct iphdr *ip4 = ip;
-
-		if ((void *)(ip4 + 1) > end)
-			return 0;
-		proto = ip4->protocol;
-		l4 = ip + ip4->ihl * 4;
-		if (ip4->frag_off & bpf_htons(0x3fff)) /* MF or an offset: any fragment */
-			frag = RW_FRAG_FIRST;
-	} else {
-		struct ipv6hdr *ip6 = ip;
-
-		if ((void *)(ip6 + 1) > end)
-			return 0;
-		l4 = rw_ipv6_l4(ip6, end, &proto, &frag);
+	/* A first fragment's slot, or the one of the first a later fragment follows (frag.h). */
+	sc = bpf_map_lookup_elem(&scratch, &zero);
+	if (sc)
+		f = rw_frag_slot(sc);
+	if (f && (sc->frag & RW_FRAG_FOLLOW))
+		return f->matches;
+	rw_l4_locate(ctx, ip, ip_off, family, &l4);
+	m = mi->proto[l4.proto] | mi->any_proto;
+	if (l4.cls != RW_L4_WHOLE) {
+		m &= mi->proto_only | mi->cls[l4.cls & (RW_L4_CLASSES - 1)];
+		goto first;
 	}
-	m = mi->proto[proto];
+	m &= ~mi->classed;
 	if (!m || !(m & ~mi->proto_only))
-		return m;
-	if (frag != RW_FRAG_NONE || !l4)
+		goto first;
+	if (l4.len < rw_l4_need(l4.proto))
 		goto unread;
-	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
-		if (proto == IPPROTO_TCP) {
-			if ((void *)(l4 + 20) > end)
+	if (l4.proto == IPPROTO_TCP || l4.proto == IPPROTO_UDP) {
+		if (l4.proto == IPPROTO_TCP) {
+			h = rw_l4_bytes(ctx, &l4, 14);
+			if (!h)
 				goto unread;
-			flags = l4[13];
-		} else if ((void *)(l4 + 8) > end) {
-			goto unread;
+			flags = h[13];
+		} else {
+			h = rw_l4_bytes(ctx, &l4, 4);
+			if (!h)
+				goto unread;
 		}
-		ports = proto == IPPROTO_TCP ? RW_PORTS_TCP_SRC : RW_PORTS_UDP_SRC;
-		ports = ports * 65536 + ((__u32)l4[0] << 8 | l4[1]);
+		ports = l4.proto == IPPROTO_TCP ? RW_PORTS_TCP_SRC : RW_PORTS_UDP_SRC;
+		ports = ports * 65536 + ((__u32)h[0] << 8 | h[1]);
 		sp = bpf_map_lookup_elem(&rule_ports, &ports);
-		ports = (ports & ~0xffffu) + 65536 + ((__u32)l4[2] << 8 | l4[3]);
+		ports = (ports & ~0xffffu) + 65536 + ((__u32)h[2] << 8 | h[3]);
 		dp = bpf_map_lookup_elem(&rule_ports, &ports);
 		if (!sp || !dp)
 			return 0;
 		m &= *sp & *dp;
-		if (proto == IPPROTO_TCP)
+		if (l4.proto == IPPROTO_TCP)
 			m &= mi->tcp_flags[flags];
-		return m;
-	}
-	if (proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6) {
-		if ((void *)(l4 + 4) > end)
+	} else if (l4.proto == IPPROTO_ICMP || l4.proto == IPPROTO_ICMPV6) {
+		h = rw_l4_bytes(ctx, &l4, 1);
+		if (!h)
 			goto unread;
-		return m & mi->icmp_type[proto == IPPROTO_ICMPV6][l4[0]];
+		m &= mi->icmp_type[l4.proto == IPPROTO_ICMPV6][h[0]];
 	}
-	return m;
+	goto first;
 unread:
 	st->l4_unread++;
-	return m & mi->proto_only;
+	m &= mi->proto_only;
+first:
+	/* A first fragment leaves what it met to the later ones. */
+	if (f)
+		f->matches = m;
+	return m;
 }
 
 /*
@@ -147,17 +157,20 @@ static long rw_rule_candidate(__u64 i, void *ctx)
  */
 static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family, struct rw_stats *st)
 {
+	void *ip, *end = (void *)(long)ctx->data_end;
 	struct rw_match_index *mi;
-	__u32 zero = 0;
-	void *ip;
+	__u32 zero = 0, ip_off;
 
 	mi = bpf_map_lookup_elem(&match_index, &zero);
 	if (!mi || !mi->any)
 		return 0;
-	ip = rw_ip_header(ctx);
+	ip = rw_ip_header(ctx, &ip_off);
 	if (!ip)
 		return 0;
-	return rw_l4_matches(ip, (void *)(long)ctx->data_end, family, mi, st);
+	/* The parser checked it before keying the packet; the verifier wants to see it again. */
+	if (ip + (family == RW_FAMILY_IPV4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > end)
+		return 0;
+	return rw_l4_matches(ctx, ip, ip_off, family, mi, st);
 }
 
 /*
@@ -227,7 +240,8 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
 static __always_inline void rw_rule_key_of(struct xdp_md *ctx, struct rw_key *key,
 					   const struct rw_rule *r)
 {
-	void *ip = rw_ip_header(ctx), *end = (void *)(long)ctx->data_end;
+	__u32 ip_off;
+	void *ip = rw_ip_header(ctx, &ip_off), *end = (void *)(long)ctx->data_end;
 	__u8 fam = key->family, per = r->per;
 	__u32 len = r->per_len, cut = fam == RW_FAMILY_IPV6 ? cfg_v6_prefix : 128;
 	__u8 side = cfg_key_kind == RW_KIND_DST ? RW_KIND_DST : RW_KIND_SRC;
@@ -335,8 +349,10 @@ static __always_inline void rw_event(__u32 type, const struct rw_key *key, __u64
 
 /*
  * A tracked source's first drop in a window: the `limited` event, and with
- * --ban the start of its ban. Plain stores in the shared entry: a race costs
- * at most a repeated event.
+ * --ban the start of its ban. A key that stands for a destination (--key
+ * dst, a `per dst` rule, a /LEN of destinations) is the victim's budget:
+ * limited, never banned. Plain stores in the shared entry: a race costs at
+ * most a repeated event.
  */
 static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 now,
 				       struct rw_wslot *ws)
@@ -347,7 +363,7 @@ static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 
 	ent->limited_epoch = (__u32)(epoch + 1) ? (__u32)(epoch + 1) : 1;
 	if (cfg_events)
 		rw_event(RW_EV_LIMITED, &ent->key, now, 0, ws);
-	if (cfg_ban_ns) {
+	if (cfg_ban_ns && rw_kind_of(&ent->key) != RW_KIND_DST) {
 		ent->ban_until_ns = now + cfg_ban_ns;
 		if (cfg_events)
 			rw_event(RW_EV_BANNED, &ent->key, now, now + cfg_ban_ns, ws);

@@ -8,9 +8,11 @@
  *            passes, malformed IP is counted and passed or dropped as a
  *            class; read the clock, count it in the window's slot (clock.h);
  *   key      the main kind (--key), cut out of the whole flow under --rank;
- *   rule     find its rule, by prefix, and by protocol, port, flags or ICMP
- *            type where a rule with a match covers it: the limits it is held
- *            to and the key it is counted under (policy.h);
+ *   rule     a fragment finds its datagram in the cache (frag.h); find its
+ *            rule, by prefix, and by protocol, port, flags or ICMP type where
+ *            a rule with a match covers it (a later fragment: what its first
+ *            met): the limits it is held to and the key it is counted under
+ *            (policy.h); a later fragment then goes where its first went;
  *   count    hash the key once and bring the packet to its entry, this CPU's
  *            record stepped into the slot (track.h); a key without one is
  *            counted in the sketch, promoted once it may matter, or held to
@@ -31,6 +33,7 @@
 #include "sketch.h"
 #include "table.h"
 #include "limit.h"
+#include "frag.h"
 #include "policy.h"
 #include "untracked.h"
 #include "track.h"
@@ -44,27 +47,37 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
  * fragments, or no IP at all) pays for the helper that sums the fragments.
  */
 static __always_inline int rw_parse_frame(struct xdp_md *ctx, struct rw_key *key, __u64 *len,
-					  struct rw_stats *st)
+					  struct rw_stats *st, struct rw_l4_seen *seen)
 {
-	int ret = rw_parse_key(ctx, key, *len);
+	int ret = rw_parse_key(ctx, key, *len, seen);
 
 	if (ret != RW_PARSE_OK) {
 		__u64 whole = bpf_xdp_get_buff_len(ctx);
 
 		if (whole != *len) {
 			*len = whole;
-			ret = rw_parse_key(ctx, key, *len);
+			ret = rw_parse_key(ctx, key, *len, seen);
 		}
 	}
 	st->rx_packets++;
 	st->rx_bytes += *len;
+	if (ret != RW_PARSE_OK || (seen->cls == RW_L4_WHOLE && !seen->first))
+		return ret;
+	st->frag_first += seen->first;
+	st->frag_later += seen->cls == RW_L4_LATER;
+	st->tiny_frags += seen->cls == RW_L4_TINY;
+	st->long_chains += seen->cls == RW_L4_DEEP;
+	/* Tiny first fragments and deep chains hide what rules read: malformed, as a class. */
+	if (cfg_malformed_drop && (seen->cls == RW_L4_TINY || seen->cls == RW_L4_DEEP))
+		return RW_PARSE_HIDDEN;
 	return ret;
 }
 
 /*
- * The verdict on a frame that gives no key (ret: how it failed to parse): not
- * IP passes; malformed IP has no source to trust, so it is counted and passed,
- * or dropped as a class (--malformed drop).
+ * The verdict on a frame that gives no key, or that --malformed drop takes
+ * (ret: how it parsed): not IP passes; malformed IP has no source to trust,
+ * so it is counted and passed, or dropped as a class (--malformed drop), as
+ * is IP whose L4 header hides from the rules (counted as its class).
  */
 static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
 {
@@ -72,7 +85,8 @@ static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
 		st->non_ip++;
 		return XDP_PASS;
 	}
-	st->malformed++;
+	if (ret == RW_PARSE_MALFORMED)
+		st->malformed++;
 	if (!cfg_malformed_drop)
 		return XDP_PASS;
 	st->dropped++;
@@ -87,13 +101,20 @@ static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
  */
 static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 				      const struct rw_time *t, __u64 len, struct rw_stats *st,
-				      struct rw_wslot *ws, struct rw_limit *lim)
+				      struct rw_wslot *ws, struct rw_limit *lim,
+				      struct rw_scratch *sc)
 {
 	struct rw_tracked tr;
 	bool admit, banned;
 	int ret;
 
 	rw_rule_limits(ctx, key, lim, st);
+	/* A later fragment goes where its datagram's first went (frag.h). */
+	ret = rw_frag_follows(sc, lim);
+	if (ret == 1)
+		goto drop;
+	if (ret == 0)
+		return false;
 	ret = rw_track(key, t, len, st, ws, lim, cfg_key_kind, true, &tr);
 	if (ret == RW_PASS)
 		return false;
@@ -149,6 +170,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	__u64 len = ctx->data_end - ctx->data;
 	__u32 zero = 0, ifi = rw_iface_index(ctx);
 	struct rw_key k __attribute__((aligned(8))) = {};
+	struct rw_l4_seen seen = {};
 	struct rw_key *key = &k;
 	struct rw_scratch *sc;
 	struct rw_wslot *ws;
@@ -162,11 +184,14 @@ int ratewall_xdp(struct xdp_md *ctx)
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st || !sc)
 		return XDP_PASS;
-	ret = rw_parse_frame(ctx, key, &len, st);
+	ret = rw_parse_frame(ctx, key, &len, st, &seen);
 	if (ret != RW_PARSE_OK)
 		return rw_unkeyed(ret, len, st);
 
 	rw_clock(sc, &t);
+	/* A fragment finds its datagram in the cache: a first one takes a slot over. */
+	sc->frag = seen.first || seen.cls == RW_L4_LATER ? rw_frag_find(ctx, key->family, t.now) : 0;
+	st->frag_unmatched += !!(sc->frag & RW_FRAG_ORPHAN);
 	ws = rw_window_slot(t.epoch, t.slot);
 	if (!ws)
 		return XDP_PASS;
@@ -178,7 +203,8 @@ int ratewall_xdp(struct xdp_md *ctx)
 		sc->flow = *key;
 		rw_key_derive(&sc->flow, cfg_key_kind, key);
 	}
-	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim);
+	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim, sc);
+	rw_frag_verdict(sc, dropped);
 	rw_rule_count(&lim, dropped);
 	if (cfg_rank_mask)
 		rw_rank_kinds(sc, &t, len, st, ws);

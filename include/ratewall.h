@@ -29,7 +29,7 @@
  * record). Bump it on any change a pinned instance would misread: a loader
  * refuses pinned state of another version by name.
  */
-#define RW_LAYOUT_VERSION 12
+#define RW_LAYOUT_VERSION 13
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6
@@ -519,6 +519,9 @@ struct rw_scratch {
 	 */
 	__u32 crowd_take;
 	__u32 crowd_raw;
+	/* The packet's place in the fragment cache (bpf/frag.h: RW_FRAG_* | slot), 0: none. */
+	__u32 frag;
+	__u32 pad;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -561,6 +564,13 @@ struct rw_stats {
 			      * readable (a fragment, a truncated header): only protocol matches */
 	__u64 crowd_drops;   /* of dropped: untracked packets dropped to hold the crowd of
 			      * untracked keys to (its distinct keys) x the limit (crowd.h) */
+	/* The classes of enum rw_l4_class, counted as parsed; tiny and deep go with --malformed drop. */
+	__u64 frag_first;    /* first fragments of a datagram that has more (IPv6 atomic ones are whole) */
+	__u64 frag_later;    /* fragments after the first: no L4 header */
+	__u64 frag_unmatched; /* of frag_later, looked up for a rule with a match: their first not
+			      * seen on this CPU lately (rw_frag) */
+	__u64 tiny_frags;    /* first fragments too short for the L4 bytes a rule reads */
+	__u64 long_chains;   /* IPv6 extension-header chains longer than the parser follows */
 };
 
 /*
@@ -691,12 +701,25 @@ enum rw_rule_action {
 struct rw_port_range {
 	__u16 lo, hi;
 };
+/*
+ * What a packet's L4 header is to the rules. A first fragment holding the
+ * bytes a rule reads is whole; a match of another class (`frag`, `tiny-frag`,
+ * `long-chain`) takes only packets of that class.
+ */
+enum rw_l4_class {
+	RW_L4_WHOLE = 0, /* not a fragment, or a first fragment holding what rules read */
+	RW_L4_LATER = 1, /* a fragment after the first: no L4 header of its own */
+	RW_L4_TINY = 2,  /* a first fragment too short for what rules read (RFC 1858) */
+	RW_L4_DEEP = 3,  /* IPv6: more extension headers than the parser follows */
+	RW_L4_CLASSES = 4,
+};
+
 struct rw_match {
-	__u8 proto;
+	__u8 proto;          /* 0: any, in a match of a class (cls); else a prefix-only rule */
 	__u8 flags_set, flags_clear;
 	__u8 has_type, type;
 	__u8 nsport, ndport;
-	__u8 pad;
+	__u8 cls;            /* enum rw_l4_class */
 	struct rw_port_range sport[RW_MATCH_RANGES], dport[RW_MATCH_RANGES];
 };
 
@@ -747,6 +770,27 @@ struct rw_rule_search {
 	__u64 best;            /* score of the best rule so far */
 };
 
+/*
+ * What a first fragment met and what became of it, for its later fragments
+ * (which carry no ports or flags): they meet its rule and budget, and go
+ * where it went (bpf/frag.h). Per CPU, a direct-mapped cache of
+ * RW_FRAG_SLOTS by the datagram's addresses, protocol and id: a slot is
+ * taken over by the next first fragment hashed to it; a later fragment whose
+ * first is not there, or older than RW_FRAG_TTL_NS, is counted
+ * (frag_unmatched) and meets the matches of its class.
+ */
+#define RW_FRAG_SLOTS 256
+#define RW_FRAG_TTL_NS (2ULL * 1000000000ULL)
+struct rw_frag {
+	__u32 id;            /* the datagram's id (IPv4: 16 bits) */
+	__u8 family, proto;
+	__u8 dropped;        /* the first fragment's verdict */
+	__u8 pad;
+	__u32 src[4], dst[4]; /* the addresses as they are on the wire (IPv4: the first word) */
+	__u64 matches;       /* the matches the first fragment met */
+	__u64 ts_ns;         /* when it was seen; 0: empty */
+};
+
 /* A rule's counts, per CPU (rule_stats, by id): the packets it decided, and dropped. */
 struct rw_rule_stats {
 	__u64 packets;
@@ -758,8 +802,10 @@ struct rw_rule_stats {
  * (bit 0 unused): a packet meets match m when bit m is set in proto[its
  * protocol], in both of its ports' entries (rule_ports) for TCP and UDP, in
  * tcp_flags[its flags] for TCP, in icmp_type[v6][its type] for ICMP. A
- * packet whose ports, flags or type cannot be read (a fragment, a truncated
- * header) meets only the matches in proto_only.
+ * packet of another class than whole (enum rw_l4_class) meets the matches in
+ * proto_only and those of its class; a later fragment whose first fragment
+ * was seen meets what that one met (struct rw_frag). A whole packet whose
+ * header is cut short meets only proto_only.
  */
 struct rw_match_index {
 	__u64 any;           /* every match in force; 0: no packet reads its L4 header */
@@ -767,6 +813,9 @@ struct rw_match_index {
 	__u64 proto[256];
 	__u64 tcp_flags[256];
 	__u64 icmp_type[2][256];
+	__u64 any_proto;     /* matches of a class that name no protocol */
+	__u64 cls[RW_L4_CLASSES]; /* matches of each class but whole (cls[RW_L4_WHOLE]: unused) */
+	__u64 classed;       /* matches of any class but whole: a whole packet meets none */
 };
 
 /* rule_ports: for each of TCP sport, TCP dport, UDP sport, UDP dport, 65 536 port masks. */
@@ -812,8 +861,10 @@ _Static_assert(sizeof(struct rw_rule_key) == 22, "rw_rule_key layout");
 _Static_assert(sizeof(struct rw_match) == 72, "rw_match layout");
 _Static_assert(sizeof(struct rw_rule) == 144, "rw_rule layout");
 _Static_assert(sizeof(struct rw_rule_stats) == 16, "rw_rule_stats layout");
+_Static_assert(sizeof(struct rw_frag) == 56, "rw_frag layout");
+_Static_assert((RW_FRAG_SLOTS & (RW_FRAG_SLOTS - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_thresholds) == 32, "rw_thresholds layout");
-_Static_assert(sizeof(struct rw_stats) == 152, "rw_stats layout");
+_Static_assert(sizeof(struct rw_stats) == 192, "rw_stats layout");
 /* bench/rig.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 /* Three lines (per-CPU values are 8-aligned); what every keyed packet writes is in the first 64 bytes. */
@@ -828,7 +879,7 @@ _Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
 	       "history values, and so the gap before a schedule, are whole 8-byte words");
 _Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
 	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
-_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80,
+_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 88,
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

@@ -8,6 +8,8 @@
 # iperf3: the TCP tests and benchmark run a real client and server in the namespaces;
 # ethtool: they turn GRO off on the receiving veth, so the observer sees every frame;
 # dnsmasq-base and bind9-dnsutils: the reflection test's DNS server and dig;
+# hping3 and python3-scapy: the fragment test's SYNs, fragmented (hping3 -f) and
+# behind IPv6 extension headers (scapy);
 # gobgpd and bird2: the --bgp test drives a real GoBGP daemon and checks what a
 # BIRD 2 peering with it holds, both in namespaces; protobuf-compiler and
 # golang-github-osrg-gobgp-dev (GoBGP's .proto files): the build compiles
@@ -22,7 +24,7 @@ set -eu
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
 libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils gobgpd bird2 \
-protobuf-compiler golang-github-osrg-gobgp-dev python3-grpcio python3-protobuf \
+protobuf-compiler golang-github-osrg-gobgp-dev python3-grpcio python3-protobuf hping3 python3-scapy \
 build-essential dpkg-dev debhelper lintian"
 
 missing=""

@@ -316,6 +316,29 @@ void rw_run_start_history(struct rw_session *s)
 	s->first_tick_now = s->inherited;
 }
 
+/*
+ * --ban holds the source that went over: a key standing for a destination
+ * (--key dst, a `per dst` rule, a /LEN of destinations) is the victim's budget,
+ * limited and never banned (bpf/policy.h). Said at start where such keys exist.
+ */
+static void say_ban_scope(const struct rw_session *s)
+{
+	const struct rw_config *cfg = s->cfg;
+	size_t per_dst = 0;
+
+	if (!cfg->ban_ns)
+		return;
+	for (size_t i = 0; i < s->rules.n; i++)
+		per_dst += s->rules.rule[i].per == RW_PER_DST;
+	if (cfg->key_kind == RW_KIND_DST)
+		fprintf(stderr, "ratewall: --ban with --key dst: a destination over its limit is "
+			"limited, never banned (a ban holds a source, never a victim)\n");
+	else if (per_dst)
+		fprintf(stderr, "ratewall: --ban: the %zu `per dst` rule%s limit%s a destination's "
+			"budget and never ban%s it (a ban holds a source, never a victim)\n", per_dst,
+			per_dst > 1 ? "s" : "", per_dst > 1 ? "" : "s", per_dst > 1 ? "" : "s");
+}
+
 void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 {
 	const struct rw_config *cfg = s->cfg;
@@ -343,6 +366,7 @@ void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 		cfg->window_ns / 1e9, cfg->slots, s->lp.coarse_clock ? "coarse" : "precise",
 		cfg->malformed_drop ? "dropped" : "passed",
 		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
+	say_ban_scope(s);
 }
 
 int rw_run_start_watch(struct rw_session *s)

@@ -35,7 +35,7 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 				   .metric = rw_sort_metric(sum, s->cfg->sort),
 				   .banned = fv->ban_until_ns > s->flowtab.ban_now_ns };
 
-	if (rw_kind_of(key) == RW_KIND_DST && !(key->kind & RW_KIND_RULE) && rw_act_on(&s->act))
+	if (rw_kind_of(key) == RW_KIND_DST && rw_act_on(&s->act))
 		rw_act_victim(&s->act, key, sum, s->scan_now);
 	if (key->kind & RW_KIND_RANKED) { /* --rank: its kind's ranking, and the view */
 		struct rw_ranking *r = &s->ranked[rw_kind_of(key)];
@@ -47,10 +47,9 @@ static int on_flow(void *arg, const struct rw_key *key, const struct rw_window_s
 	}
 	rw_ranker_offer(&s->ranker, &e);
 	/*
-	 * --bgp announces every banned key: the main key, and a rule's budget
-	 * whatever its side. A `per dst` budget under --key src is the victim, a
-	 * destination: blackholed when it is inside --bgp-own (RTBH gives the
-	 * victim up to save the link, as under --key dst).
+	 * --bgp announces every banned key: the main key, and a rule's budget.
+	 * A destination's (--key dst, `per dst`) is never banned: limited under
+	 * --ban, it is the victim, blackholed when inside --bgp-own (above).
 	 */
 	if (rw_act_on(&s->act))
 		rw_act_flow(&s->act, key, sum, e.banned);

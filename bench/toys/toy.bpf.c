@@ -117,10 +117,11 @@ SEC("xdp")
 int toy_xdp(struct xdp_md *ctx)
 {
 	struct rw_key key = {};
+	struct rw_l4_seen seen;
 	__u64 len = ctx->data_end - ctx->data;
 	__u32 idx;
 
-	if (rw_parse_key(ctx, &key, len) != RW_PARSE_OK)
+	if (rw_parse_key(ctx, &key, len, &seen) != RW_PARSE_OK)
 		return XDP_PASS;
 	idx = toy_hash(&key) & (TOY_ENTRIES - 1);
 #ifdef TOY_RANK

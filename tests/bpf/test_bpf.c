@@ -21,7 +21,8 @@
 #include "ratewall_hash.h"
 #include "testlib.h"
 
-enum expect { KEYED, MALFORMED, NON_IP };
+/* HIDDEN: keyed, its L4 header hiding from the rules (a tiny first fragment, a long chain). */
+enum expect { KEYED, MALFORMED, NON_IP, HIDDEN };
 
 struct frame_case {
 	const char *name;
@@ -37,8 +38,9 @@ static void check_case(struct env *e, const struct frame_case *c, uint64_t now_e
 {
 	struct rw_stats before, after;
 	struct rw_window_sum w0 = { 0 }, w1 = { 0 };
-	bool had = c->expect == KEYED && flow_window(e, &c->key, now_epoch, &w0);
-	bool drop = malformed_drop && c->expect == MALFORMED;
+	bool drop = malformed_drop && (c->expect == MALFORMED || c->expect == HIDDEN);
+	bool keyed = c->expect == KEYED || (c->expect == HIDDEN && !drop);
+	bool had = keyed && flow_window(e, &c->key, now_epoch, &w0);
 	uint32_t verdict;
 	int failed = tl_failed_checks;
 
@@ -53,7 +55,9 @@ static void check_case(struct env *e, const struct frame_case *c, uint64_t now_e
 	CHECK_EQ(after.dropped_bytes - before.dropped_bytes, drop ? c->f.len : 0);
 	CHECK_EQ(after.malformed - before.malformed, c->expect == MALFORMED);
 	CHECK_EQ(after.non_ip - before.non_ip, c->expect == NON_IP);
-	if (c->expect == KEYED) {
+	CHECK_EQ(after.tiny_frags + after.long_chains - before.tiny_frags - before.long_chains,
+		 c->expect == HIDDEN);
+	if (keyed) {
 		CHECK(flow_window(e, &c->key, now_epoch, &w1));
 		CHECK_EQ(w1.packets - w0.packets, 1);
 		CHECK_EQ(w1.bytes - w0.bytes, c->f.len);
@@ -141,6 +145,22 @@ static void frame_table(bool malformed_drop)
 	fb_l2(&c->f, 0, 0x86dd), fb_ipv6(&c->f, 9, 0, -1, 8 + 8 + 8);
 	c = add(cases, &n, "ipv6 later fragment", KEYED, key6(9));
 	fb_l2(&c->f, 0, 0x86dd), fb_ipv6(&c->f, 9, 44, -1, 8 + 100), c->f.b[54 + 2] = 0x01;
+	/* A TCP first fragment of 8 bytes: no flags (byte 13) to read. Of 16 bytes (hping3 -f): whole. */
+	c = add(cases, &n, "ipv4 tiny tcp first fragment", HIDDEN, key4(SRC4 + 7));
+	fb_l2(&c->f, 0, 0x0800), fb_ipv4(&c->f, SRC4 + 7, 5, -1, 0x2000, 8), c->f.b[23] = 6;
+	c = add(cases, &n, "ipv4 tcp first fragment of 16 bytes", KEYED, key4(SRC4 + 7));
+	fb_l2(&c->f, 0, 0x0800), fb_ipv4(&c->f, SRC4 + 7, 5, -1, 0x2000, 16), c->f.b[23] = 6;
+	c = add(cases, &n, "ipv4 tcp, not a fragment, of 8 bytes: cut short, not hidden", KEYED,
+		key4(SRC4 + 7));
+	fb_l2(&c->f, 0, 0x0800), fb_ipv4(&c->f, SRC4 + 7, 5, -1, 0, 8), c->f.b[23] = 6;
+	c = add(cases, &n, "ipv6 chain of 8 destination options: followed", KEYED, key6(11));
+	fb_l2(&c->f, 0, 0x86dd), fb_ipv6(&c->f, 11, 60, -1, 8 * 8 + 20);
+	for (int h = 0; h < 8; h++)
+		c->f.b[54 + 8 * h] = h < 7 ? 60 : 6;
+	c = add(cases, &n, "ipv6 chain of 9 destination options: too long", HIDDEN, key6(11));
+	fb_l2(&c->f, 0, 0x86dd), fb_ipv6(&c->f, 11, 60, -1, 9 * 8 + 20);
+	for (int h = 0; h < 9; h++)
+		c->f.b[54 + 8 * h] = h < 8 ? 60 : 6;
 	c = add(cases, &n, "ipv6 payload length beyond the frame", MALFORMED, none);
 	fb_l2(&c->f, 0, 0x86dd), fb_ipv6(&c->f, 9, 17, 100, 16);
 	c = add(cases, &n, "ipv6 version 4 in an ipv6 frame", MALFORMED, none);

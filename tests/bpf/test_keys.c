@@ -145,7 +145,11 @@ static void test_key_pair(void)
 	env_close(&e);
 }
 
-/* --key flow: ports tell connections apart; a later fragment is the flow's with ports 0. */
+/*
+ * --key flow: ports tell connections apart; a later fragment goes where its
+ * first went (dropped with it); one whose first was not seen is the flow's
+ * with ports 0.
+ */
 static void test_key_flow_ipv4(void)
 {
 	struct rw_key a = flow4(SRC4, DST_A, 5353, 53), b = flow4(SRC4, DST_A, 5354, 53);
@@ -164,7 +168,10 @@ static void test_key_flow_ipv4(void)
 	CHECK_EQ(send_n(&e, &f, 15), 10);
 	frame4(&f, SRC4, DST_A, 5353, 53, 0x2000); /* more fragments, offset 0: the first */
 	CHECK_EQ(send_n(&e, &f, 1), 0);              /* the first flow's, already over */
-	frame4(&f, SRC4, DST_A, 5353, 53, 100);    /* offset 800 bytes: a later fragment */
+	frame4(&f, SRC4, DST_A, 5353, 53, 100);    /* offset 800 bytes: its later fragment */
+	CHECK_EQ(send_n(&e, &f, 3), 0);
+	CHECK(!flow_window(&e, &frag, 0, &w));
+	f.b[14 + 5] = 9;                           /* another datagram's, its first unseen */
 	CHECK_EQ(send_n(&e, &f, 3), 3);
 	CHECK(flow_window(&e, &a, 0, &w));
 	CHECK_EQ(w.packets, 16);
@@ -194,7 +201,11 @@ static struct rw_key flow6(uint32_t net, uint32_t low, uint8_t proto, uint16_t s
 	return k;
 }
 
-/* IPv6 flows: ports found past extension headers; a later fragment keeps ports 0. */
+/*
+ * IPv6 flows: ports found past extension headers; a later fragment follows
+ * its first (under a packet limit, the datagram was counted once); one whose
+ * first was not seen keeps ports 0.
+ */
 static void test_key_flow_ipv6_extension_headers(void)
 {
 	/* Hop-by-hop (8 bytes, next: fragment), fragment header offset 0 (next: UDP). */
@@ -215,6 +226,9 @@ static void test_key_flow_ipv6_extension_headers(void)
 	frame6(&f, 0, 1, 17, NULL, 0, 4000, 53); /* the same flow without extension headers */
 	CHECK_EQ(send_n(&e, &f, 3), 3);
 	frame6(&f, 0, 1, 44, later, sizeof(later), 4000, 53);
+	CHECK_EQ(send_n(&e, &f, 2), 2);
+	CHECK(!flow_window(&e, &fr, 0, &w));
+	f.b[14 + 40 + 7] = 8; /* another datagram's, its first unseen */
 	CHECK_EQ(send_n(&e, &f, 2), 2);
 	CHECK(flow_window(&e, &a, 0, &w));
 	CHECK_EQ(w.packets, 7);

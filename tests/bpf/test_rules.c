@@ -201,13 +201,31 @@ static void test_match_precedence(void)
 	env_close(&e);
 }
 
-/*
- * A port, flag or type rule never meets a fragment or a truncated header
- * (counted in l4_unread); a protocol-only rule meets a fragment.
- */
-static void test_match_fragments_and_truncated(void)
+/* A datagram's id, in a frame frame() built. */
+static void set_ip_id(struct fb *f, uint16_t id)
 {
-	uint8_t short_tcp[12] = { 0x9c, 0x40, 0, 22, 0, 0, 0, 0, 0, 0, 0, 0 };
+	f->b[14 + 4] = (uint8_t)(id >> 8);
+	f->b[14 + 5] = (uint8_t)id;
+}
+
+/* The IPv4 datagram in f ends after l4 bytes of its payload (frame() adds 26 more). */
+static void cut_datagram(struct fb *f, size_t l4)
+{
+	f->b[14 + 2] = 0;
+	f->b[14 + 3] = (uint8_t)(20 + l4);
+	f->len = 14 + 20 + l4;
+}
+
+/*
+ * A first fragment holding its header meets port and flag rules as a whole
+ * datagram; its later fragments meet what it met, and go where it went; a
+ * later fragment whose first was not seen meets protocol-alone rules only
+ * (frag_unmatched). A TCP first fragment of 16 bytes (hping3 -f) holds its
+ * ports and flags; one of 8 is tiny.
+ */
+static void test_match_first_and_later_fragments(void)
+{
+	uint8_t syn[20] = { 0x9c, 0x40, 0, 80, [12] = 5 << 4, [13] = SYN };
 	struct rw_stats st;
 	struct fb f;
 	struct env e;
@@ -219,22 +237,161 @@ static void test_match_fragments_and_truncated(void)
 	udp(&f, SRC_OUT, DST_A, 40000, 9, 0);
 	CHECK_EQ(send_n(&e, &f, 3), 0);
 	udp(&f, SRC_OUT, DST_A, 40000, 9, 0x2000); /* first fragment: MF set */
-	CHECK_EQ(send_n(&e, &f, 3), 3);
-	udp(&f, SRC_OUT, DST_A, 40000, 9, 0x0010); /* a later fragment: 128 bytes on */
-	CHECK_EQ(send_n(&e, &f, 3), 3);
-	read_stats(&e, &st);
-	CHECK_EQ(st.l4_unread, 6);
-	/* 12 bytes of TCP in a datagram that ends there: no flags to read. */
-	frame(&f, SRC_OUT, DST_A, IPPROTO_TCP, short_tcp, sizeof(short_tcp), 0);
-	f.b[14 + 2] = 0;
-	f.b[14 + 3] = 20 + sizeof(short_tcp);
-	f.len = 14 + 20 + sizeof(short_tcp);
-	CHECK_EQ(send_n(&e, &f, 3), 3);
-	read_stats(&e, &st);
-	CHECK_EQ(st.l4_unread, 9);
-	/* The protocol is in the IP header: a udp-only rule denies fragments too. */
-	udp(&f, SRC4, DST_A, 40000, 7, 0x2000);
+	set_ip_id(&f, 7);
 	CHECK_EQ(send_n(&e, &f, 3), 0);
+	udp(&f, SRC_OUT, DST_A, 40000, 9, 0x0010); /* its later fragment: 128 bytes on */
+	set_ip_id(&f, 7);
+	CHECK_EQ(send_n(&e, &f, 3), 0);
+	set_ip_id(&f, 8); /* a later fragment whose first never came: no rule of its protocol alone */
+	CHECK_EQ(send_n(&e, &f, 3), 3);
+	udp(&f, SRC_OUT, DST_A, 40000, 53, 0x2000); /* a first fragment no rule takes ... */
+	set_ip_id(&f, 9);
+	CHECK_EQ(send_n(&e, &f, 1), 1);
+	udp(&f, SRC_OUT, DST_A, 40000, 9, 0x0010); /* ... and its later ones, though they look alike */
+	set_ip_id(&f, 9);
+	CHECK_EQ(send_n(&e, &f, 2), 2);
+	read_stats(&e, &st);
+	CHECK_EQ(st.frag_first, 4);
+	CHECK_EQ(st.frag_later, 8);
+	CHECK_EQ(st.frag_unmatched, 3);
+	CHECK_EQ(st.l4_unread, 0);
+	/* hping3 -S -f: 16 bytes of TCP, ports and flags in the first fragment. */
+	frame(&f, SRC_OUT, DST_A, IPPROTO_TCP, syn, sizeof(syn), 0x2000);
+	cut_datagram(&f, 16);
+	CHECK_EQ(send_n(&e, &f, 3), 0);
+	/* 8 bytes: the flags come later; tiny, it meets no flag rule. */
+	cut_datagram(&f, 8);
+	CHECK_EQ(send_n(&e, &f, 3), 3);
+	read_stats(&e, &st);
+	CHECK_EQ(st.tiny_frags, 3);
+	/* 12 bytes of TCP in a datagram that ends there, no fragment: no flags to read. */
+	frame(&f, SRC_OUT, DST_A, IPPROTO_TCP, syn, 12, 0);
+	cut_datagram(&f, 12);
+	CHECK_EQ(send_n(&e, &f, 3), 3);
+	read_stats(&e, &st);
+	CHECK_EQ(st.l4_unread, 3);
+	/* The protocol is in the IP header: a udp-only rule denies fragments too. */
+	udp(&f, SRC4, DST_A, 40000, 7, 0x0010);
+	CHECK_EQ(send_n(&e, &f, 3), 0);
+	env_close(&e);
+}
+
+/*
+ * The classes as rules: `udp frag` budgets later fragments whose first was
+ * not seen (whole datagrams and fragments whose first was seen are not its);
+ * `tcp tiny-frag` denies tiny first fragments and their later ones.
+ */
+static void test_match_fragment_classes(void)
+{
+	uint8_t syn[20] = { 0x9c, 0x40, 0, 80, [12] = 5 << 4, [13] = SYN };
+	uint32_t passed = 0;
+	struct fb f;
+	struct env e;
+
+	if (!open_rules(&e, "0.0.0.0/0 udp frag limit 5 per dst\n"
+			    "0.0.0.0/0 tcp tiny-frag deny\n"))
+		return;
+	for (uint16_t id = 100; id < 120; id++) { /* 20 orphans from 20 sources to one victim */
+		udp(&f, SRC_OUT + id, DST_A, 40000, 53, 0x0010);
+		set_ip_id(&f, id);
+		passed += send_n(&e, &f, 1);
+	}
+	CHECK_EQ(passed, 5);
+	udp(&f, SRC_OUT, DST_A, 40000, 53, 0);
+	CHECK_EQ(send_n(&e, &f, 20), 20);
+	udp(&f, SRC_OUT, DST_B, 40000, 53, 0x2000); /* a first fragment, then its later ones */
+	set_ip_id(&f, 200);
+	CHECK_EQ(send_n(&e, &f, 1), 1);
+	udp(&f, SRC_OUT, DST_B, 40000, 53, 0x0010);
+	set_ip_id(&f, 200);
+	CHECK_EQ(send_n(&e, &f, 20), 20);
+	frame(&f, SRC_OUT, DST_A, IPPROTO_TCP, syn, sizeof(syn), 0x2000);
+	set_ip_id(&f, 300);
+	cut_datagram(&f, 8);
+	CHECK_EQ(send_n(&e, &f, 3), 0);
+	frame(&f, SRC_OUT, DST_A, IPPROTO_TCP, syn, sizeof(syn), 0x0001); /* its later fragment */
+	set_ip_id(&f, 300);
+	CHECK_EQ(send_n(&e, &f, 3), 0);
+	frame(&f, SRC_OUT, DST_A, IPPROTO_TCP, syn, sizeof(syn), 0); /* a whole SYN: no rule */
+	CHECK_EQ(send_n(&e, &f, 3), 3);
+	env_close(&e);
+}
+
+/*
+ * A datagram is one packet to a packet limit, whatever it was cut into: of
+ * 10 datagrams in 3 fragments each under `limit 5`, 5 pass whole and 5 are
+ * dropped whole. Under a byte limit every fragment's bytes count.
+ */
+static void test_match_datagram_is_one_packet(void)
+{
+	uint32_t passed = 0, whole = 0;
+	struct fb f;
+	struct env e;
+
+	if (!open_rules(&e, "0.0.0.0/0 udp sport 53 limit 5 per dst\n"
+			    "0.0.0.0/0 udp sport 123 limit 8kbps per dst\n"))
+		return;
+	for (uint16_t id = 1; id <= 10; id++) {
+		uint32_t got = 0;
+
+		udp(&f, SRC_OUT, DST_A, 53, 40000, 0x2000);
+		set_ip_id(&f, id);
+		got += send_n(&e, &f, 1);
+		udp(&f, SRC_OUT, DST_A, 53, 40000, 0x2000 | 0x00b9); /* 1480 bytes on, more to come */
+		set_ip_id(&f, id);
+		got += send_n(&e, &f, 1);
+		udp(&f, SRC_OUT, DST_A, 53, 40000, 0x0172); /* the last */
+		set_ip_id(&f, id);
+		got += send_n(&e, &f, 1);
+		CHECK(got == 0 || got == 3);
+		passed += got;
+		whole += got == 3;
+	}
+	CHECK_EQ(whole, 5);
+	CHECK_EQ(passed, 15);
+	/* 8 kbit/s, 1000 bytes a window: as many frames as fit, datagram or not. */
+	passed = 0;
+	for (uint16_t id = 20; id < 40; id++) {
+		udp(&f, SRC_OUT, DST_B, 123, 40000, 0x2000);
+		set_ip_id(&f, id);
+		passed += send_n(&e, &f, 1);
+		udp(&f, SRC_OUT, DST_B, 123, 40000, 0x0010);
+		set_ip_id(&f, id);
+		passed += send_n(&e, &f, 1);
+	}
+	CHECK_EQ(passed, 1000 / f.len);
+	env_close(&e);
+}
+
+/*
+ * --ban holds sources: a `per dst` budget over its limit is the victim's,
+ * limited and never banned, so a legitimate SYN to it passes once the flood's
+ * window is over; a source over a `per src` budget is banned.
+ */
+static void test_match_ban_never_holds_a_victim(void)
+{
+	uint32_t passed = 0;
+	struct fb f;
+	struct env e;
+
+	if (!env_open_mode(&e, 10, 100 * MS, 0, 0, 1024,
+			   (struct env_mode){ .events = true, .ban_ns = 3000 * MS }))
+		return;
+	install_rules(&e, "0.0.0.0/0 tcp flags syn limit 5 per dst\n"
+			  "0.0.0.0/0 udp limit 5 per src\n");
+	set_time(&e, 5 * MS);
+	for (uint32_t i = 0; i < 20; i++) { /* a SYN flood from 20 sources */
+		tcp(&f, SRC_OUT + i, DST_A, 40000, 80, SYN);
+		passed += send_n(&e, &f, 1);
+	}
+	CHECK_EQ(passed, 5);
+	udp(&f, SRC_OUT, DST_B, 40000, 53, 0);
+	CHECK_EQ(send_n(&e, &f, 10), 5);
+	set_time(&e, 1500 * MS); /* the window is over; a ban of 3 s would not be */
+	tcp(&f, SRC_OUT + 100, DST_A, 40000, 80, SYN);
+	CHECK_EQ(send_n(&e, &f, 1), 1);
+	udp(&f, SRC_OUT, DST_B, 40000, 53, 0);
+	CHECK_EQ(send_n(&e, &f, 1), 0); /* the source is banned */
 	env_close(&e);
 }
 
@@ -253,16 +410,44 @@ static void test_match_icmp_type(void)
 	env_close(&e);
 }
 
-/* IPv6: a SYN behind a hop-by-hop header, one budget per /48; a fragment header meets none. */
+/*
+ * An IPv6 SYN behind `nopts` destination options headers (8 bytes each), and
+ * a fragment header when frag (offset 0, M clear: an atomic fragment).
+ */
+static void syn6(struct fb *f, uint32_t low, int nopts, bool frag)
+{
+	uint8_t syn[20] = { 0x9c, 0x40, 0, 80, [12] = 5 << 4, [13] = SYN };
+	size_t hdrs = 8 * (size_t)nopts + (frag ? 8 : 0), at = 14 + 40;
+
+	fb_l2(f, 0, 0x86dd);
+	fb_ipv6(f, low, nopts ? IPPROTO_DSTOPTS : frag ? IPPROTO_FRAGMENT : IPPROTO_TCP, -1,
+		hdrs + sizeof(syn));
+	for (int i = 0; i < nopts; i++, at += 8)
+		f->b[at] = i + 1 < nopts ? IPPROTO_DSTOPTS : frag ? IPPROTO_FRAGMENT : IPPROTO_TCP;
+	if (frag) {
+		f->b[at] = IPPROTO_TCP;
+		f->b[at + 7] = 1; /* id 1, offset 0, M clear */
+		at += 8;
+	}
+	memcpy(f->b + at, syn, sizeof(syn));
+}
+
+/*
+ * IPv6: a SYN behind a hop-by-hop header, one budget per /48; an atomic
+ * fragment, or five destination options headers, hide nothing; a chain of
+ * nine is too long to follow: no flag rule meets it, a long-chain rule does.
+ */
 static void test_match_ipv6(void)
 {
-	uint8_t hbh[8] = { IPPROTO_TCP, 0 }, frag[8] = { IPPROTO_TCP, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t hbh[8] = { IPPROTO_TCP, 0 };
 	uint8_t syn[20] = { 0x9c, 0x40, 0, 80, [12] = 5 << 4, [13] = SYN };
+	struct rw_stats st;
 	uint32_t passed = 0;
 	struct fb f;
 	struct env e;
 
-	if (!open_rules(&e, "::/0 tcp flags syn limit 5 per /48\n"))
+	if (!open_rules(&e, "::/0 tcp flags syn limit 5 per /48\n"
+			    "2001:db8:4:f000::/52 long-chain deny\n"))
 		return;
 	for (uint32_t net = 0; net < 2; net++) {
 		for (int i = 0; i < 15; i++) {
@@ -275,11 +460,24 @@ static void test_match_ipv6(void)
 		}
 	}
 	CHECK_EQ(passed, 5);
-	fb_l2(&f, 0, 0x86dd);
-	fb_ipv6(&f, 9, IPPROTO_FRAGMENT, -1, sizeof(frag) + sizeof(syn) + 26);
-	memcpy(f.b + 14 + 40, frag, sizeof(frag));
-	memcpy(f.b + 14 + 48, syn, sizeof(syn));
+	/* Other /48s (2001:db8:1::, :2::, ...), each with a budget of 5. */
+	syn6(&f, 9, 0, true);
+	f.b[14 + 8 + 5] = 1;
+	CHECK_EQ(send_n(&e, &f, 20), 5);
+	syn6(&f, 9, 5, false);
+	f.b[14 + 8 + 5] = 2;
+	CHECK_EQ(send_n(&e, &f, 20), 5);
+	syn6(&f, 9, 5, true);
+	f.b[14 + 8 + 5] = 3;
+	CHECK_EQ(send_n(&e, &f, 20), 5);
+	syn6(&f, 9, 9, false); /* too long to follow: no flag rule meets it */
+	f.b[14 + 8 + 5] = 4;
 	CHECK_EQ(send_n(&e, &f, 20), 20);
+	f.b[14 + 8 + 6] = 0xf0; /* 2001:db8:4:f000::: inside the long-chain rule */
+	CHECK_EQ(send_n(&e, &f, 20), 0);
+	read_stats(&e, &st);
+	CHECK_EQ(st.long_chains, 40);
+	CHECK_EQ(st.frag_first, 0); /* atomic fragments are whole datagrams */
 	env_close(&e);
 }
 
@@ -363,7 +561,10 @@ void run_rule_match_tests(void)
 	RUN(test_match_syn_per_source);
 	RUN(test_match_reflection_per_destination);
 	RUN(test_match_precedence);
-	RUN(test_match_fragments_and_truncated);
+	RUN(test_match_first_and_later_fragments);
+	RUN(test_match_fragment_classes);
+	RUN(test_match_datagram_is_one_packet);
+	RUN(test_match_ban_never_holds_a_victim);
 	RUN(test_match_icmp_type);
 	RUN(test_match_ipv6);
 	RUN(test_match_rules_at_runtime);

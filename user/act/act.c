@@ -493,15 +493,18 @@ static struct rw_act_prefix *prefix_entry(struct rw_act *a, const struct rw_key 
 void rw_act_victim(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
 		   uint64_t now)
 {
+	bool limited = a->cfg->ban_ns && sum->drop_packets,
+	     floor = a->cfg->bgp.victim_floor && !(key->kind & RW_KIND_RULE) &&
+		     (double)sum->packets / a->window_s >= (double)a->cfg->bgp.victim_floor;
 	struct rw_act_prefix *p;
 
-	if (!a->bgp || !a->cfg->bgp.victim_floor ||
-	    (double)sum->packets / a->window_s < (double)a->cfg->bgp.victim_floor)
+	if (!a->bgp || (!limited && !floor))
 		return;
 	p = prefix_entry(a, key, now);
 	if (p)
 		p->heavy = true;
-	want_routes_of(a, key, sum->packets / 2);
+	/* Limited under --ban, it weighs as a banned key does (rw_act_flow): announced first. */
+	want_routes_of(a, key, limited ? UINT64_MAX / 2 + sum->packets / 2 : sum->packets / 2);
 }
 
 /*

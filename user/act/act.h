@@ -103,9 +103,11 @@ static inline bool rw_act_on(const struct rw_act *a)
 void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
 		  double until);
 /*
- * --bgp-victim-floor: a destination key of the scan (the main kind's, or
- * --rank dst's) and its window: blackholed when inside --bgp-own and over
- * the floor (held --bgp-hold after). now: the run's clock, ns.
+ * A destination key of the scan (the main kind's, --rank dst's, or a rule's
+ * `per dst` budget) and its window: blackholed when inside --bgp-own and
+ * limited under --ban (the data path never bans a victim: the ban moves
+ * upstream), or over --bgp-victim-floor (not a rule's budget); held
+ * --bgp-hold after. now: the run's clock, ns.
  */
 void rw_act_victim(struct rw_act *a, const struct rw_key *key, const struct rw_window_sum *sum,
 		   uint64_t now);

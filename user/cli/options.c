@@ -375,7 +375,8 @@ const struct rw_opt rw_options[] = {
 	{ "malformed", 0, RW_OPT_CHOICE, CFG(malformed_drop), .choices = malformed_names,
 	  .def = "pass", .flags = PINNED,
 	  .help = "frames whose IPv4/IPv6 headers do not hold together (truncated, bad lengths): "
-		  "pass them unkeyed or drop them" },
+		  "pass them unkeyed or drop them; drop also drops tiny first fragments and IPv6 "
+		  "chains of over 8 extension headers" },
 	{ "config", 0, RW_OPT_META, .arg = "FILE", .flags = RW_OPT_BOTH,
 	  .help = "options from FILE, one per line ('pps 10k' or 'pps = 10k', '#' comments); "
 		  "flags given here win" },

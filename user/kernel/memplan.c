@@ -109,6 +109,8 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max
 	    mmap_array_bytes(RW_PORT_ENTRIES, sizeof(__u64)));
 	add(out, "rule_search", "a packet's rule search, per CPU",
 	    array_bytes(ncpus, 1, sizeof(struct rw_rule_search), 1));
+	add(out, "frags", "what first fragments met, for their later ones, per CPU",
+	    array_bytes(ncpus, RW_FRAG_SLOTS, sizeof(struct rw_frag), 1));
 	add(out, "rule_stats", "each rule's packets and drops, per CPU",
 	    array_bytes(ncpus, max_rules ? max_rules : RW_MAX_RULES, sizeof(struct rw_rule_stats), 1));
 	/* Ring buffer: data pages, mapped twice, plus its header pages. */

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "cli/config.h"
 
-#define RW_MEMPLAN_MAPS 19
+#define RW_MEMPLAN_MAPS 20
 
 struct rw_map_plan {
 	const char *name;  /* the map's name in the BPF object */

@@ -99,7 +99,8 @@ void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r)
 {
 	/* The hint keys IPv4 by 16 bits, IPv6 by 32: every such prefix the rule spans. */
 	unsigned int key_bits = r->prefix.family == RW_FAMILY_IPV4 ? 16 : 32;
-	__u64 *v4 = r->match.proto ? hint->q4 : hint->v4, *v6 = r->match.proto ? hint->q6 : hint->v6;
+	bool qualified = rw_match_any(&r->match);
+	__u64 *v4 = qualified ? hint->q4 : hint->v4, *v6 = qualified ? hint->q6 : hint->v6;
 	uint32_t first, span;
 	uint8_t a[4];
 
@@ -147,6 +148,16 @@ void rw_match_index_add(struct rw_match_index *mi, uint64_t *ports, unsigned int
 	uint64_t bit = 1ULL << m;
 
 	mi->any |= bit;
+	if (mm->cls) {
+		/* A class's match: its packets have no ports, flags or type to read. */
+		if (mm->proto)
+			mi->proto[mm->proto] |= bit;
+		else
+			mi->any_proto |= bit;
+		mi->cls[mm->cls % RW_L4_CLASSES] |= bit;
+		mi->classed |= bit;
+		return;
+	}
 	mi->proto[mm->proto] |= bit;
 	if (!rw_match_reads_l4(mm))
 		mi->proto_only |= bit;
@@ -337,7 +348,7 @@ static int number(const struct rw_rule_env *env, const struct rw_ruleset *old,
 
 		if (!r->line)
 			r->line = ++last;
-		if (r->match.proto) {
+		if (rw_match_any(&r->match)) {
 			for (m = 1; m < RW_MATCHES; m++) {
 				if (taken[m] && rw_match_equal(&defs[m], &r->match))
 					break;

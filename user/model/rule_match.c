@@ -22,6 +22,20 @@ static const struct {
 
 static const char *const flag_names[] = { "fin", "syn", "rst", "psh", "ack", "urg" };
 
+/* The classes a match may name instead of a whole packet (enum rw_l4_class), by index. */
+static const char *const class_names[RW_L4_CLASSES] = {
+	[RW_L4_LATER] = "frag", [RW_L4_TINY] = "tiny-frag", [RW_L4_DEEP] = "long-chain",
+};
+
+static int class_parse(const char *word)
+{
+	for (int c = 1; c < RW_L4_CLASSES; c++) {
+		if (strcmp(word, class_names[c]) == 0)
+			return c;
+	}
+	return -1;
+}
+
 /* ICMP types by name: IPv4's value, IPv6's. */
 static const struct {
 	const char *name;
@@ -150,17 +164,50 @@ static int parse_type(const char *s, struct rw_match *m, char *err, size_t errle
 	return 0;
 }
 
+/*
+ * A class word (frag, tiny-frag, long-chain) at tok[*i]: the match takes only
+ * packets of that class, which carry no ports, flags or type to read. 0 when
+ * tok[*i] is none (nothing taken).
+ */
+static int parse_class(char **tok, int n, int *i, unsigned int family, struct rw_match *m,
+		       char *err, size_t errlen)
+{
+	int c = *i < n ? class_parse(tok[*i]) : -1;
+
+	if (c < 0)
+		return 0;
+	if (c == RW_L4_DEEP && family == RW_FAMILY_IPV4)
+		return fail(err, errlen, "long-chain is IPv6's (a chain of extension headers)");
+	if (c == RW_L4_DEEP && m->proto)
+		return fail(err, errlen, "long-chain names no protocol: a chain not followed to its "
+			    "end hides it");
+	if (c == RW_L4_TINY && m->proto && !rw_match_proto_reads_l4(m->proto))
+		return fail(err, errlen, "tiny-frag: only tcp, udp, icmp and icmpv6 have header "
+			    "bytes a rule reads");
+	m->cls = (uint8_t)c;
+	(*i)++;
+	if (*i < n && (class_parse(tok[*i]) >= 0 || rw_proto_parse(tok[*i]) >= 0 ||
+		       !strcmp(tok[*i], "sport") || !strcmp(tok[*i], "dport") ||
+		       !strcmp(tok[*i], "flags") || !strcmp(tok[*i], "type")))
+		return fail(err, errlen, "'%s' after %s: a class takes no other match word", tok[*i],
+			    class_names[c]);
+	return 0;
+}
+
 int rw_match_parse(char **tok, int n, int *i, unsigned int family, struct rw_match *m, char *err,
 		   size_t errlen)
 {
 	int proto;
 
 	memset(m, 0, sizeof(*m));
+	if (*i < n && class_parse(tok[*i]) >= 0)
+		return parse_class(tok, n, i, family, m, err, errlen);
 	if (*i >= n || (proto = rw_proto_parse(tok[*i])) < 0) {
 		if (*i < n && strcmp(tok[*i], "allow") && strcmp(tok[*i], "deny") &&
 		    strcmp(tok[*i], "limit"))
-			return fail(err, errlen, "'%s' is not an action (allow, deny, limit) or a protocol "
-				    "(tcp, udp, icmp, icmpv6, sctp, gre, esp, ah, or 1 to 255)", tok[*i]);
+			return fail(err, errlen, "'%s' is not an action (allow, deny, limit), a protocol "
+				    "(tcp, udp, icmp, icmpv6, sctp, gre, esp, ah, or 1 to 255) or a "
+				    "class (frag, tiny-frag, long-chain)", tok[*i]);
 		return 0;
 	}
 	if (proto == IPPROTO_ICMP && family == RW_FAMILY_IPV6)
@@ -173,6 +220,12 @@ int rw_match_parse(char **tok, int n, int *i, unsigned int family, struct rw_mat
 		bool ports = strcmp(w, "sport") == 0 || strcmp(w, "dport") == 0;
 		int e;
 
+		if (class_parse(w) >= 0) {
+			if (rw_match_reads_l4(m))
+				return fail(err, errlen, "%s: a class takes no ports, flags or type (a "
+					    "packet of it has none to read)", w);
+			return parse_class(tok, n, i, family, m, err, errlen);
+		}
 		if (ports && proto != IPPROTO_TCP && proto != IPPROTO_UDP)
 			return fail(err, errlen, "%s: only tcp and udp have ports", w);
 		if (strcmp(w, "flags") == 0 && proto != IPPROTO_TCP)
@@ -216,9 +269,17 @@ void rw_match_format(const struct rw_match *m, char *buf, size_t len)
 	int k;
 
 	buf[0] = '\0';
-	if (!m->proto)
+	if (!rw_match_any(m))
 		return;
-	k = name ? snprintf(buf, len, "%s", name) : snprintf(buf, len, "%u", m->proto);
+	if (!m->proto)
+		k = 0;
+	else
+		k = name ? snprintf(buf, len, "%s", name) : snprintf(buf, len, "%u", m->proto);
+	if (m->cls && k >= 0 && (size_t)k < len) {
+		snprintf(buf + k, len - (size_t)k, "%s%s", k ? " " : "",
+			 class_names[m->cls % RW_L4_CLASSES]);
+		return;
+	}
 	if (k >= 0 && (size_t)k < len)
 		k += format_ports(buf + k, len - (size_t)k, "sport", m->sport, m->nsport);
 	if (k >= 0 && (size_t)k < len)
@@ -247,6 +308,17 @@ bool rw_match_equal(const struct rw_match *a, const struct rw_match *b)
 	return memcmp(a, b, sizeof(*a)) == 0;
 }
 
+bool rw_match_any(const struct rw_match *m)
+{
+	return m->proto || m->cls;
+}
+
+bool rw_match_proto_reads_l4(unsigned int proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_ICMP ||
+	       proto == IPPROTO_ICMPV6;
+}
+
 bool rw_match_reads_l4(const struct rw_match *m)
 {
 	return m->nsport || m->ndport || m->flags_set || m->flags_clear || m->has_type;
@@ -266,7 +338,7 @@ static bool in_ranges(const struct rw_port_range *r, unsigned int n, unsigned in
 bool rw_match_meets(const struct rw_match *m, unsigned int proto, unsigned int sport,
 		    unsigned int dport, unsigned int flags, unsigned int type)
 {
-	if (m->proto != proto)
+	if (m->proto != proto || m->cls)
 		return false;
 	if (!in_ranges(m->sport, m->nsport, sport) || !in_ranges(m->dport, m->ndport, dport))
 		return false;

@@ -106,7 +106,7 @@ static int fits_key(const struct rw_rule_spec *r, const struct rw_rule_scope *sc
 		return 0;
 	rw_key_format(&r->prefix, addr, sizeof(addr));
 	/* A rule with a match or a `per` kind has budgets of its own (its id in their keys). */
-	if (r->plen > cut && !r->match.proto && !r->per)
+	if (r->plen > cut && !rw_match_any(&r->match) && !r->per)
 		return fail(err, errlen, "%s/%u: a /%u rule is longer than --v6-prefix %u: it would "
 			    "share the key (record, leases) of its /%u with its neighbours; use "
 			    "--v6-prefix %u or a rule of /%u or shorter", addr, r->plen, r->plen, cut,
@@ -191,7 +191,7 @@ int rw_rule_parse(const char *text, const struct rw_rule_scope *scope, struct rw
 	}
 	if (strcmp(tok[i], "limit") != 0)
 		return fail(err, errlen, "'%s' is not %s (allow, deny, limit)", tok[i],
-			    r->match.proto ? "a match word (sport, dport, flags, type) or an action"
+			    rw_match_any(&r->match) ? "a match word (sport, dport, flags, type) or an action"
 					   : "an action");
 	r->action = RW_RULE_LIMIT;
 	for (i++; i < n; i++) {
@@ -262,7 +262,7 @@ static long too_many_matches(const struct rw_ruleset *rs)
 	for (size_t i = 0; i < rs->n; i++) {
 		size_t k;
 
-		if (!rs->rule[i].match.proto)
+		if (!rw_match_any(&rs->rule[i].match))
 			continue;
 		for (k = 0; k < nseen && !rw_match_equal(&seen[k], &rs->rule[i].match); k++)
 			;
@@ -381,7 +381,7 @@ const struct rw_rule_spec *rw_rule_of_key(const struct rw_ruleset *rs, const str
 				return r;
 			continue;
 		}
-		if (r->match.proto || r->per || (best && best->plen >= r->plen) ||
+		if (rw_match_any(&r->match) || r->per || (best && best->plen >= r->plen) ||
 		    !rw_key_within(key, &r->prefix, r->plen))
 			continue;
 		best = r;

@@ -212,9 +212,28 @@ void rw_metrics_render(FILE *out, const struct rw_tick_histogram *h, const struc
 		  "distinct count times the limit (a botnet bigger than the table): raise --max-flows.",
 		  offsetof(struct rw_stats, crowd_drops), false);
 	per_iface(out, r, "ratewall_l4_unread_packets_total",
-		  "Packets of a protocol a rule's match names whose ports, flags or type could not be "
-		  "read (a fragment, a truncated header): only protocol-only rules meet them.",
+		  "Whole packets of a protocol a rule's match names whose ports, flags or type were cut "
+		  "short: only protocol-only rules meet them.",
 		  offsetof(struct rw_stats, l4_unread), false);
+	per_iface(out, r, "ratewall_first_fragments_total",
+		  "First fragments of a datagram that has more: read as whole packets when they hold "
+		  "what rules read.",
+		  offsetof(struct rw_stats, frag_first), false);
+	per_iface(out, r, "ratewall_later_fragments_total",
+		  "Fragments after the first: charged to the rule their first fragment met.",
+		  offsetof(struct rw_stats, frag_later), false);
+	per_iface(out, r, "ratewall_later_fragments_unmatched_total",
+		  "Of the later fragments a rule with a match covers: their first not seen on the CPU "
+		  "lately; only protocol-only and `frag` rules meet them.",
+		  offsetof(struct rw_stats, frag_unmatched), false);
+	per_iface(out, r, "ratewall_tiny_fragments_total",
+		  "First fragments too short for the header bytes a rule reads (`tiny-frag` rules; "
+		  "dropped with --malformed drop).",
+		  offsetof(struct rw_stats, tiny_frags), false);
+	per_iface(out, r, "ratewall_long_chains_total",
+		  "IPv6 packets with more extension headers than the parser follows (`long-chain` "
+		  "rules; dropped with --malformed drop).",
+		  offsetof(struct rw_stats, long_chains), false);
 	per_iface(out, r, "ratewall_malformed_packets_total",
 		  "Frames whose IPv4/IPv6 headers do not hold together (never keyed).",
 		  offsetof(struct rw_stats, malformed), false);

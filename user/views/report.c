@@ -76,6 +76,13 @@ void rw_report_table(FILE *out, const struct rw_report *r)
 			" together (tracked %" PRIu64 " of --max-flows %u: raise it to limit each one"
 			" exactly)\n", a, r->tick.flows, r->cfg->max_flows);
 	}
+	if (r->stats.tiny_frags || r->stats.long_chains) {
+		rw_format_si((double)r->stats.tiny_frags, a, sizeof(a));
+		rw_format_si((double)r->stats.long_chains, b, sizeof(b));
+		fprintf(out, "hidden headers: %s tiny first fragments, %s IPv6 chains too long to "
+			"follow since start (%s)\n", a, b, r->cfg->malformed_drop ? "dropped" :
+			"passed to the rules of their class: --malformed drop drops them");
+	}
 	if (r->cfg->levels.n[0] || r->cfg->levels.n[1]) {
 		fprintf(out, "heavy prefixes (>= %u%% of the window, net of heavier more-specific ones):",
 			r->cfg->hhh_share_pct);
@@ -131,7 +138,9 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		", \"sketch_packets\": %" PRIu64 ", \"cross_cpu_checks\": %" PRIu64
 		", \"paced_drops\": %" PRIu64 ", \"met_drops\": %" PRIu64 ", \"stalled_drops\": %" PRIu64
 		", \"l4_unread\": %" PRIu64 ", \"crowd_drops\": %" PRIu64
-		", \"sketch_noise\": %" PRIu64 "}"
+		", \"frag_first\": %" PRIu64 ", \"frag_later\": %" PRIu64
+		", \"frag_unmatched\": %" PRIu64 ", \"tiny_frags\": %" PRIu64
+		", \"long_chains\": %" PRIu64 ", \"sketch_noise\": %" PRIu64 "}"
 		", \"promotion\": {\"packets\": %" PRIu64 ", \"bytes\": %" PRIu64
 		", \"free\": %" PRId64 "}, \"tick_ms\": %.3f, \"top\": [",
 		r->cfg->dry_run ? "true" : "false", r->cfg->malformed_drop ? "drop" : "pass",
@@ -144,7 +153,9 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 		r->tick.flows, r->tick.sketch_packets, r->tick.sketch_bytes, (uint64_t)s->capped_drops,
 		(uint64_t)s->sketch_packets, (uint64_t)s->cross_cpu_checks, (uint64_t)s->paced_drops,
 		(uint64_t)s->met_drops, (uint64_t)s->stalled_drops, (uint64_t)s->l4_unread,
-		(uint64_t)s->crowd_drops, r->tick.sketch_noise, (uint64_t)r->tick.next.promote_packets,
+		(uint64_t)s->crowd_drops, (uint64_t)s->frag_first, (uint64_t)s->frag_later,
+		(uint64_t)s->frag_unmatched, (uint64_t)s->tiny_frags, (uint64_t)s->long_chains,
+		r->tick.sketch_noise, (uint64_t)r->tick.next.promote_packets,
 		(uint64_t)r->tick.next.promote_bytes,
 		(int64_t)r->tick.next.free_promotions, r->tick_ns / 1e6);
 	/* The main kind's ranking ("top"), then each --rank kind's ("rankings"), row by row. */

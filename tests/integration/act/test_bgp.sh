@@ -367,8 +367,8 @@ stop_ratewall INT
 check "(h) ... nor BIRD, ever" eval "! grep -q '^198.18.0.8/' '$WORK/bird.seen'"
 
 # (j) Only destinations of --bgp-own: under --key dst, a victim inside it
-# flooded over its limit is blackholed (its /32, BLACKHOLE and NO_EXPORT),
-# one outside it is banned and never announced; an IPv6 source's ban is a
+# flooded over its limit under --ban is blackholed (its /32, BLACKHOLE and
+# NO_EXPORT), one outside it is limited (never banned) and never announced; an IPv6 source's ban is a
 # flow6 rule from its /64 to the IPv6 prefix of --bgp-own. No source is
 # ever blackholed.
 # two_victims SRC DST SRC2 DST2 DURATION: two spoofed floods at 1 kpps (20 sources each), at once.
@@ -385,11 +385,13 @@ check "(j) the victim inside --bgp-own: its /32 blackholed, BLACKHOLE and NO_EXP
 	until_ 3 eval "bird_routes | grep -q '^198.19.255.200/32 $RTBH'"
 check "(j) ... the upstream's filters accept it: a blackhole there" \
 	upstream_has up4 "^198.19.255.200/32 *blackhole"
-check "(j) the victim outside --bgp-own was banned" \
-	test -n "$(event_time "$WORK/j.events" 198.19.254.9 banned ts)"
+check "(j) the victim outside --bgp-own was limited" \
+	test -n "$(event_time "$WORK/j.events" 198.19.254.9 limited ts)"
+check "(j) ... and never banned (a ban holds a source, never a victim)" \
+	test -z "$(event_time "$WORK/j.events" 198.19.254.9 banned ts)"
 check "(j) ... and is in no route" eval "! bird_routes | grep -qF '198.19.254.'"
 stop_ratewall INT
-# A rule's `per dst` budget under --key src: its banned destination inside --bgp-own is the victim, blackholed.
+# A rule's `per dst` budget under --key src: its limited destination inside --bgp-own is the victim, blackholed.
 printf '198.18.47.0/24 udp limit 100 per dst\n' >"$WORK/jd.rules"
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/jd" $RUN --ban 4s --rules "$WORK/jd.rules" || fail "(j) ratewall with a per dst rule starts"

@@ -835,7 +835,7 @@ static void test_rules_parse(void)
 static void test_rules_match(void)
 {
 	static const struct { const char *text, *needle; } bad[] = {
-		{ "0.0.0.0/0 ftp limit 5", "'ftp' is not an action (allow, deny, limit) or a protocol" },
+		{ "0.0.0.0/0 ftp limit 5", "'ftp' is not an action (allow, deny, limit), a protocol" },
 		{ "0.0.0.0/0 256 deny", "'256' is not an action" },
 		{ "0.0.0.0/0 tcp dport 65536 deny", "dport: '65536' is not a port (0 to 65535)" },
 		{ "0.0.0.0/0 udp sport 53-x deny", "sport: '53-x' is not a port" },
@@ -857,6 +857,14 @@ static void test_rules_match(void)
 		{ "0.0.0.0/0 icmp type 256 deny", "type: '256' is not an ICMP type" },
 		{ "0.0.0.0/0 udp limit 5 per host", "per: give src, dst, pair or a prefix length" },
 		{ "0.0.0.0/0 udp limit 5 per dst per src", "per is given twice" },
+		{ "0.0.0.0/0 long-chain deny", "long-chain is IPv6's" },
+		{ "::/0 tcp long-chain deny", "long-chain names no protocol" },
+		{ "0.0.0.0/0 gre tiny-frag deny", "tiny-frag: only tcp, udp, icmp and icmpv6" },
+		{ "0.0.0.0/0 udp dport 53 frag deny", "frag: a class takes no ports, flags or type" },
+		{ "0.0.0.0/0 udp frag dport 53 deny", "'dport' after frag: a class takes no other match word" },
+		{ "0.0.0.0/0 frag tiny-frag deny", "'tiny-frag' after frag" },
+		{ "0.0.0.0/0 frag udp deny", "'udp' after frag" },
+		{ "0.0.0.0/0 fragment deny", "or a class (frag, tiny-frag, long-chain)" },
 	};
 	static const struct { const char *in, *out; } round[] = {
 		{ "0.0.0.0/0 udp sport 53,123,11211 limit 20k per dst",
@@ -873,6 +881,10 @@ static void test_rules_match(void)
 		  "2001:db8::/32 icmpv6 type 128 limit 100pps per pair" },
 		{ "0.0.0.0/0 47 deny", "0.0.0.0/0 gre deny" },
 		{ "0.0.0.0/0 limit 5 per dst", "0.0.0.0/0 limit 5pps per dst" },
+		{ "0.0.0.0/0 udp frag limit 5k per dst", "0.0.0.0/0 udp frag limit 5000pps per dst" },
+		{ "0.0.0.0/0 frag deny", "0.0.0.0/0 frag deny" },
+		{ "0.0.0.0/0 tcp tiny-frag deny", "0.0.0.0/0 tcp tiny-frag deny" },
+		{ "::/0 long-chain limit 10", "::/0 long-chain limit 10pps" },
 	};
 	struct rw_rule_spec r, again;
 	char err[256], text[RW_RULE_STRLEN];
@@ -893,6 +905,16 @@ static void test_rules_match(void)
 	CHECK(!rw_match_meets(&r.match, 6, 40000, 80, RW_TCP_SYN | RW_TCP_ACK, 0));
 	CHECK(!rw_match_meets(&r.match, 6, 40000, 80, RW_TCP_ACK, 0));
 	CHECK(!rw_match_meets(&r.match, 17, 40000, 80, RW_TCP_SYN, 0));
+	/* A class's match takes packets of its class only: no whole packet meets it. */
+	rule_ok("0.0.0.0/0 udp frag limit 5", &r);
+	CHECK_EQ(r.match.proto, 17);
+	CHECK_EQ(r.match.cls, RW_L4_LATER);
+	CHECK(rw_match_any(&r.match));
+	CHECK(!rw_match_meets(&r.match, 17, 40000, 53, 0, 0));
+	rule_ok("::/0 long-chain deny", &r);
+	CHECK_EQ(r.match.proto, 0);
+	CHECK_EQ(r.match.cls, RW_L4_DEEP);
+	CHECK(rw_match_any(&r.match));
 	rule_ok("0.0.0.0/0 udp sport 53,123,11000-11300 deny", &r);
 	CHECK(rw_match_meets(&r.match, 17, 123, 9, 0, 0));
 	CHECK(rw_match_meets(&r.match, 17, 11211, 9, 0, 0));
@@ -997,7 +1019,7 @@ static void test_rules_file(void)
 	CHECK_STR(err, "r.rules:3: this prefix and match already have a rule on line 1");
 	CHECK_EQ(rs.n, 0);
 	CHECK_EQ(rules_from_text("198.18.0.0/16 deny\n198.18.0.0/16 dny\n", &rs, err), -EINVAL);
-	CHECK_STR(err, "r.rules:2: 'dny' is not an action (allow, deny, limit) or a protocol (tcp, udp, icmp, icmpv6, sctp, gre, esp, ah, or 1 to 255)");
+	CHECK_STR(err, "r.rules:2: 'dny' is not an action (allow, deny, limit), a protocol (tcp, udp, icmp, icmpv6, sctp, gre, esp, ah, or 1 to 255) or a class (frag, tiny-frag, long-chain)");
 	{
 		char big[700];
 

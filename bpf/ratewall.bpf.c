@@ -190,8 +190,11 @@ int ratewall_xdp(struct xdp_md *ctx)
 
 	rw_clock(sc, &t);
 	/* A fragment finds its datagram in the cache: a first one takes a slot over. */
-	sc->frag = seen.first || seen.cls == RW_L4_LATER ? rw_frag_find(ctx, key->family, t.now) : 0;
-	st->frag_unmatched += !!(sc->frag & RW_FRAG_ORPHAN);
+	sc->frag = 0;
+	if (seen.first || seen.cls == RW_L4_LATER) {
+		sc->frag = rw_frag_find(ctx, key->family, t.now);
+		st->frag_unmatched += !!(sc->frag & RW_FRAG_ORPHAN);
+	}
 	ws = rw_window_slot(t.epoch, t.slot);
 	if (!ws)
 		return XDP_PASS;

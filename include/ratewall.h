@@ -489,6 +489,13 @@ struct rw_scratch {
 	__u64 now_ns;
 	__u64 epoch;
 	__u64 slot;   /* epoch % slots */
+	/*
+	 * The packet's place in the fragment cache (bpf/frag.h: RW_FRAG_* |
+	 * slot), 0: none. In the clock's line, which every packet reads: kept
+	 * here, not on the stack, which the insert's call chain fills.
+	 */
+	__u32 frag;
+	__u32 pad;
 	__u64 packets[RW_MAX_SLOTS];
 	__u64 bytes[RW_MAX_SLOTS];
 	/*
@@ -519,9 +526,6 @@ struct rw_scratch {
 	 */
 	__u32 crowd_take;
 	__u32 crowd_raw;
-	/* The packet's place in the fragment cache (bpf/frag.h: RW_FRAG_* | slot), 0: none. */
-	__u32 frag;
-	__u32 pad;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -879,7 +883,7 @@ _Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
 	       "history values, and so the gap before a schedule, are whole 8-byte words");
 _Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
 	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
-_Static_assert(sizeof(struct rw_scratch) == 32 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 88,
+_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80,
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

@@ -25,6 +25,12 @@ void set_thresholds(struct env *e, uint64_t promote_packets, int64_t free_promot
 		CHECK_EQ(rw_thresholds_write(e->thresholds, k, &t), 0);
 }
 
+/* RW_TEST_VERBOSE=1: libbpf's messages, the verifier's log of a refused load among them. */
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return level == LIBBPF_DEBUG ? 0 : vfprintf(stderr, fmt, ap);
+}
+
 bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t limit_packets,
 		   uint64_t limit_bytes, uint32_t max_flows, struct env_mode mode)
 {
@@ -38,6 +44,7 @@ bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t lim
 		.burst_ns = mode.paced ? mode.burst_ns : RW_BURST_WINDOW,
 		/* As `ratewall run` plans them: each rule's counts are per CPU (64 at most here). */
 		.max_rules = RW_DEFAULT_MAX_RULES,
+		.libbpf_log = getenv("RW_TEST_VERBOSE") ? print_libbpf : NULL,
 	};
 	struct rw_maps m;
 	int err;

@@ -120,16 +120,6 @@ struct rw_l4 {
 	__u8 pad;
 };
 
-/* The L4 bytes a rule may read: ports, and TCP's flags (byte 13); ICMP's type. */
-static __always_inline __u32 rw_l4_need(__u8 proto)
-{
-	if (proto == IPPROTO_TCP)
-		return 14;
-	if (proto == IPPROTO_UDP)
-		return 4;
-	return proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6 ? 1 : 0;
-}
-
 /* A first fragment short of what a rule reads is tiny (the rest of its header comes later). */
 static __always_inline void rw_l4_tiny(struct rw_l4 *l4)
 {

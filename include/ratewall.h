@@ -718,6 +718,26 @@ enum rw_l4_class {
 	RW_L4_CLASSES = 4,
 };
 
+/*
+ * The L4 header bytes a match may read of a protocol: TCP's ports and flags
+ * (byte 13), UDP's ports, ICMP's and ICMPv6's type; 0 for any other. A first
+ * fragment holding fewer is tiny.
+ */
+static inline __u32 rw_l4_need(__u8 proto)
+{
+	switch (proto) {
+	case 6: /* TCP */
+		return 14;
+	case 17: /* UDP */
+		return 4;
+	case 1: /* ICMP */
+	case 58: /* ICMPv6 */
+		return 1;
+	default:
+		return 0;
+	}
+}
+
 struct rw_match {
 	__u8 proto;          /* 0: any, in a match of a class (cls); else a prefix-only rule */
 	__u8 flags_set, flags_clear;

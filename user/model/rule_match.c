@@ -181,7 +181,7 @@ static int parse_class(char **tok, int n, int *i, unsigned int family, struct rw
 	if (c == RW_L4_DEEP && m->proto)
 		return fail(err, errlen, "long-chain names no protocol: a chain not followed to its "
 			    "end hides it");
-	if (c == RW_L4_TINY && m->proto && !rw_match_proto_reads_l4(m->proto))
+	if (c == RW_L4_TINY && m->proto && !rw_l4_need(m->proto))
 		return fail(err, errlen, "tiny-frag: only tcp, udp, icmp and icmpv6 have header "
 			    "bytes a rule reads");
 	m->cls = (uint8_t)c;
@@ -311,12 +311,6 @@ bool rw_match_equal(const struct rw_match *a, const struct rw_match *b)
 bool rw_match_any(const struct rw_match *m)
 {
 	return m->proto || m->cls;
-}
-
-bool rw_match_proto_reads_l4(unsigned int proto)
-{
-	return proto == IPPROTO_TCP || proto == IPPROTO_UDP || proto == IPPROTO_ICMP ||
-	       proto == IPPROTO_ICMPV6;
 }
 
 bool rw_match_reads_l4(const struct rw_match *m)

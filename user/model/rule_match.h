@@ -32,8 +32,6 @@ bool rw_match_equal(const struct rw_match *a, const struct rw_match *b);
 bool rw_match_any(const struct rw_match *m);
 /* Whether the match reads more than the protocol (ports, flags, a type). */
 bool rw_match_reads_l4(const struct rw_match *m);
-/* Whether packets of this protocol carry header bytes a match reads (ports, flags, a type). */
-bool rw_match_proto_reads_l4(unsigned int proto);
 /*
  * Whether a whole packet of this protocol, ports, TCP flags and ICMP type
  * meets it (the tests' model; a class's match meets none).

@@ -46,6 +46,21 @@ TX_MAC=$(ip -n "$TB_SND" -o link show "$TB_TX" | sed 's/.*link\/ether \([0-9a-f:
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.1f", (s > 0 ? n / s : 0) }'; }
 # budget LIMIT SECONDS: what a limit admits in that span and its burst.
 budget() { awk -v l="$1" -v s="$2" -v b=$BURST_S 'BEGIN { printf "%d", l * (s + b) }'; }
+# start_http: a real HTTP server on the victim (30 s at most), once it answers;
+# stop_http ends it.
+start_http() {
+	ip netns exec "$TB_RCV" timeout 30 python3 -m http.server --bind "$VICTIM" $PORT \
+		>"$WORK/http.log" 2>&1 &
+	HTTP=$!
+	for _ in $(seq 50); do
+		ip netns exec "$TB_SND" curl -s -o /dev/null --max-time 1 "http://$VICTIM:$PORT/" && break
+		sleep 0.1
+	done
+}
+stop_http() {
+	kill "$HTTP" 2>/dev/null
+	wait "$HTTP" 2>/dev/null
+}
 # scapy_send SCRIPT: scapy in the sender's namespace, its frames out of TB_TX
 # to the receiver (SCRIPT builds the frames and sends them with `out(pkts,
 # gap)`, which prints the seconds the sending took).
@@ -157,13 +172,7 @@ cat >"$WORK/syn.rules" <<RULES
 RULES
 nft_observe synfirst ip saddr $SYN_SRC ip frag-off \& 0x1fff == 0
 nft_observe synall ip saddr $SYN_SRC
-ip netns exec "$TB_RCV" timeout 30 python3 -m http.server --bind "$VICTIM" $PORT \
-	>"$WORK/http.log" 2>&1 &
-HTTP=$!
-for _ in $(seq 50); do
-	ip netns exec "$TB_SND" curl -s -o /dev/null --max-time 1 "http://$VICTIM:$PORT/" && break
-	sleep 0.1
-done
+start_http
 start_ratewall "$WORK/b.json" --json --rules "$WORK/syn.rules" || fail "(b) ratewall starts"
 ip netns exec "$TB_SND" timeout 20 hping3 -S -f -p $PORT -a $SYN_SRC -i u1000 -c 5000 "$VICTIM" \
 	>/dev/null 2>&1 &
@@ -178,8 +187,7 @@ wait "$CURL"
 wait "$HPING"
 sleep 0.3
 stop_ratewall
-kill "$HTTP" 2>/dev/null
-wait "$HTTP" 2>/dev/null
+stop_http
 all_first=$(nft_count synfirst)
 all=$(nft_count synall)
 ok=$(cat "$WORK/b.curl")
@@ -244,13 +252,7 @@ check "(d) ... and held by \`udp frag limit $FRAG_LIMIT per dst\` within 10 % ($
 cat >"$WORK/e.rules" <<RULES
 0.0.0.0/0 tcp flags syn limit 100 per dst
 RULES
-ip netns exec "$TB_RCV" timeout 30 python3 -m http.server --bind "$VICTIM" $PORT \
-	>"$WORK/http.log" 2>&1 &
-HTTP=$!
-for _ in $(seq 50); do
-	ip netns exec "$TB_SND" curl -s -o /dev/null --max-time 1 "http://$VICTIM:$PORT/" && break
-	sleep 0.1
-done
+start_http
 start_ratewall "$WORK/e.json" --json --ban 30s --events "$WORK/e.events" --rules "$WORK/e.rules" ||
 	fail "(e) ratewall starts"
 gen --proto tcp --tcp-flags syn --random-sport --src 198.18.128.1 --sources 64 --dist random \
@@ -258,8 +260,7 @@ gen --proto tcp --tcp-flags syn --random-sport --src 198.18.128.1 --sources 64 -
 sleep 1.2 # the flood's window is over; a 30 s ban would not be
 code=$(ip netns exec "$TB_SND" curl -s -o /dev/null -w '%{http_code}' --max-time 3 "http://$VICTIM:$PORT/")
 stop_ratewall
-kill "$HTTP" 2>/dev/null
-wait "$HTTP" 2>/dev/null
+stop_http
 echo "     SYN flood of $(sent_of "$WORK/e.gen") from 64 sources, then the client: HTTP $code"
 check "(e) the victim was limited during the flood" grep -q '"event": "limited"' "$WORK/e.events"
 check "(e) ... never banned" eval "! grep -q '\"event\": \"banned\"' '$WORK/e.events'"

@@ -96,7 +96,8 @@ static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
 
 /*
  * The packet's verdict under the main key (--key), true to drop it: its rule,
- * its count (its entry, or the untracked tier's), a ban and its limit, the
+ * then a later fragment's first's verdict where it follows one, else its
+ * count (its entry, or the untracked tier's), a ban and its limit, the
  * events of a key over it. lim: the limits its rule gives it.
  */
 static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,

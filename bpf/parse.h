@@ -136,14 +136,17 @@ static __always_inline void rw_ipv4_l4(struct iphdr *ip4, __u32 ip_off, struct r
 	__u32 hlen = ip4->ihl * 4, tot = bpf_ntohs(ip4->tot_len);
 	__u16 frag = bpf_ntohs(ip4->frag_off);
 
-	*l4 = (struct rw_l4){ .proto = ip4->protocol, .id = bpf_ntohs(ip4->id),
+	*l4 = (struct rw_l4){ .proto = ip4->protocol, .off = ip_off + hlen,
 			      .len = tot > hlen ? tot - hlen : 0 };
+	if (!(frag & 0x3fff)) /* whole, as most are: no id to read */
+		return;
+	l4->id = bpf_ntohs(ip4->id);
 	if (frag & 0x1fff) { /* an offset: a later fragment */
+		l4->off = 0;
 		l4->cls = RW_L4_LATER;
 		return;
 	}
-	l4->off = ip_off + hlen;
-	l4->first = !!(frag & 0x2000); /* MF */
+	l4->first = 1; /* MF */
 	rw_l4_tiny(l4);
 }
 
@@ -256,15 +259,30 @@ static __always_inline void rw_l4_locate(struct xdp_md *ctx, void *ip, __u32 ip_
 }
 
 /*
- * The L4 header's first `need` bytes in the linear part, or NULL. The offset is
- * masked to 14 bits (a linear part is a page at most): the verifier proves no
- * access through a pointer that may lie past 64 KiB less the bytes read.
+ * The L4 header's first `need` bytes in the linear part, or NULL. A linear
+ * part is a page at most: an offset past 14 bits is no header there, and the
+ * mask shows the verifier no access through a pointer past 64 KiB less the
+ * bytes read.
  */
+#define RW_L4_OFF_MAX 0x3fff
 #define rw_l4_bytes(ctx, l4, need)                                                                \
 	({                                                                                         \
-		__u8 *h_ = (void *)(long)(ctx)->data + ((l4)->off & 0x3fff);                     \
-		(l4)->off && (void *)(h_ + (need)) <= (void *)(long)(ctx)->data_end ? h_ : NULL;  \
+		__u8 *h_ = (void *)(long)(ctx)->data + ((l4)->off & RW_L4_OFF_MAX);              \
+		(l4)->off && (l4)->off <= RW_L4_OFF_MAX &&                                         \
+				(void *)(h_ + (need)) <= (void *)(long)(ctx)->data_end ? h_ : NULL; \
 	})
+
+/*
+ * What the parser says of a packet beside its key: where its IP header is,
+ * for the rules to find its L4 header again (rw_l4_locate) without parsing
+ * the link layer twice, its L4 header's class, and whether it is a first
+ * fragment with more to come (the totals count the last two).
+ */
+struct rw_l4_seen {
+	__u8 ip_off;
+	__u8 cls;
+	__u8 first;
+};
 
 /* A flow's ports: the first 4 bytes of a TCP or UDP header, when they are in the linear part. */
 static __always_inline void rw_parse_ports(struct xdp_md *ctx, const struct rw_l4 *l4,
@@ -281,15 +299,6 @@ static __always_inline void rw_parse_ports(struct xdp_md *ctx, const struct rw_l
 		key->dport = p[1];
 	}
 }
-
-/*
- * What the parser says of a packet's L4 header beside its key: its class,
- * and whether it is a first fragment with more to come (the totals count both).
- */
-struct rw_l4_seen {
-	__u8 cls;
-	__u8 first;
-};
 
 static __always_inline int rw_parse_ipv4(struct rw_cursor *c, struct rw_key *key,
 					 struct rw_l4_seen *seen)
@@ -310,6 +319,7 @@ static __always_inline int rw_parse_ipv4(struct rw_cursor *c, struct rw_key *key
 	if (tot_len < hdr_len || tot_len > rw_remaining(c))
 		return RW_PARSE_MALFORMED;
 	rw_ipv4_l4(ip, c->off, &l4);
+	seen->ip_off = (__u8)c->off;
 	seen->cls = l4.cls;
 	seen->first = l4.first;
 
@@ -356,6 +366,7 @@ static __always_inline int rw_parse_ipv6(struct rw_cursor *c, struct rw_key *key
 		__builtin_memcpy(key->addr2, &ip6->daddr, 16);
 	/* Whole addresses here: rules match them before --v6-prefix cuts them (policy.h). */
 	rw_ipv6_l4(c->ctx, ip6, c->off, &l4);
+	seen->ip_off = (__u8)c->off;
 	seen->cls = l4.cls;
 	seen->first = l4.first;
 	if (cfg_parse_kind == RW_KIND_FLOW) {

@@ -41,32 +41,36 @@ static __always_inline void rw_key_v6_cut(struct rw_key *key, __u8 kind)
 }
 
 /*
- * The qualified matches (struct rw_match_index) a packet meets, its IP header
- * at ip, offset ip_off (whole in the linear part). A whole packet's ports,
- * flags and type are read as far as the datagram and the linear part hold
- * them; one cut short meets only the matches that name its protocol alone
- * (counted in l4_unread when others would have been in play). A later
- * fragment meets what its first fragment met, when this CPU saw that lately;
- * else, as a tiny first fragment or a deep chain, those and the matches of
- * its class.
+ * The qualified matches (struct rw_match_index) a packet of family meets, its
+ * IP header where the parser saw it. A whole packet's ports, flags and type
+ * are read as far as the datagram and the linear part hold them; one cut
+ * short meets only the matches that name its protocol alone (counted in
+ * l4_unread when others would have been in play). A later fragment meets what
+ * its first fragment met, when this CPU saw that lately (its slot in the
+ * cache, frag.h); else, as a tiny first fragment or a deep chain, those and
+ * the matches of its class. 0 when no match is in force.
  */
-static __always_inline __u64 rw_l4_matches(struct xdp_md *ctx, void *ip, __u32 ip_off, __u8 family,
-					   const struct rw_match_index *mi, struct rw_stats *st)
+static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family,
+					       const struct rw_l4_seen *seen,
+					       const struct rw_scratch *sc, struct rw_stats *st)
 {
-	struct rw_scratch *sc;
-	struct rw_frag *f = NULL;
+	void *ip = (void *)(long)ctx->data + (seen->ip_off & 0x3f), *end = (void *)(long)ctx->data_end;
+	struct rw_frag *f = rw_frag_slot(sc);
+	struct rw_match_index *mi;
 	__u32 zero = 0, ports;
-	struct rw_l4 l4;
 	__u8 flags = 0, *h;
 	__u64 m, *sp, *dp;
+	struct rw_l4 l4;
 
-	/* A first fragment's slot, or the one of the first a later fragment follows (frag.h). */
-	sc = bpf_map_lookup_elem(&scratch, &zero);
-	if (sc)
-		f = rw_frag_slot(sc);
 	if (f && (sc->frag & RW_FRAG_FOLLOW))
 		return f->matches;
-	rw_l4_locate(ctx, ip, ip_off, family, &l4);
+	mi = bpf_map_lookup_elem(&match_index, &zero);
+	if (!mi || !mi->any)
+		return 0;
+	/* The parser checked it before keying the packet; the verifier wants to see it again. */
+	if (ip + (family == RW_FAMILY_IPV4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > end)
+		return 0;
+	rw_l4_locate(ctx, ip, seen->ip_off, family, &l4);
 	m = mi->proto[l4.proto] | mi->any_proto;
 	if (l4.cls != RW_L4_WHOLE) {
 		m &= mi->proto_only | mi->cls[l4.cls & (RW_L4_CLASSES - 1)];
@@ -152,28 +156,6 @@ static long rw_rule_candidate(__u64 i, void *ctx)
 }
 
 /*
- * The matches in force the packet meets (rw_l4_matches), 0 when none is in
- * force or its headers cannot be found again.
- */
-static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family, struct rw_stats *st)
-{
-	void *ip, *end = (void *)(long)ctx->data_end;
-	struct rw_match_index *mi;
-	__u32 zero = 0, ip_off;
-
-	mi = bpf_map_lookup_elem(&match_index, &zero);
-	if (!mi || !mi->any)
-		return 0;
-	ip = rw_ip_header(ctx, &ip_off);
-	if (!ip)
-		return 0;
-	/* The parser checked it before keying the packet; the verifier wants to see it again. */
-	if (ip + (family == RW_FAMILY_IPV4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > end)
-		return 0;
-	return rw_l4_matches(ctx, ip, ip_off, family, mi, st);
-}
-
-/*
  * The rule that decides a packet, or NULL: the prefix-only rule when plain,
  * then the longest prefix of each match in `matches`. A call of its own, off
  * the stack of the insert's call chain.
@@ -211,7 +193,8 @@ static __noinline struct rw_rule *rw_rule_search(const struct rw_key *key, bool 
  * reads its L4 header and, meeting none of them, goes no further.
  */
 static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const struct rw_key *key,
-						  struct rw_stats *st)
+						  const struct rw_l4_seen *seen,
+						  const struct rw_scratch *sc, struct rw_stats *st)
 {
 	struct rw_rule_hint *hint;
 	__u32 zero = 0, idx;
@@ -225,7 +208,7 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
 	match = key->family == RW_FAMILY_IPV4 ? hint->q4[idx >> 6] : hint->q6[idx >> 6];
 	plain = (plain >> (idx & 63)) & 1;
 	if ((match >> (idx & 63)) & 1)
-		matches = rw_packet_matches(ctx, key->family, st);
+		matches = rw_packet_matches(ctx, key->family, seen, sc, st);
 	if (!plain && !matches)
 		return NULL;
 	return rw_rule_search(key, plain, matches);
@@ -289,9 +272,10 @@ static __always_inline void rw_rule_key_of(struct xdp_md *ctx, struct rw_key *ke
  * prefix inside it).
  */
 static __always_inline void rw_rule_limits(struct xdp_md *ctx, struct rw_key *key,
+					   const struct rw_l4_seen *seen, const struct rw_scratch *sc,
 					   struct rw_limit *lim, struct rw_stats *st)
 {
-	struct rw_rule *r = rw_rule_of(ctx, key, st);
+	struct rw_rule *r = rw_rule_of(ctx, key, seen, sc, st);
 	__u32 per = 0, v6 = 128;
 
 	*lim = (struct rw_limit){ .packets = cfg_limit_packets, .bytes = cfg_limit_bytes,

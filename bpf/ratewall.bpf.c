@@ -61,7 +61,7 @@ static __always_inline int rw_parse_frame(struct xdp_md *ctx, struct rw_key *key
 	}
 	st->rx_packets++;
 	st->rx_bytes += *len;
-	if (ret != RW_PARSE_OK || (seen->cls == RW_L4_WHOLE && !seen->first))
+	if (ret != RW_PARSE_OK || !(seen->cls | seen->first)) /* whole, as most are */
 		return ret;
 	st->frag_first += seen->first;
 	st->frag_later += seen->cls == RW_L4_LATER;
@@ -103,13 +103,13 @@ static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
 static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 				      const struct rw_time *t, __u64 len, struct rw_stats *st,
 				      struct rw_wslot *ws, struct rw_limit *lim,
-				      struct rw_scratch *sc)
+				      const struct rw_l4_seen *seen, struct rw_scratch *sc)
 {
 	struct rw_tracked tr;
 	bool admit, banned;
 	int ret;
 
-	rw_rule_limits(ctx, key, lim, st);
+	rw_rule_limits(ctx, key, seen, sc, lim, st);
 	/* A later fragment goes where its datagram's first went (frag.h). */
 	ret = rw_frag_follows(sc, lim);
 	if (ret == 1)
@@ -207,7 +207,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 		sc->flow = *key;
 		rw_key_derive(&sc->flow, cfg_key_kind, key);
 	}
-	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim, sc);
+	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim, &seen, sc);
 	rw_frag_verdict(sc, dropped);
 	rw_rule_count(&lim, dropped);
 	if (cfg_rank_mask)

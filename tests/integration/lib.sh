@@ -114,6 +114,20 @@ rules_in_force() { "$RW" rule list "$@" | sed 's/ *#.*//'; }
 
 # gen ARGS...: the generator in the sender namespace, aimed at the receiver.
 gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@"; }
+# gen_start OUT ARGS...: gen in the background, its report to OUT, GEN_PID the
+# generator itself (ip netns exec execs it); gen_stop: SIGTERM ends it sooner
+# than its --duration and it writes its report. A flood that must outlast a
+# measurement runs long and is stopped after it, whatever the steps took.
+gen_start() {
+	local out=$1
+	shift
+	ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@" >"$out" &
+	GEN_PID=$!
+}
+gen_stop() {
+	kill -TERM "$GEN_PID" 2>/dev/null
+	wait "$GEN_PID"
+}
 
 # An nft netdev ingress table on the receiver: runs after XDP, so it counts
 # exactly what ratewall passed. nft_observe NAME MATCH...; nft_count NAME.

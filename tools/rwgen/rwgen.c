@@ -18,6 +18,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -61,6 +62,19 @@ struct gen_thread {
 	int err;
 };
 
+/*
+ * SIGINT or SIGTERM: every thread stops at its next call and the report is
+ * printed as at the end of --duration, so a test can end a flood when its
+ * measurement is done, however long the steps before it took.
+ */
+static volatile sig_atomic_t stop_asked;
+
+static void ask_stop(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+}
+
 static void usage(void)
 {
 	printf("usage: rwgen --dev IFACE [options]   (inside a test network namespace)\n"
@@ -89,7 +103,8 @@ static void usage(void)
 	       "  --size BYTES         frame size without FCS (default 64)\n"
 	       "  --rate PPS           total paced rate (default: as fast as possible)\n"
 	       "  --count N            total packets (default: counts file sum, else until --duration)\n"
-	       "  --duration D         time bound (default 10s, at most 1h)\n"
+	       "  --duration D         time bound (default 10s, at most 1h); SIGINT or SIGTERM\n"
+	       "                       ends the run sooner, its report printed (\"stopped\": true)\n"
 	       "  --cpus N             sending threads, pinned to CPUs 0..N-1 (default 1)\n"
 	       "  --batch N            frames per BPF_PROG_RUN call\n"
 	       "  --catch-up D         a thread that fell behind its --rate sends at most D of it\n"
@@ -311,7 +326,7 @@ static void *sender(void *arg)
 		LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = t->frame, .data_size_in = t->frame_len,
 			    .flags = BPF_F_TEST_XDP_LIVE_FRAMES);
 
-		if (now >= t->deadline_ns)
+		if (now >= t->deadline_ns || stop_asked)
 			break;
 		if (t->rate) {
 			uint64_t due = (uint64_t)((double)(now - t->start_ns) * (double)t->rate / 1e9) -
@@ -472,6 +487,14 @@ int main(int argc, char **argv)
 		if (bpf_map_update_elem(bpf_map__fd(skel->maps.seq), &zero, seeds, 0))
 			rwgen_die("cannot seed the sequence: %s", strerror(errno));
 	}
+	{
+		/* No SA_RESTART: a thread's call the signal lands in returns (EINTR) and stops. */
+		struct sigaction sa = { .sa_handler = ask_stop };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	for (uint32_t i = 0; i < o.cpus; i++)
 		if (pthread_create(&th[i].tid, NULL, sender, &th[i]))
 			rwgen_die("cannot start a sending thread");
@@ -488,10 +511,11 @@ int main(int argc, char **argv)
 		}
 		sent += th[i].sent;
 	}
-	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, "
+	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, \"stopped\": %s, "
 	       "\"family\": %d, \"proto\": %u, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", "
 	       "\"per_cpu\": [",
 	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed, behind_ns / 1e6,
+	       stop_asked ? "true" : "false",
 	       o.ipv6 ? 6 : 4, o.ipv6 && o.proto == IPPROTO_ICMP ? 58 : o.proto, o.size, o.sources,
 	       (const char *[]){ "src", "dst", "sport", "dport" }[o.vary]);
 	for (uint32_t i = 0; i < o.cpus; i++)

@@ -40,8 +40,7 @@ first_json() {
 start_persist "$WORK/a.json" "$TB_RX" --pps 10k --json || fail "(a) ratewall starts"
 PROG=$(status_field "s['prog_id']")
 LINK=$(status_field "s['interfaces'][0]['link_id']")
-gen --rate $OFFERED --duration 10s >"$WORK/gen1.json" &
-GEN_PID=$!
+gen_start "$WORK/gen1.json" --rate $OFFERED --duration 60s # stopped after (b)
 sleep 2
 kill -9 "$RW_PID"
 wait "$RW_PID" 2>/dev/null
@@ -64,14 +63,13 @@ check "(b) the flow's window went on (>= half a window of the offered rate)" \
 	at_most $((OFFERED / 2)) "$first"
 grep -q "adopted instance" "$WORK/b.json.err"
 check "(b) ratewall says it adopted the instance" test $? -eq 0
-wait $GEN_PID
+gen_stop
 
 # (c) --replace under the flood: the old loader leaves, the new one swaps in 20k.
-# The flood outlasts the 5 s measured however long the swap takes to start: an
-# 8 s flood left 1 s + the swap + 1 s + 5 s no slack, and in full runs under
-# the sanitizers the measurement read 17.8k-18.5k (19.3k-20.0k alone).
-gen --rate $OFFERED --duration 11s >"$WORK/gen2.json" &
-GEN_PID=$!
+# The flood is stopped after the 5 s measured, however long the swap took to
+# start: a flood of a fixed length (8 s, then 11 s) ended inside the
+# measurement on a loaded machine, which read 17.8k-18.6k.
+gen_start "$WORK/gen2.json" --rate $OFFERED --duration 60s
 sleep 1
 stop_ratewall TERM
 check "(c) the adopted loader leaves on SIGTERM with status 0" test $? -eq 0
@@ -80,7 +78,7 @@ start_persist "$WORK/c.json" "$TB_RX" --pps 20k --json --replace || fail "(c) --
 echo "     (c) the swap attached $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after it started"
 sleep 1
 rate=$(steady_rate all 5)
-wait $GEN_PID
+gen_stop
 sleep 0.3
 sent=$(( $(sent_of "$WORK/gen1.json") + $(sent_of "$WORK/gen2.json") ))
 rx=$(status_field "s['totals']['rx_packets']")

@@ -109,6 +109,10 @@ print(sum(1 for l in open(sys.argv[1]) if l.startswith("{") and
 check "(b) the reports rank the /24 budget first, as 198.18.4.0/24 ($firsts of them)" at_most 5 "$firsts"
 
 # (c) a rule added while the instance runs
+dropped_total() {
+	"$RW" status --json --pin-dir "$PIN_DIR" |
+		python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['totals']['dropped'])"
+}
 PROG=$("$RW" status --json --pin-dir "$PIN_DIR" |
 	python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['prog_id'])")
 nft_observe one ip saddr 198.18.0.1
@@ -119,7 +123,12 @@ sleep 2
 before=$(steady_rate one 4)
 "$RW" rule add 198.18.0.1 allow --pin-dir "$PIN_DIR" 2>"$WORK/c.err"
 check "(c) rule add exits 0" test $? -eq 0
-after=$(steady_rate one 1) # the second right after the add
+# The second right after the add: ratewall's own count of drops says nothing
+# was dropped (a rate read over one second is off by the generator's catching
+# up: 107 108 pps of 100 000 offered was read once).
+dropped0=$(dropped_total)
+after=$(steady_rate one 1)
+dropped1=$(dropped_total)
 rules_in_force --pin-dir "$PIN_DIR" >"$WORK/c.list"
 check "(c) rule list shows it" grep -qx "198.18.0.1/32 allow" "$WORK/c.list"
 "$RW" rule del 198.18.0.1 --pin-dir "$PIN_DIR" 2>>"$WORK/c.err"
@@ -130,7 +139,9 @@ wait $G1
 echo "     (c) 198.18.0.1 at $OFFERED pps: $before pps before the rule, $after with" \
 	"'allow' (the second right after the add), $again after rule del"
 check "(c) before: held to the default limit (within 15% over 4 s)" within "$before" $LIMIT 0.15
-check "(c) within a second of rule add, nothing of it is dropped" within "$after" $OFFERED 0.05
+check "(c) within a second of rule add, nothing is dropped ($((dropped1 - dropped0)))" \
+	test $((dropped1 - dropped0)) -eq 0
+check "(c) ... and the source is admitted at over twice the default limit" at_most $((LIMIT * 2)) "$after"
 check "(c) after rule del, the default limit again" at_most "$again" $((LIMIT * 11 / 10))
 check "(c) the program id is unchanged ($PROG)" test "$("$RW" status --json --pin-dir "$PIN_DIR" |
 	python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['prog_id'])")" = "$PROG"

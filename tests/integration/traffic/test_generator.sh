@@ -118,4 +118,24 @@ sys.exit(0 if 5700 <= o["sent"] <= 6000 and 3400 <= g["sent"] <= 4600 and
 PY
 	fail "held still for 1 s of 3 at 2000 pps: behind by about 1 s; sends all it owes (about 6000), or with --catch-up 20ms about 4000"
 
+# SIGTERM ends a run sooner and still reports it: a test ends its flood when
+# its measurement is done (gen_start / gen_stop in lib.sh).
+nft_count_before=$(nft_count all)
+t0=$(date +%s.%N)
+gen_start "$WORK/stopped.json" --rate 20k --duration 60s
+sleep 1
+gen_stop
+took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+sleep 0.2
+seen=$(( $(nft_count all) - nft_count_before ))
+python3 - "$WORK/stopped.json" "$took" "$seen" <<'PY' && ok "SIGTERM: a 60 s run stops at once, says so, and reports what it sent" ||
+import json, sys
+g, took, seen = json.load(open(sys.argv[1])), float(sys.argv[2]), int(sys.argv[3])
+print(f"     stopped after {g['seconds']:.2f} s ({took:.2f} s from its start to its exit): sent {g['sent']},"
+      f" the receiver saw {seen}, stopped {g['stopped']}")
+sys.exit(0 if g["stopped"] is True and took < 5 and g["sent"] == seen and
+         0.5 * 20000 <= g["sent"] <= 20000 * (g["seconds"] + 0.1) else 1)
+PY
+	fail "SIGTERM: a 60 s run stops at once, says so, and reports what it sent"
+
 finish

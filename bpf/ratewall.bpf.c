@@ -61,16 +61,30 @@ static __always_inline int rw_parse_frame(struct xdp_md *ctx, struct rw_key *key
 	}
 	st->rx_packets++;
 	st->rx_bytes += *len;
-	if (ret != RW_PARSE_OK || !(seen->cls | seen->first)) /* whole, as most are */
-		return ret;
+	return ret;
+}
+
+/*
+ * A packet that is not a whole datagram with its L4 header in reach: its
+ * class counted; tiny first fragments and deep chains hide what rules read,
+ * so --malformed drop takes them as a class (RW_PARSE_HIDDEN); a fragment
+ * finds its datagram in the cache (frag.h), a first one taking a slot over.
+ */
+static __always_inline int rw_odd_l4(struct xdp_md *ctx, __u8 family,
+				     const struct rw_l4_seen *seen, struct rw_stats *st,
+				     struct rw_scratch *sc, __u64 now)
+{
 	st->frag_first += seen->first;
 	st->frag_later += seen->cls == RW_L4_LATER;
 	st->tiny_frags += seen->cls == RW_L4_TINY;
 	st->long_chains += seen->cls == RW_L4_DEEP;
-	/* Tiny first fragments and deep chains hide what rules read: malformed, as a class. */
 	if (cfg_malformed_drop && (seen->cls == RW_L4_TINY || seen->cls == RW_L4_DEEP))
 		return RW_PARSE_HIDDEN;
-	return ret;
+	if (seen->first || seen->cls == RW_L4_LATER) {
+		sc->frag = rw_frag_find(ctx, family, now);
+		st->frag_unmatched += !!(sc->frag & RW_FRAG_ORPHAN);
+	}
+	return RW_PARSE_OK;
 }
 
 /*
@@ -190,11 +204,11 @@ int ratewall_xdp(struct xdp_md *ctx)
 		return rw_unkeyed(ret, len, st);
 
 	rw_clock(sc, &t);
-	/* A fragment finds its datagram in the cache: a first one takes a slot over. */
 	sc->frag = 0;
-	if (seen.first || seen.cls == RW_L4_LATER) {
-		sc->frag = rw_frag_find(ctx, key->family, t.now);
-		st->frag_unmatched += !!(sc->frag & RW_FRAG_ORPHAN);
+	if (seen.cls | seen.first) { /* not whole, as most are */
+		ret = rw_odd_l4(ctx, key->family, &seen, st, sc, t.now);
+		if (ret != RW_PARSE_OK)
+			return rw_unkeyed(ret, len, st);
 	}
 	ws = rw_window_slot(t.epoch, t.slot);
 	if (!ws)

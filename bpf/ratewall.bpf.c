@@ -6,7 +6,10 @@
  *
  *   parse    count the frame on its interface and parse it (parse.h): not IP
  *            passes, malformed IP is counted and passed or dropped as a
- *            class; read the clock, count it in the window's slot (clock.h);
+ *            class; read the clock; a packet that is not whole is counted
+ *            by its class (a tiny first fragment or a deep chain is dropped
+ *            as malformed by --malformed drop); count it in the window's
+ *            slot (clock.h);
  *   key      the main kind (--key), cut out of the whole flow under --rank;
  *   rule     a fragment finds its datagram in the cache (frag.h); find its
  *            rule, by prefix, and by protocol, port, flags or ICMP type where

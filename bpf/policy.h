@@ -203,7 +203,10 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
 	hint = bpf_map_lookup_elem(&rule_hint, &zero);
 	if (!hint)
 		return NULL;
-	idx = rw_hint_index(key->family, key->addr) & 0xffff;
+	idx = rw_hint_index(key->family, key->addr);
+	/* Kept for 6.1's verifier, which loses the bound of an index it filled from the stack. */
+	barrier_var(idx);
+	idx &= 0xffff;
 	plain = key->family == RW_FAMILY_IPV4 ? hint->v4[idx >> 6] : hint->v6[idx >> 6];
 	match = key->family == RW_FAMILY_IPV4 ? hint->q4[idx >> 6] : hint->q6[idx >> 6];
 	plain = (plain >> (idx & 63)) & 1;

@@ -152,8 +152,9 @@ static __always_inline int rw_bucket_settle(const struct rw_dir *d, __u32 b, __u
 static __always_inline int rw_table_find(const struct rw_key *key, const struct rw_where *w,
 					 __u64 *state, bool settle)
 {
-	struct rw_dir *home = bpf_map_lookup_elem(&dir, &w->home), *ovf;
-	__u32 b = w->overflow;
+	/* Keys from the stack: 6.1's verifier takes no argument's memory for one. */
+	__u32 h = w->home, b = w->overflow;
+	struct rw_dir *home = bpf_map_lookup_elem(&dir, &h), *ovf;
 	int idx;
 
 	if (!home)

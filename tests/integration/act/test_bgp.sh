@@ -36,8 +36,8 @@
 #  (i) 10 000 bans announced within 10 s, read from BIRD; `ratewall stop`
 #      withdraws all of them within 10 s (no budget of time); with the
 #      speaker down it detaches, fails and keeps the journal pinned; a start
-#      of the name takes them over, and a stop once the speaker answers
-#      withdraws them
+#      of the name takes them over (stopped again while the speaker is down,
+#      they stay), and a stop once the speaker answers withdraws them
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -544,6 +544,14 @@ check "(i) ... and the program is detached all the same" eval "! xdp_attached $T
 start_persist "$WORK/k" "$TB_RX" $RUN --ban 60s --name rwbgpj || fail "(i) the name starts again"
 check "(i) a start of the name takes the routes over, said" \
 	grep -q "but for 3 BGP routes a stop could not withdraw: this start takes them over" "$WORK/k.err"
+# Stopped again before the speaker is back: the routes stay in the journal for
+# the stop below. (A loader running when the speaker came back would withdraw
+# them itself, their bans gone with the first stop, and whether it or the stop
+# did came down to its retry's timing.)
+in_rcv "$RW" stop --name rwbgpj --pin-dir "$PIN_DIR" >"$WORK/jstop1.out" 2>&1
+rc=$?
+check "(i) stopped again with the speaker down: exit 1, the 3 routes still in the journal" \
+	eval "[ $rc -eq 1 ] && grep -q 'its 3 BGP routes stay announced' '$WORK/jstop1.out'"
 start_gobgpd || fail "(i) gobgpd starts again"
 in_rcv "$RW" stop --name rwbgpj --pin-dir "$PIN_DIR" >"$WORK/jstop2.out" 2>&1
 rc=$?

@@ -27,15 +27,13 @@
  * its slot over. A function of its own, verified once: only fragments pay
  * for it, and its branches stay out of the main program's paths.
  */
-__noinline int rw_frag_find(struct xdp_md *ctx, __u32 family, __u64 now)
+__noinline int rw_frag_find(struct xdp_md *ctx, __u32 family, __u32 ip_off, __u64 now)
 {
-	__u32 src[4] = {}, dst[4] = {}, h, idx, diff = 0, ip_off;
-	void *ip = rw_ip_header(ctx, &ip_off), *end = (void *)(long)ctx->data_end;
+	__u32 src[4] = {}, dst[4] = {}, h, idx, diff = 0;
+	void *ip = (void *)(long)ctx->data + (ip_off & 0x3f), *end = (void *)(long)ctx->data_end;
 	struct rw_frag *f;
 	struct rw_l4 l4;
 
-	if (!ip)
-		return 0;
 	if (family == RW_FAMILY_IPV4) {
 		struct iphdr *ip4 = ip;
 
@@ -51,7 +49,7 @@ __noinline int rw_frag_find(struct xdp_md *ctx, __u32 family, __u64 now)
 		__builtin_memcpy(src, &ip6->saddr, 16);
 		__builtin_memcpy(dst, &ip6->daddr, 16);
 	}
-	rw_l4_locate(ctx, ip, ip_off, (__u8)family, &l4);
+	rw_l4_locate(ctx, ip, ip_off & 0x3f, (__u8)family, &l4);
 	if (!l4.first && l4.cls != RW_L4_LATER)
 		return 0;
 	/* The addresses' last words: they differ between hosts of a /64 too. */

@@ -284,6 +284,9 @@ struct rw_l4_seen {
 	__u8 first;
 };
 
+/* The IP header where the parser saw it (at most 22 bytes in: the mask shows the verifier). */
+#define rw_seen_ip(ctx, seen) ((void *)(long)(ctx)->data + ((seen)->ip_off & 0x3f))
+
 /* A flow's ports: the first 4 bytes of a TCP or UDP header, when they are in the linear part. */
 static __always_inline void rw_parse_ports(struct xdp_md *ctx, const struct rw_l4 *l4,
 					   struct rw_key *key)
@@ -396,18 +399,6 @@ static __always_inline void rw_key_derive(const struct rw_key *flow, __u8 kind, 
 		k->sport = flow->sport;
 		k->dport = flow->dport;
 	}
-}
-
-/* The IP header of a frame rw_parse_key took, found again (the rules read more of it); *off: where. */
-static __always_inline void *rw_ip_header(struct xdp_md *ctx, __u32 *off)
-{
-	struct rw_cursor c = { .pos = (void *)(long)ctx->data, .end = (void *)(long)ctx->data_end };
-	__u16 proto;
-
-	if (rw_parse_eth(&c, &proto) != RW_PARSE_OK)
-		return NULL;
-	*off = (__u32)c.off;
-	return c.pos;
 }
 
 /* Fills *key with the frame's key of kind cfg_parse_kind, *seen with its L4 header's class. */

@@ -54,7 +54,7 @@ static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family,
 					       const struct rw_l4_seen *seen,
 					       const struct rw_scratch *sc, struct rw_stats *st)
 {
-	void *ip = (void *)(long)ctx->data + (seen->ip_off & 0x3f), *end = (void *)(long)ctx->data_end;
+	void *ip = rw_seen_ip(ctx, seen), *end = (void *)(long)ctx->data_end;
 	struct rw_frag *f = rw_frag_slot(sc);
 	struct rw_match_index *mi;
 	__u32 zero = 0, ports;
@@ -223,11 +223,10 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
  * from the header again (a src key has no destination). IPv6 addresses are
  * cut to --v6-prefix as any src, dst or pair key's.
  */
-static __always_inline void rw_rule_key_of(struct xdp_md *ctx, struct rw_key *key,
-					   const struct rw_rule *r)
+static __always_inline void rw_rule_key_of(struct xdp_md *ctx, const struct rw_l4_seen *seen,
+					   struct rw_key *key, const struct rw_rule *r)
 {
-	__u32 ip_off;
-	void *ip = rw_ip_header(ctx, &ip_off), *end = (void *)(long)ctx->data_end;
+	void *ip = rw_seen_ip(ctx, seen), *end = (void *)(long)ctx->data_end;
 	__u8 fam = key->family, per = r->per;
 	__u32 len = r->per_len, cut = fam == RW_FAMILY_IPV6 ? cfg_v6_prefix : 128;
 	__u8 side = cfg_key_kind == RW_KIND_DST ? RW_KIND_DST : RW_KIND_SRC;
@@ -238,8 +237,6 @@ static __always_inline void rw_rule_key_of(struct xdp_md *ctx, struct rw_key *ke
 	if (len)
 		kind = side;
 	*key = (struct rw_key){ .family = fam, .kind = kind | RW_KIND_RULE, .rule = r->id };
-	if (!ip)
-		return;
 	if (fam == RW_FAMILY_IPV4) {
 		struct iphdr *ip4 = ip;
 
@@ -293,7 +290,7 @@ static __always_inline void rw_rule_limits(struct xdp_md *ctx, struct rw_key *ke
 						  .cap_packets = r->cap_packets, .cap_bytes = r->cap_bytes };
 		lim->rule = r->id + 1;
 		if (r->match || r->per) {
-			rw_rule_key_of(ctx, key, r);
+			rw_rule_key_of(ctx, seen, key, r);
 			return;
 		}
 		if (r->action == RW_RULE_LIMIT && r->per_len)

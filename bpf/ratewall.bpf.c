@@ -84,7 +84,7 @@ static __always_inline int rw_odd_l4(struct xdp_md *ctx, __u8 family,
 	if (cfg_malformed_drop && (seen->cls == RW_L4_TINY || seen->cls == RW_L4_DEEP))
 		return RW_PARSE_HIDDEN;
 	if (seen->first || seen->cls == RW_L4_LATER) {
-		sc->frag = rw_frag_find(ctx, family, now);
+		sc->frag = rw_frag_find(ctx, family, seen->ip_off, now);
 		st->frag_unmatched += !!(sc->frag & RW_FRAG_ORPHAN);
 	}
 	return RW_PARSE_OK;

@@ -71,10 +71,43 @@ static __always_inline __u64 rw_crowd_left(__u64 count, __u64 epoch1, __u32 slot
 	return count > taken ? count - taken : 0;
 }
 
+/* Where one crowd entry's registers merge into another's: the larger of each byte. */
+struct rw_crowd_regs {
+	__u64 *into;
+	const __u64 *from;
+};
+
+#define RW_CROWD_WORDS_A_TURN 8
+
+/*
+ * Eight words of registers merged. A bpf_loop's turn: the verifier walks it
+ * once, where a loop of RW_CROWD_WORDS it walks word by word, as often as
+ * its caller is walked (once a CPU, once a slot).
+ */
+static long rw_crowd_max_words(__u32 turn, void *data)
+{
+	struct rw_crowd_regs *r = data;
+	__u32 at = turn * RW_CROWD_WORDS_A_TURN;
+
+	if (turn >= RW_CROWD_WORDS / RW_CROWD_WORDS_A_TURN)
+		return 1;
+#pragma unroll
+	for (__u32 k = 0; k < RW_CROWD_WORDS_A_TURN; k++)
+		r->into[at + k] = rw_crowd_max8(r->into[at + k], r->from[at + k]);
+	return 0;
+}
+
+static __always_inline void rw_crowd_max_regs(struct rw_crowd *into, const struct rw_crowd *from)
+{
+	struct rw_crowd_regs r = { (__u64 *)into->reg, (const __u64 *)from->reg };
+
+	bpf_loop(RW_CROWD_WORDS / RW_CROWD_WORDS_A_TURN, rw_crowd_max_words, &r, 0);
+}
+
 /* One slot into the window's entry: its registers, and its sums unless it is the slot now begun. */
 static long rw_crowd_merge_slot(__u32 s, void *data)
 {
-	__u64 epoch = *(__u64 *)data, *into, *from;
+	__u64 epoch = *(__u64 *)data;
 	__u32 idx = s, w = RW_CROWD_WINDOW;
 	struct rw_crowd *c, *win;
 
@@ -85,10 +118,7 @@ static long rw_crowd_merge_slot(__u32 s, void *data)
 	if (!c || !win || !c->epoch1 || c->epoch1 - 1 > epoch ||
 	    !rw_slot_live(c->epoch1 - 1, epoch, cfg_slots))
 		return 0;
-	into = (__u64 *)win->reg;
-	from = (__u64 *)c->reg;
-	for (__u32 i = 0; i < RW_CROWD_WORDS; i++)
-		into[i] = rw_crowd_max8(into[i], from[i]);
+	rw_crowd_max_regs(win, c);
 	if (c->epoch1 != epoch + 1) {
 		win->packets += rw_crowd_left(c->packets, c->epoch1, idx, 0);
 		win->bytes += rw_crowd_left(c->bytes, c->epoch1, idx, 1);
@@ -137,16 +167,19 @@ static long rw_crowd_merge_cpu(__u32 cpu, void *data)
 	__u32 w = RW_CROWD_WINDOW, a = RW_CROWD_ALL;
 	struct rw_crowd *win = bpf_map_lookup_percpu_elem(&crowd, &w, cpu);
 	struct rw_crowd *into = bpf_map_lookup_elem(&crowd, &a);
-	__u64 *to, *from;
 
 	if (!win || !into || !win->epoch1 || win->epoch1 - 1 > all->epoch ||
 	    !rw_slot_live(win->epoch1 - 1, all->epoch, cfg_slots))
 		return 0;
-	to = (__u64 *)into->reg;
-	from = (__u64 *)win->reg;
-	for (__u32 i = 0; i < RW_CROWD_WORDS; i++)
-		to[i] = rw_crowd_max8(to[i], from[i]);
+	rw_crowd_max_regs(into, win);
 	all->sum += win->distinct;
+	/*
+	 * No count comes near it; but a sum the verifier sees grow with each
+	 * turn never matches a turn it has seen, and it walked this callback
+	 * again for each CPU. Capped, the second turn matches the first.
+	 */
+	if (all->sum > 0xffffffffULL)
+		all->sum = 0xffffffffULL;
 	return 0;
 }
 

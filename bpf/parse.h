@@ -284,8 +284,8 @@ struct rw_l4_seen {
 	__u8 first;
 };
 
-/* The IP header where the parser saw it (at most 22 bytes in: the mask shows the verifier). */
-#define rw_seen_ip(ctx, seen) ((void *)(long)(ctx)->data + ((seen)->ip_off & 0x3f))
+/* The IP header where the parser saw it, sc->ip_off (at most 22 bytes in: the mask shows the verifier). */
+#define rw_seen_ip(ctx, sc) ((void *)(long)(ctx)->data + ((sc)->ip_off & 0x3f))
 
 /* A flow's ports: the first 4 bytes of a TCP or UDP header, when they are in the linear part. */
 static __always_inline void rw_parse_ports(struct xdp_md *ctx, const struct rw_l4 *l4,

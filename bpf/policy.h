@@ -51,10 +51,9 @@ static __always_inline void rw_key_v6_cut(struct rw_key *key, __u8 kind)
  * the matches of its class. 0 when no match is in force.
  */
 static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family,
-					       const struct rw_l4_seen *seen,
 					       const struct rw_scratch *sc, struct rw_stats *st)
 {
-	void *ip = rw_seen_ip(ctx, seen), *end = (void *)(long)ctx->data_end;
+	void *ip = rw_seen_ip(ctx, sc), *end = (void *)(long)ctx->data_end;
 	struct rw_frag *f = rw_frag_slot(sc);
 	struct rw_match_index *mi;
 	__u32 zero = 0, ports;
@@ -70,7 +69,7 @@ static __always_inline __u64 rw_packet_matches(struct xdp_md *ctx, __u8 family,
 	/* The parser checked it before keying the packet; the verifier wants to see it again. */
 	if (ip + (family == RW_FAMILY_IPV4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)) > end)
 		return 0;
-	rw_l4_locate(ctx, ip, seen->ip_off, family, &l4);
+	rw_l4_locate(ctx, ip, sc->ip_off & 0x3f, family, &l4);
 	m = mi->proto[l4.proto] | mi->any_proto;
 	if (l4.cls != RW_L4_WHOLE) {
 		m &= mi->proto_only | mi->cls[l4.cls & (RW_L4_CLASSES - 1)];
@@ -193,7 +192,6 @@ static __noinline struct rw_rule *rw_rule_search(const struct rw_key *key, bool 
  * reads its L4 header and, meeting none of them, goes no further.
  */
 static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const struct rw_key *key,
-						  const struct rw_l4_seen *seen,
 						  const struct rw_scratch *sc, struct rw_stats *st)
 {
 	struct rw_rule_hint *hint;
@@ -211,7 +209,7 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
 	match = key->family == RW_FAMILY_IPV4 ? hint->q4[idx >> 6] : hint->q6[idx >> 6];
 	plain = (plain >> (idx & 63)) & 1;
 	if ((match >> (idx & 63)) & 1)
-		matches = rw_packet_matches(ctx, key->family, seen, sc, st);
+		matches = rw_packet_matches(ctx, key->family, sc, st);
 	if (!plain && !matches)
 		return NULL;
 	return rw_rule_search(key, plain, matches);
@@ -223,10 +221,10 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
  * from the header again (a src key has no destination). IPv6 addresses are
  * cut to --v6-prefix as any src, dst or pair key's.
  */
-static __always_inline void rw_rule_key_of(struct xdp_md *ctx, const struct rw_l4_seen *seen,
+static __always_inline void rw_rule_key_of(struct xdp_md *ctx, const struct rw_scratch *sc,
 					   struct rw_key *key, const struct rw_rule *r)
 {
-	void *ip = rw_seen_ip(ctx, seen), *end = (void *)(long)ctx->data_end;
+	void *ip = rw_seen_ip(ctx, sc), *end = (void *)(long)ctx->data_end;
 	__u8 fam = key->family, per = r->per;
 	__u32 len = r->per_len, cut = fam == RW_FAMILY_IPV6 ? cfg_v6_prefix : 128;
 	__u8 side = cfg_key_kind == RW_KIND_DST ? RW_KIND_DST : RW_KIND_SRC;
@@ -272,10 +270,9 @@ static __always_inline void rw_rule_key_of(struct xdp_md *ctx, const struct rw_l
  * prefix inside it).
  */
 static __always_inline void rw_rule_limits(struct xdp_md *ctx, struct rw_key *key,
-					   const struct rw_l4_seen *seen, const struct rw_scratch *sc,
-					   struct rw_limit *lim, struct rw_stats *st)
+					   const struct rw_scratch *sc, struct rw_limit *lim, struct rw_stats *st)
 {
-	struct rw_rule *r = rw_rule_of(ctx, key, seen, sc, st);
+	struct rw_rule *r = rw_rule_of(ctx, key, sc, st);
 	__u32 per = 0, v6 = 128;
 
 	*lim = (struct rw_limit){ .packets = cfg_limit_packets, .bytes = cfg_limit_bytes,
@@ -290,7 +287,7 @@ static __always_inline void rw_rule_limits(struct xdp_md *ctx, struct rw_key *ke
 						  .cap_packets = r->cap_packets, .cap_bytes = r->cap_bytes };
 		lim->rule = r->id + 1;
 		if (r->match || r->per) {
-			rw_rule_key_of(ctx, seen, key, r);
+			rw_rule_key_of(ctx, sc, key, r);
 			return;
 		}
 		if (r->action == RW_RULE_LIMIT && r->per_len)

@@ -119,14 +119,13 @@ static __always_inline int rw_unkeyed(int ret, __u64 len, struct rw_stats *st)
  */
 static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 				      const struct rw_time *t, __u64 len, struct rw_stats *st,
-				      struct rw_wslot *ws, struct rw_limit *lim,
-				      const struct rw_l4_seen *seen, struct rw_scratch *sc)
+				      struct rw_wslot *ws, struct rw_limit *lim, struct rw_scratch *sc)
 {
 	struct rw_tracked tr;
 	bool admit, banned;
 	int ret;
 
-	rw_rule_limits(ctx, key, seen, sc, lim, st);
+	rw_rule_limits(ctx, key, sc, lim, st);
 	/* A later fragment goes where its datagram's first went (frag.h). */
 	ret = rw_frag_follows(sc, lim);
 	if (ret == 1)
@@ -208,6 +207,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 
 	rw_clock(sc, &t);
 	sc->frag = 0;
+	sc->ip_off = seen.ip_off;
 	if (seen.cls | seen.first) { /* not whole, as most are */
 		ret = rw_odd_l4(ctx, key->family, &seen, st, sc, t.now);
 		if (ret != RW_PARSE_OK)
@@ -224,7 +224,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 		sc->flow = *key;
 		rw_key_derive(&sc->flow, cfg_key_kind, key);
 	}
-	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim, &seen, sc);
+	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim, sc);
 	rw_frag_verdict(sc, dropped);
 	rw_rule_count(&lim, dropped);
 	if (cfg_rank_mask)

@@ -495,7 +495,14 @@ struct rw_scratch {
 	 * here, not on the stack, which the insert's call chain fills.
 	 */
 	__u32 frag;
-	__u32 pad;
+	/*
+	 * Where the parser saw the packet's IP header (the rules read it from
+	 * there, bpf/parse.h: rw_seen_ip). Read from a map, it is any offset up
+	 * to 63 to the verifier: held on the stack, it was the parser's path
+	 * (14, 18 or 22 bytes) and every path walked all that follows it
+	 * again, a third of the program's verification.
+	 */
+	__u32 ip_off;
 	__u64 packets[RW_MAX_SLOTS];
 	__u64 bytes[RW_MAX_SLOTS];
 	/*

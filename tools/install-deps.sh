@@ -12,7 +12,9 @@
 # behind IPv6 extension headers (scapy);
 # gobgpd and bird2: the --bgp test drives a real GoBGP daemon and checks what a
 # BIRD 2 peering with it holds, both in namespaces; protobuf-compiler and
-# golang-github-osrg-gobgp-dev (GoBGP's .proto files): the build compiles
+# golang-github-osrg-gobgp-dev (GoBGP's .proto files) and libprotobuf-dev
+# (the google/protobuf/*.proto they import; only a Recommends of
+# protobuf-compiler, which --no-install-recommends skips): the build compiles
 # GoBGP's API messages for --bgp's session helper, which runs on
 # python3-grpcio and python3-protobuf; build-essential,
 # dpkg-dev and debhelper: make deb's dpkg-buildpackage (dpkg-checkbuilddeps
@@ -24,7 +26,7 @@ set -eu
 PACKAGES="clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 iproute2 nftables iptables python3 man-db groff-base systemd libclang-rt-dev libmicrohttpd-dev libncurses-dev curl prometheus tmux \
 libsqlite3-dev sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils gobgpd bird2 \
-protobuf-compiler golang-github-osrg-gobgp-dev python3-grpcio python3-protobuf hping3 python3-scapy \
+protobuf-compiler libprotobuf-dev golang-github-osrg-gobgp-dev python3-grpcio python3-protobuf hping3 python3-scapy \
 build-essential dpkg-dev debhelper lintian"
 
 missing=""

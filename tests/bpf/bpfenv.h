@@ -127,6 +127,8 @@ void run_flood_tests(void);
 void run_crowd_tests(void);
 /* Rules with a match: protocol, ports, flags, type (test_rules.c). */
 void run_rule_match_tests(void);
+/* The program loads as RW_MAX_CPUS CPUs would load it, every branch taken (test_load.c). */
+void run_load_tests(void);
 /* The BGP driver's thread against a fake speaker (test_bgp.c). */
 void run_bgp_tests(void);
 

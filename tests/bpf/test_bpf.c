@@ -1158,6 +1158,7 @@ int main(void)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
+	run_load_tests();
 	RUN(test_frame_table);
 	RUN(test_slot_rotation_and_stale_reset);
 	RUN(test_packet_limit_crossing);

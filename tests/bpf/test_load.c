@@ -10,66 +10,46 @@
  * for the verifier), and the most instructions any of them took is printed
  * with the margin left.
  */
-#include <bpf/libbpf.h>
-#include <linux/bpf.h>
-#include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "bpfenv.h"
 #include "cli/config.h"
 #include "testlib.h"
 
-#define VERIFIER_LIMIT 1000000u /* BPF_COMPLEXITY_LIMIT_INSNS */
 /*
  * Where any kernel's count must stay, with room for the next change: Debian
  * 12's 6.12 counted 6 % more than 6.18 for the same object (727 422 against
  * 683 155 insns, the worst load here, 2026-11-28).
  */
-#define HOST_BUDGET (VERIFIER_LIMIT * 8 / 10)
-
-struct load_probe {
-	char log[64 * 1024];
-	uint32_t processed;
-};
-
-/* What the verifier says of a load with BPF_LOG_STATS: "processed N insns (limit ...". */
-static uint32_t processed_insns(const char *log)
-{
-	const char *at = strstr(log, "processed ");
-
-	return at ? (uint32_t)strtoul(at + strlen("processed "), NULL, 10) : 0;
-}
+#define BUDGET (RW_VERIFIER_INSNS_LIMIT * 8 / 10)
 
 static int pretend_max_cpus(struct ratewall_bpf *skel, void *arg)
 {
-	struct load_probe *probe = arg;
-
+	(void)arg;
 	skel->rodata->cfg_nr_cpus = RW_MAX_CPUS;
-	probe->log[0] = 0;
-	bpf_program__set_log_level(skel->progs.ratewall_xdp, 4 /* BPF_LOG_STATS */);
-	return bpf_program__set_log_buf(skel->progs.ratewall_xdp, probe->log, sizeof(probe->log));
+	return 0;
 }
 
 /* Loads p as RW_MAX_CPUS CPUs would; the verifier's count, or 0 if the load was refused. */
 static uint32_t load_counted(struct rw_load_params *p, const char *what)
 {
-	static struct load_probe probe;
 	struct ratewall_bpf *skel;
+	uint32_t insns;
 	int err;
 
 	p->prepare = pretend_max_cpus;
-	p->prepare_arg = &probe;
+	p->verified_insns = &insns;
 	p->test_clock = true;
 	p->max_rules = RW_DEFAULT_MAX_RULES;
 	err = rw_bpf_load(p, &skel);
-	probe.processed = processed_insns(probe.log);
-	printf("  %-54s %7u insns%s%s\n", what, probe.processed, err ? ": refused, " : "",
+	printf("  %-54s %7u insns%s%s\n", what, insns, err ? ": refused, " : "",
 	       err ? strerror(-err) : "");
 	CHECK_EQ(err, 0);
 	if (err)
 		return 0;
 	ratewall_bpf__destroy(skel);
-	return probe.processed;
+	return insns;
 }
 
 /* What `ratewall run` loads with no options. */
@@ -80,7 +60,7 @@ static void test_load_defaults(void)
 				    .burst_ns = 100 * MS, .v6_prefix = RW_DEFAULT_V6_PREFIX };
 	uint32_t n = load_counted(&p, "defaults");
 
-	CHECK(n > 0 && n <= HOST_BUDGET);
+	CHECK(n > 0 && n <= BUDGET);
 }
 
 /*
@@ -117,9 +97,9 @@ static void test_load_every_branch(void)
 				most = n;
 		}
 	}
-	printf("  most: %u insns, %u%% of the verifier's limit (budget here %u%%)\n", most,
-	       most / (VERIFIER_LIMIT / 100), HOST_BUDGET / (VERIFIER_LIMIT / 100));
-	CHECK(most <= HOST_BUDGET);
+	printf("  most: %u insns, %u%% of the verifier's limit (budget %u%%)\n", most,
+	       most / (RW_VERIFIER_INSNS_LIMIT / 100), BUDGET / (RW_VERIFIER_INSNS_LIMIT / 100));
+	CHECK(most <= BUDGET);
 }
 
 void run_load_tests(void)

@@ -7,6 +7,7 @@
 #include <linux/if_link.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -68,20 +69,25 @@ static void set_rodata(struct ratewall_bpf__rodata *r, const struct rw_load_para
 		r->cfg_ifindex[i] = p->ifindex[i];
 }
 
-int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
+/* The verifier's statistics (BPF_LOG_STATS) say "processed N insns (limit ...". */
+static uint32_t processed_insns(const char *log)
 {
-	uint32_t ncpus = rw_possible_cpus(), nbuckets = rw_table_buckets(p->max_flows);
-	struct ratewall_bpf *skel;
+	const char *at = strstr(log, "processed ");
+
+	return at ? (uint32_t)strtoul(at + strlen("processed "), NULL, 10) : 0;
+}
+
+/*
+ * Opens the skeleton, configures it for p and loads it; stats, when given,
+ * gets the verifier's statistics (BPF_LOG_STATS, a few lines: a log that
+ * overflows fails the load, so a refused load's second try only asks).
+ */
+static int load_skeleton(const struct rw_load_params *p, uint32_t ncpus, uint32_t nbuckets,
+			 char *stats, size_t stats_len, struct ratewall_bpf **out)
+{
+	struct ratewall_bpf *skel = ratewall_bpf__open();
 	int err;
 
-	libbpf_set_print(p->libbpf_log);
-	/* Every CPU's records of every entry are one array: its index must fit 32 bits. */
-	if (ncpus > RW_MAX_CPUS || (uint64_t)ncpus * nbuckets * RW_WAYS > 0xffffffffULL)
-		return -E2BIG;
-	if (p->key_kind >= RW_KIND_COUNT || p->v6_prefix > 128 ||
-	    (p->rank_mask & ((1u << p->key_kind) | ~((1u << RW_KIND_COUNT) - 1))))
-		return -EINVAL;
-	skel = ratewall_bpf__open();
 	if (!skel)
 		return -errno;
 	set_rodata(skel->rodata, p, ncpus, nbuckets);
@@ -105,6 +111,11 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.rule_stats,
 					       p->max_rules ? p->max_rules : RW_MAX_RULES);
+	if (!err && stats) {
+		err = bpf_program__set_log_level(skel->progs.ratewall_xdp, 4 /* BPF_LOG_STATS */);
+		if (!err)
+			err = bpf_program__set_log_buf(skel->progs.ratewall_xdp, stats, stats_len);
+	}
 	if (!err && p->prepare)
 		err = p->prepare(skel, p->prepare_arg);
 	if (!err)
@@ -113,6 +124,54 @@ int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
 		ratewall_bpf__destroy(skel);
 		return err;
 	}
+	*out = skel;
+	return 0;
+}
+
+/*
+ * E2BIG is the maps' (one too big for the kernel) or the verifier's (more
+ * instructions than it walks): a second load that only asks the verifier's
+ * count tells which.
+ */
+static uint32_t refused_insns(const struct rw_load_params *p, uint32_t ncpus, uint32_t nbuckets)
+{
+	static char stats[64 * 1024];
+	/* libbpf's messages (-v) were said by the first load. */
+	libbpf_print_fn_t said = libbpf_set_print(NULL);
+	struct ratewall_bpf *skel;
+
+	stats[0] = 0;
+	if (!load_skeleton(p, ncpus, nbuckets, stats, sizeof(stats), &skel))
+		ratewall_bpf__destroy(skel);
+	libbpf_set_print(said);
+	return processed_insns(stats);
+}
+
+int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out)
+{
+	uint32_t ncpus = rw_possible_cpus(), nbuckets = rw_table_buckets(p->max_flows);
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	struct ratewall_bpf *skel;
+	int err;
+
+	libbpf_set_print(p->libbpf_log);
+	if (p->verified_insns)
+		*p->verified_insns = 0;
+	/* Every CPU's records of every entry are one array: its index must fit 32 bits. */
+	if (ncpus > RW_MAX_CPUS || (uint64_t)ncpus * nbuckets * RW_WAYS > 0xffffffffULL)
+		return -E2BIG;
+	if (p->key_kind >= RW_KIND_COUNT || p->v6_prefix > 128 ||
+	    (p->rank_mask & ((1u << p->key_kind) | ~((1u << RW_KIND_COUNT) - 1))))
+		return -EINVAL;
+	err = load_skeleton(p, ncpus, nbuckets, NULL, 0, &skel);
+	if (err == -E2BIG && p->verified_insns)
+		*p->verified_insns = refused_insns(p, ncpus, nbuckets);
+	if (err)
+		return err;
+	if (p->verified_insns &&
+	    !bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.ratewall_xdp), &info, &len))
+		*p->verified_insns = info.verified_insns;
 	*out = skel;
 	return 0;
 }

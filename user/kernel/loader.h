@@ -28,7 +28,15 @@ struct rw_load_params {
 	/* Called after configuration, before the kernel load (e.g. to reuse pinned maps). */
 	int (*prepare)(struct ratewall_bpf *skel, void *arg);
 	void *prepare_arg;
+	/*
+	 * Where the verifier's count of instructions goes, whether it accepted
+	 * the program or refused it with E2BIG (NULL: nowhere; 0: not known).
+	 */
+	uint32_t *verified_insns;
 };
+
+/* Past this many instructions the kernel's verifier gives up (E2BIG). */
+#define RW_VERIFIER_INSNS_LIMIT 1000000u
 
 /* Opens, configures and loads the skeleton. Negative errno on failure. */
 int rw_bpf_load(const struct rw_load_params *p, struct ratewall_bpf **out);

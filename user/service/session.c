@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "cli/exit.h"
 #include "kernel/flowtab.h"
@@ -77,9 +78,18 @@ int rw_session_rules(struct rw_session *s, bool recompute)
 	return e;
 }
 
-static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e)
+static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e,
+			  uint32_t insns)
 {
-	if (e == -ENOMEM || e == -E2BIG) {
+	struct utsname u;
+
+	/* E2BIG is also the verifier's: past its limit, the kernel is the cause, not the maps. */
+	if (e == -E2BIG && insns > RW_VERIFIER_INSNS_LIMIT) {
+		fprintf(stderr, "ratewall: Linux %s cannot load the program: its verifier gave up after "
+			"%u instructions (limit %u); ratewall is tested on Linux 6.12 and 6.18 "
+			"(Debian bookworm: linux-image-6.12-amd64)\n",
+			uname(&u) ? "?" : u.release, insns, RW_VERIFIER_INSNS_LIMIT);
+	} else if (e == -ENOMEM || e == -E2BIG) {
 		char mem[32];
 
 		rw_format_bytes((double)plan->total, mem, sizeof(mem));
@@ -110,10 +120,14 @@ int rw_first_thresholds(const struct rw_session *s)
 
 int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
 {
-	int e = rw_bpf_load(&s->lp, &s->skel);
+	uint32_t insns;
+	int e;
 
+	s->lp.verified_insns = &insns;
+	e = rw_bpf_load(&s->lp, &s->skel);
+	s->lp.verified_insns = NULL;
 	if (e)
-		return rw_load_failed(s, plan, e);
+		return rw_load_failed(s, plan, e, insns);
 	rw_maps_of(s->skel, &s->maps);
 	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
 	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;

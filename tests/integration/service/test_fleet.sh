@@ -201,6 +201,16 @@ check "(d) limited and banned fire for 198.18.0.1 alone" \
 check "(d) a heavy prefix on each host (pending or firing)" \
 	test "$heavy" = "198.18.0.0/24@host1,198.18.0.0/24@host2,198.18.0.0/24@host3"
 check "(d) hosts 1 and 2 drop over 10 % (pending or firing), host 3 not" test "$dropping" = "host1,host2"
+if [ "$dropping" != "host1,host2" ]; then # what the alert was made of then, and when the rules ran
+	for q in 'instance:ratewall_dropped_packets:ratio_rate5m' 'count_over_time(ratewall_dropped_packets_total[10s])'; do
+		echo "     at $AT, $q: $(query_at "$AT" "$q" | head -c 600)"
+	done
+	echo "     now $(date +%s), the rule groups: $(ip netns exec "$MON" curl -s --max-time 5 \
+		http://127.0.0.1:9090/api/v1/rules | python3 -c '
+import json, sys
+for g in json.load(sys.stdin)["data"]["groups"]:
+    print(g["name"], g["lastEvaluation"], end="; ")')"
+fi
 check "(d) no tick late, target down or missing, history error: then or now" test -z "$other"
 
 # (e) The spread. Each host gets 64 sources of 198.18.10.0/26 from one paced

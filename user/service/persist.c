@@ -202,8 +202,10 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 	struct rw_meta *m = &s->inst.meta;
 	int e = rw_session_load(s, plan);
 
-	if (e >= 0)
+	if (e >= 0) { /* refused: the directory this start made goes too */
+		rw_act_pins_remove(s->inst.dir);
 		return e;
+	}
 	if (rw_first_thresholds(s) || rw_session_rules(s, false) || pin_maps(s, NULL) ||
 	    pin_as(s, s->prog_fd, "prog"))
 		goto undo;

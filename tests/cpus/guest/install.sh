@@ -4,8 +4,10 @@
 # (installed on the host), and Debian's 6.12 kernel with its modules, unpacked
 # into GUEST_DIR (default build/guest) and never installed as the host kernel.
 # The kernel is fetched once: a later run finds GUEST_DIR/linux/PACKAGE and
-# does nothing. GUEST_KERNEL_PKG names another package (default: the newest
-# linux-image-6.12.*-amd64-unsigned apt knows).
+# does nothing. GUEST_KERNEL=6.1 takes Debian bookworm's stock kernel instead
+# (the newest linux-image-6.1.0-*-amd64-unsigned apt knows; default 6.12,
+# the newest linux-image-6.12.*-amd64-unsigned); GUEST_KERNEL_PKG names any
+# other package.
 # Usage: tests/cpus/guest/install.sh [GUEST_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
@@ -35,13 +37,21 @@ if [ -n "$missing" ]; then
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null || exit 1
 fi
 
-# The kernel: already unpacked (its marker names the package) means done.
-if [ -n "$(ls "$GUEST"/linux/.pkg-* 2>/dev/null)" ] && [ -z "${GUEST_KERNEL_PKG:-}" ]; then
+# The kernel: already unpacked, of the series asked (its marker names the package), means done.
+case ${GUEST_KERNEL:-6.12} in
+6.12) series='^linux-image-6\.12\.[0-9]+\+deb[0-9]+-amd64-unsigned$' ;;
+6.1) series='^linux-image-6\.1\.0-[0-9]+-amd64-unsigned$' ;;
+*)
+	echo "guest install: GUEST_KERNEL=${GUEST_KERNEL}: 6.12 or 6.1" >&2
+	exit 2
+	;;
+esac
+if [ -z "${GUEST_KERNEL_PKG:-}" ] &&
+	ls "$GUEST"/linux/.pkg-* 2>/dev/null | sed 's|.*/\.pkg-||' | grep -qE "$series"; then
 	exit 0
 fi
 pick() {
-	apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb[0-9]+-amd64-unsigned$' |
-		awk '{ print $1 }' | sort -V | tail -n 1
+	apt-cache search --names-only "$series" | awk '{ print $1 }' | sort -V | tail -n 1
 }
 pkg=${GUEST_KERNEL_PKG:-$(pick)}
 if [ -z "$pkg" ] && [ -z "$updated" ]; then
@@ -50,7 +60,7 @@ if [ -z "$pkg" ] && [ -z "$updated" ]; then
 	pkg=$(pick)
 fi
 if [ -z "$pkg" ]; then
-	echo "guest install: apt knows no linux-image-6.12.*-amd64-unsigned package" >&2
+	echo "guest install: apt knows no package $series" >&2
 	exit 1
 fi
 [ -e "$GUEST/linux/.pkg-$pkg" ] && exit 0

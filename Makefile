@@ -64,12 +64,18 @@ TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 # was empty, and the next make took it as made).
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
+.PHONY: all deps test-deps test test-slow test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
 	deb test-package
 all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS)
 
+# make deps: what building and running need; make test-deps: that and the
+# test rig (tools/install-deps.sh says which package is for what). Neither
+# leaves a service of theirs enabled or running.
 deps:
-	@./tools/install-deps.sh
+	@./tools/install-deps.sh build
+
+test-deps:
+	@./tools/install-deps.sh build test
 
 $(BUILD) $(BUILD)/asan:
 	@mkdir -p $@
@@ -174,7 +180,7 @@ $(BUILD)/fuzz:
 $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(PURE_SRCS) $(HDRS) | $(BUILD)/fuzz
 	$(CLANG) $(FUZZ_FLAGS) $< $(PURE_SRCS) -o $@ -lm -lsqlite3
 
-fuzz: deps
+fuzz: test-deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	@./tests/fuzz/run.sh $(FUZZ_TIME) $(BUILD)
 
@@ -189,22 +195,28 @@ test-asan: $(ASAN)
 check-rooms:
 	@python3 tools/check_rooms.py
 
-# Every layer, one closing "N passed, N failed" line. Needs root (BPF, netns).
-# The three builds (plain, sanitized, fuzzers) on every CPU: half the build time on two.
-test: deps
+# Every layer but the slow suites (tests/run.sh says which), one closing
+# "N passed, N failed" line; about 5 minutes here. Needs root (BPF, netns).
+# The three builds (plain, sanitized, fuzzers) on every CPU: half the build
+# time on two. make test-slow: the slow integration suites, which CI runs too.
+test: test-deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all $(ASAN) $(FUZZ_TARGETS)
 	@./tests/run.sh $(BUILD)
+
+test-slow: test-deps
+	@$(MAKE) --no-print-directory -j$$(nproc) all $(ASAN)
+	@./tests/run.sh --slow $(BUILD)
 
 # The cross-CPU checks (tests/cpus/) in QEMU guests of 16 and 64 CPUs (TCG, no
 # KVM needed): installs QEMU and fetches Debian's 6.12 kernel into
 # $(BUILD)/guest once. Needs root. About 15 minutes here; not part of `make test`.
-test-cpus: deps
+test-cpus: test-deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@./tests/cpus/run.sh $(BUILD)
 
 # Benchmarks (needs root, bench/bench.py): table on stdout, JSON in bench/results/,
 # the page docs/performance.md rendered from it. BENCH_QUICK=1: < 2 min.
-bench: deps
+bench: test-deps
 	@$(MAKE) --no-print-directory all $(TOYS)
 	@python3 bench/bench.py $(BUILD)
 
@@ -217,7 +229,7 @@ bench-ab:
 	@$(if $(BASE),,echo "make bench-ab: BASE is required: make bench-ab BASE=<git revision> [ROUNDS=3]" >&2; exit 2)
 	@git rev-parse --verify --quiet '$(BASE)^{commit}' >/dev/null || \
 		{ echo "make bench-ab: BASE=$(BASE) names no commit of this repository" >&2; exit 2; }
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory test-deps
 	@$(MAKE) --no-print-directory all $(TOYS)
 	@python3 bench/ab.py --base '$(BASE)' --rounds '$(ROUNDS)' $(if $(ROWS),--rows '$(ROWS)') $(BUILD)
 
@@ -283,6 +295,7 @@ DEB_SRC := $(BUILD)/deb/ratewall-$(RW_VERSION)
 DEB = $(BUILD)/ratewall_$(RW_VERSION)_$(shell dpkg --print-architecture).deb
 
 deb: deps
+	@./tools/install-deps.sh deb
 	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(RW_VERSION)" ] || \
 		{ echo "deb: debian/changelog says $$v, user/cli/version.h says $(RW_VERSION)" >&2; exit 1; }
 	@git rev-parse --is-inside-work-tree >/dev/null || \
@@ -302,7 +315,8 @@ deb: deps
 
 # The package installed, run and purged on this machine (tests/package/):
 # root; refuses to run when a ratewall package it did not install is there.
-test-package: deps
+test-package: test-deps
+	@./tools/install-deps.sh deb
 	@$(MAKE) --no-print-directory $(BUILD)/rwgen
 	@./tests/package/test_package.sh $(BUILD)
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Runs every test layer and ends with one "N passed, N failed" line:
+# make test: every test layer but the slow suites, in about five minutes on
+# two CPUs, ending with one "N passed, N failed" line:
 #   0. the layout: no include points up the rooms of user/, no circle of
 #      files, units or folders, no room over a fifth of user/, nothing in cli/
 #      that no command uses, no tooling folder outgrows the product's
@@ -9,18 +10,28 @@
 #      every path the prose names exists and the README stays short;
 #      docs/performance.md is what bench/bench.py --report renders; the
 #      alert rules pass promtool check and test; the dashboard is
-#      tools/dashboard.py's rendering, with Grafana's fields and its wiring
+#      tools/dashboard.py's rendering, with Grafana's fields and its wiring;
+#      make deps leaves no service enabled
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
-#   3. integration tests on veth pairs between namespaces they create; four of
-#      them with ratewall built with ASan/UBSan (two of those only that way)
+#   3. integration tests on veth pairs between namespaces they create, but
+#      the slow ones below; two of them with ratewall built with ASan/UBSan
 # Layer 0 and the two integration suites without traffic run beside layers 1
 # and 2 (after the fuzzing); each says what it said in the order above.
-# Needs root. Usage: tests/run.sh [BUILD_DIR]
+# make test-slow (tests/run.sh --slow): the slow integration suites alone,
+# each of which takes half a minute or more of real time (BGP daemons
+# converging, TCP streams, windows of history, whole-table botnets); CI runs
+# both (.ci/run).
+# Needs root. Usage: tests/run.sh [--slow] [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/tests/tally.sh"
 . "$ROOT/tests/harness/python_once.sh"
+SLOW=""
+if [ "${1:-}" = --slow ]; then
+	SLOW=1
+	shift
+fi
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 export BUILD
 python_once "$BUILD/python"
@@ -56,6 +67,48 @@ suite() {
 start=$(date +%s)
 OUT=$(mktemp -d /tmp/rwrun.XXXXXX)
 trap 'rm -f "$LOG"; rm -rf "$OUT"' EXIT
+# The slow suites: make test-slow's (tests/run.sh --slow), not make test's.
+# Each takes half a minute or more of real time, waiting more than working.
+slow_suites="test_bgp test_keys test_tcp test_history test_botnet test_fleet test_fragments test_on_event"
+# Run once, with the sanitized ratewall below (what they drive, pins,
+# adoption, rules files, reloads, the terminal view, is the loader's own
+# code, the same in both builds): test_persist in make test, test_policy and
+# test_tui in make test-slow. test_top_talkers runs sanitized in make test,
+# plain in make test-slow.
+asan_only="test_persist test_policy test_tui test_top_talkers"
+listed() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+
+# integration SLOW: every integration suite of that set (empty: make test's)
+# with the plain build, but those run only sanitized.
+integration() {
+	local t name
+	for t in "$ROOT"/tests/integration/*/test_*.sh; do
+		name=$(basename "$t" .sh)
+		listed "$name" "$asan_only" && continue
+		if listed "$name" "$slow_suites"; then [ -n "$1" ] || continue; else [ -z "$1" ] || continue; fi
+		if [ -e "$OUT/$name.rc" ]; then # run beside the unit tests above
+			said "integration: $name" "$OUT/$name"
+		else
+			suite "integration: $name" "$t"
+		fi
+	done
+}
+
+if [ -n "$SLOW" ]; then
+	integration slow
+	suite "integration: test_top_talkers" "$ROOT/tests/integration/traffic/test_top_talkers.sh"
+	# Rules files, SIGHUP reloads and `rule` edits under the sanitizers.
+	suite "integration: test_policy (ratewall under ASan, UBSan)" \
+		env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_policy.sh"
+	# The terminal view (ncurses, key handling, read-only map passes) under the sanitizers.
+	suite "integration: test_tui (ratewall under ASan, UBSan)" \
+		env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_tui.sh"
+	echo "== all slow suites in $(($(date +%s) - start)) s"
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+	exit
+fi
+
 # Fuzzing takes both CPUs, alone. Then the layout checks (Python on one CPU)
 # and two integration suites without traffic (test_install: files only;
 # test_errors_cleanup: refusals and exits on its own testbed, no program of
@@ -73,6 +126,7 @@ layouts=(
 	"docs/performance.md is bench/results/latest.json rendered|test_performance_page.sh"
 	"the alert rules pass promtool's check and unit tests|test_alert_rules.sh"
 	"the Grafana dashboard is rendered, shaped and wired|test_dashboard.sh"
+	"make deps and test-deps leave no service enabled, no policy file behind|test_install_deps.sh"
 )
 beside_integration="test_install test_errors_cleanup"
 (
@@ -98,32 +152,13 @@ said "fuzzing: every parser of outside input, ${FUZZ_TEST_TIME:-2} s each" "$OUT
 said "userspace unit tests" "$OUT/unit"
 said "userspace unit tests (ASan, UBSan)" "$OUT/unit_asan"
 said "BPF unit tests (ASan, UBSan)" "$OUT/bpf"
-# test_persist, test_policy and test_tui run once, with the sanitized ratewall
-# below: a minute each for the first two, 20 s for the third, and what they
-# drive (pins, adoption, rules files, reloads, the terminal view) is the
-# loader's own code, the same in both builds. Every other suite runs the plain one.
-for t in "$ROOT"/tests/integration/*/test_*.sh; do
-	case "$(basename "$t")" in
-	test_persist.sh | test_policy.sh | test_tui.sh) continue ;;
-	esac
-	if [ -e "$OUT/$(basename "$t" .sh).rc" ]; then # run beside the unit tests above
-		said "integration: $(basename "$t" .sh)" "$OUT/$(basename "$t" .sh)"
-	else
-		suite "integration: $(basename "$t" .sh)" "$t"
-	fi
-done
+integration ""
 # The loader's tick (map reads, idle deletion, ranking, JSON) under the sanitizers.
 suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \
 	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/traffic/test_top_talkers.sh"
 # Pinning, adoption, --replace, status and stop under the sanitizers.
 suite "integration: test_persist (ratewall under ASan, UBSan)" \
 	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_persist.sh"
-# Rules files, SIGHUP reloads and `rule` edits under the sanitizers.
-suite "integration: test_policy (ratewall under ASan, UBSan)" \
-	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_policy.sh"
-# The terminal view (ncurses, key handling, read-only map passes) under the sanitizers.
-suite "integration: test_tui (ratewall under ASan, UBSan)" \
-	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_tui.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

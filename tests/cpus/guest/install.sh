@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# What `make test-cpus` needs beyond `make deps`: QEMU and a static busybox
+# What `make test-cpus` needs beyond `make test-deps`: QEMU and a static busybox
 # (installed on the host), and Debian's 6.12 kernel with its modules, unpacked
 # into GUEST_DIR (default build/guest) and never installed as the host kernel.
 # The kernel is fetched once: a later run finds GUEST_DIR/linux/PACKAGE and

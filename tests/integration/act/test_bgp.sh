@@ -48,7 +48,7 @@ OWN6=2001:db8:ffff::/64
 RTBH="(65535,666) (65535,65281)" # a blackhole's communities: BLACKHOLE, NO_EXPORT
 
 for tool in gobgpd gobgp bird birdc; do
-	command -v "$tool" >/dev/null || { fail "$tool is installed (make deps)"; finish; exit 1; }
+	command -v "$tool" >/dev/null || { fail "$tool is installed (make test-deps)"; finish; exit 1; }
 done
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
 PEER_NS=${TB_NAME}g # BIRD's

@@ -205,7 +205,7 @@ def dashboard():
         "uid": "ratewall-fleet",
         "title": "ratewall: fleet",
         "description": "ratewall's /metrics across hosts: top talkers, passes and drops, heavy prefixes, limited "
-                       "and banned keys, the loader's tick, --history, --bgp and --on-event (docs/operations.md).",
+                       "and banned keys, the loader's tick, --history, --bgp and --on-event (docs/operations/fleet.md).",
         "tags": ["ratewall", "xdp"],
         "schemaVersion": 39,
         "version": 1,

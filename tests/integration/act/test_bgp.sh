@@ -29,7 +29,7 @@
 #  (k) a run killed (kill -9) with nothing pinned: the next run finds its
 #      routes by the owner community and withdraws them; another owner's stay
 #  (l) BIRD passes what it holds through the upstream's filters of
-#      docs/operations.md: ratewall's routes pass ((b), (j)); a blackhole
+#      docs/operations/mitigation.md: ratewall's routes pass ((b), (j)); a blackhole
 #      and a flow rule towards another's prefix do not
 #  (m) --key flow: the rule upstream has the flow's protocol and ports; a
 #      budget under a `udp dport 53` rule, the rule's protocol and port
@@ -95,13 +95,13 @@ cat >"$WORK/gobgpd.toml" <<EOF
 EOF
 # BIRD imports everything the speaker sends into its tables (what ratewall
 # announced, to check), and passes it on through the upstream's filters of
-# docs/operations.md into up4, upflows4 and upflows6: what an upstream set
+# docs/operations/mitigation.md into up4, upflows4 and upflows6: what an upstream set
 # up as shown there would accept.
 {
 	echo "router id 198.19.255.2;"
 	echo "log \"$WORK/bird.log\" all;"
 	echo "protocol device {}"
-	sed -n '/^# upstream filters: begin/,/^# upstream filters: end/p' "$ROOT/docs/operations.md"
+	sed -n '/^# upstream filters: begin/,/^# upstream filters: end/p' "$ROOT/docs/operations/mitigation.md"
 	cat <<EOF
 flow4 table flows4;
 flow6 table flows6;
@@ -224,7 +224,7 @@ G3=$!
 seen=$(when_ 4 announced 198.18.0.5/32)
 # RW_CAPTURE=FILE: BIRD's table now, as the README shows it.
 [ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.ban"
-check "(b) ... and the upstream's filters of docs/operations.md accept it" \
+check "(b) ... and the upstream's filters of docs/operations/mitigation.md accept it" \
 	upstream_has upflows4 "dst $OWN; src 198.18.0.5/32;"
 wait $G1 $G2 $G3
 banned=$(event_time "$WORK/a.events" 198.18.0.5 banned ts)

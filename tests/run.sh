@@ -126,6 +126,7 @@ layouts=(
 	"docs/performance.md is bench/results/latest.json rendered|test_performance_page.sh"
 	"the alert rules pass promtool's check and unit tests|test_alert_rules.sh"
 	"the Grafana dashboard is rendered, shaped and wired|test_dashboard.sh"
+	"every family /metrics serves is in the docs' metrics table|test_metrics_doc.sh"
 	"make deps and test-deps leave no service enabled, no policy file behind|test_install_deps.sh"
 )
 beside_integration="test_install test_errors_cleanup"

@@ -58,7 +58,7 @@ echo "     (a) families, bad lines: $fmt"
 check "(a) /metrics parses as the Prometheus text format" test "$(echo "$fmt" | awk '{ print $2 }')" = 0
 lint=$(promtool check metrics <"$WORK/during.txt" 2>&1)
 check "(a) promtool check metrics finds nothing to say${lint:+: $lint}" test -z "$lint"
-check "(a) ... with the families docs/operations/watching.md lists" \
+check "(a) ... with its histogram (the families docs/operations/watching.md lists: tests/layout/test_metrics_doc.sh)" \
 	grep -q '^ratewall_tick_duration_seconds_bucket{le="+Inf"}' "$WORK/during.txt"
 
 # (b) the top-N only, the heavy source first

@@ -127,6 +127,7 @@ layouts=(
 	"the alert rules pass promtool's check and unit tests|test_alert_rules.sh"
 	"the Grafana dashboard is rendered, shaped and wired|test_dashboard.sh"
 	"every family /metrics serves is in the docs' metrics table|test_metrics_doc.sh"
+	"the package's changelog is CHANGELOG.md's, of version.h's version|test_changelog.sh"
 	"make deps and test-deps leave no service enabled, no policy file behind|test_install_deps.sh"
 )
 beside_integration="test_install test_errors_cleanup"

@@ -160,6 +160,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 static int validate(struct rw_config *cfg, char *err, size_t errlen)
 {
 	uint64_t slot_ns = rw_slot_ns(cfg);
+	struct rw_cli_args defaults;
+
+	rw_opt_defaults(&defaults);
 
 	if (slot_ns < RW_MIN_SLOT_NS || slot_ns > RW_MAX_SLOT_NS)
 		return fail(err, errlen,
@@ -185,9 +188,11 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	    (cfg->history_keep_ns != RW_HISTORY_KEEP_NS || cfg->history_max != RW_HISTORY_MAX))
 		return fail(err, errlen, "--history-keep and --history-max shape --history: give "
 			    "--history FILE too");
-	if (cfg->metrics_min_share_ppm && !cfg->metrics[0])
+	if (!cfg->metrics[0] && cfg->metrics_min_share_ppm != defaults.cfg.metrics_min_share_ppm)
 		return fail(err, errlen, "--metrics-min-share shapes what /metrics carries: give "
 			    "--metrics [ADDR:]PORT too");
+	if (!cfg->metrics[0]) /* no page to carry them: rank the top-N only */
+		cfg->metrics_min_share_ppm = 0;
 	if (cfg->rank_mask & (1u << cfg->key_kind))
 		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
 			    rw_key_kind_name(cfg->key_kind));

@@ -174,7 +174,7 @@ static void test_act_options(void)
 	CHECK_EQ(parse_line(&cfg, err, "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 "
 			    "--bgp-owner 64512:7"), 0);
 	CHECK_EQ(cfg.bgp.owner, 64512u << 16 | 7);
-	/* Who the children run as: ratewall's own unless given; whether USER is there is asked at the start. */
+	/* Who the children run as: ratewall's own unless given; USER is looked up at the start. */
 	CHECK_STR(cfg.on_event_user, "");
 	CHECK_EQ(parse_line(&cfg, err, "run eth0 --on-event ./x --on-event-user no-such-user-here"), 0);
 	CHECK_STR(cfg.on_event_user, "no-such-user-here");

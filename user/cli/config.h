@@ -85,7 +85,7 @@ struct rw_config {
 	uint32_t metrics_min_share_ppm; /* --metrics-min-share: 0 = the top-N only */
 	struct rw_hook_config hook;   /* --on-event: command "" without */
 	struct rw_bgp_config bgp;     /* --bgp: api "" without */
-	char on_event_user[RW_USER_MAX]; /* --on-event-user: who --on-event's and --bgp's children run as; "" = ratewall's */
+	char on_event_user[RW_USER_MAX]; /* --on-event-user: who children run as; "" = ratewall's */
 	char name[RW_NAME_MAX];
 };
 

@@ -138,7 +138,7 @@ static int parse_on_event(const struct rw_opt *o, const char *arg, struct rw_cli
 	return 0;
 }
 
-/* A name as the user database spells one; whether it is there is asked at the start (run_start.c). */
+/* A name as the user database spells one; looked up at the start (run_start.c). */
 static int parse_on_event_user(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
 			       char *err, size_t errlen)
 {

@@ -135,6 +135,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 	    !cfg->levels.n[0] && !cfg->levels.n[1])
 		return fail(err, errlen, "--on-event-kinds heavy and light are of the prefixes "
 			    "--levels ranks: give --levels too");
+	if (cfg->on_event_user[0] && !cfg->hook.command[0] && !cfg->bgp.api[0])
+		return fail(err, errlen, "--on-event-user is who --on-event's commands and --bgp's "
+			    "helpers run as: give --on-event or --bgp too");
 	strcpy(bgp.api, d.cfg.bgp.api);
 	if (!cfg->bgp.api[0] && memcmp(&bgp, &d.cfg.bgp, sizeof(bgp)))
 		return fail(err, errlen, "the --bgp-* options shape --bgp: give --bgp [HOST:]PORT too");

@@ -42,6 +42,7 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
 #define RW_PIN_ROOT_MAX 200
 #define RW_PATH_MAX 256
+#define RW_USER_MAX 64 /* a user name and its NUL (Debian's adduser: 32) */
 
 struct rw_config {
 	char ifnames[RW_MAX_IFACES][IF_NAMESIZE]; /* attached in this order; they share flows */
@@ -84,6 +85,7 @@ struct rw_config {
 	uint32_t metrics_min_share_ppm; /* --metrics-min-share: 0 = the top-N only (and without --metrics) */
 	struct rw_hook_config hook;   /* --on-event: command "" without */
 	struct rw_bgp_config bgp;     /* --bgp: api "" without */
+	char on_event_user[RW_USER_MAX]; /* --on-event-user: who children run as; "" = ratewall's */
 	char name[RW_NAME_MAX];
 };
 

@@ -143,6 +143,19 @@ static int parse_on_event(const struct rw_opt *o, const char *arg, struct rw_cli
 	return 0;
 }
 
+/* A name as the user database spells one; looked up at the start (run_start.c). */
+static int parse_on_event_user(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			       char *err, size_t errlen)
+{
+	(void)o;
+	if (!arg[0] || strlen(arg) >= sizeof(a->cfg.on_event_user) || arg[0] == '-' ||
+	    strpbrk(arg, "/: \t\n\r"))
+		return fail(err, errlen, "--on-event-user: '%s' is not a user name (1 to %d bytes, "
+			    "no '/', ':' or blank, not starting with '-')", arg, RW_USER_MAX - 1);
+	strcpy(a->cfg.on_event_user, arg);
+	return 0;
+}
+
 static int parse_on_event_kinds(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
 				char *err, size_t errlen)
 {
@@ -322,6 +335,11 @@ const struct rw_opt rw_options[] = {
 	{ "on-event-rate", 0, RW_OPT_COUNT, CFG(hook.rate), .min = 1, .max = 10000, .def = "20",
 	  .arg = "N", .flags = KEY,
 	  .help = "commands started a second, at most; events beyond it are counted, not run" },
+	{ "on-event-user", 0, RW_OPT_CUSTOM, CFG(on_event_user), .parse = parse_on_event_user,
+	  .arg = "USER", .flags = KEY | RW_OPT_USER,
+	  .help = "run --on-event's commands, and --bgp's GoBGP client and session helper, as "
+		  "USER with USER's groups and no capability (default: as ratewall, root); a "
+		  "USER the system does not know is refused at the start" },
 	{ "bgp", 0, RW_OPT_CUSTOM, CFG(bgp.api), .parse = parse_bgp, .arg = "[HOST:]PORT",
 	  .flags = KEY,
 	  .help = "for each banned key, through the GoBGP daemon whose API listens here "

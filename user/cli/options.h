@@ -46,6 +46,7 @@ enum {
 	RW_OPT_DIR = 1u << 6,     /* completion: a directory */
 	RW_OPT_INSTANCE = 1u << 7, /* completion: a pinned instance's name */
 	RW_OPT_NO_DEFAULT = 1u << 8, /* def is shown in --help only: resolved later (max-flows) */
+	RW_OPT_USER = 1u << 9,    /* completion: a user name */
 };
 #define RW_OPT_BOTH (RW_OPT_RUN | RW_OPT_MEMORY)
 

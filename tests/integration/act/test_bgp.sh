@@ -7,6 +7,8 @@
 # what BIRD's table holds (`birdc show route all`) is what is checked.
 #  (a) no session yet (BIRD not started): said; a flood is still limited, and
 #      its route is announced to BIRD once the session comes up
+#      (its session helper and GoBGP's client run as --on-event-user nobody
+#      through (c))
 #  (b) a banned source is in BIRD's flow4 table as a FlowSpec rule that
 #      discards its /32's traffic to --bgp-own within 2 s of the ban, and
 #      gone within 2 s of its end
@@ -194,7 +196,10 @@ RUN="--pps 100 --bgp 127.0.0.1:$PORT --interval 100ms --bgp-own $OWN,$OWN6"
 nft_observe x ip saddr 198.18.0.6
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/a" $RUN --ban 4s --bgp-never 198.18.9.0/24 --rules "$WORK/rules" \
-	--events "$WORK/a.events" || fail "(a) ratewall starts"
+	--events "$WORK/a.events" --on-event-user nobody || fail "(a) ratewall starts"
+# The helper and the client run as --on-event-user's user: all (a) to (c) ask of them is done as nobody.
+check "(a) --on-event-user nobody: the session helper runs as nobody" \
+	until_ 3 eval "ps -o user=,args= --ppid $RW_PID | grep -q '^nobody .*ratewall-gobgp'"
 check "(a) no session said" until_ 3 said "$WORK/a" \
 	"bgp: the speaker answers but no BGP session is established (198.19.255.2: Active)"
 gen --src 198.18.0.6 --rate 1000 --duration 1s >/dev/null

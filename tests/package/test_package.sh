@@ -282,6 +282,87 @@ asked=$(postinst configure)
 check "postinst configure (a first install): nothing restarted ($asked)" \
 	test "$asked" = "systemctl --system daemon-reload"
 
+# 4d. The README's deploy path, each command as written there (the block
+# under "Deploy, step by step"), on the testbed's interface for eth1. The
+# commands systemd would run are run as it would: enable links the instance,
+# and its start runs the installed unit's ExecStart where the interface is
+# (systemd is not PID 1 on every test host); ratewall commands run in the
+# receiver's network namespace. A command this does not know fails the check,
+# so the README cannot grow a step nobody ran.
+in_rcv "$RW" stop "$TB_RX" >"$WORK/stop.log" 2>&1
+rm -rf /etc/ratewall
+python3 - "$ROOT/README.md" >"$WORK/deploy.sh" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"^## Deploy, step by step\n.*?^```sh\n(.*?)^```", text, re.S | re.M)
+for line in (block.group(1) if block else "").splitlines():
+    print(re.sub(r"\s+# .*$", "", line))
+PY
+check "the README has a deploy block ($(wc -l <"$WORK/deploy.sh") commands)" test -s "$WORK/deploy.sh"
+unit_start() {
+	exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT" | sed "s/%[iI]/$TB_RX/g")
+	# shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
+	nsenter --net="/run/netns/$TB_RCV" $exec_start >/dev/null 2>>"$WORK/deploy.err" &
+	RW_PID=$!
+	wait_attached "$WORK/deploy.err"
+}
+unit_stop() { stop_ratewall TERM; }
+# step CMD: one command of the block, eth1 being the testbed's interface.
+step() {
+	local cmd=${1//eth1/$TB_RX} unit="ratewall@$TB_RX"
+	case "$cmd" in
+	"ratewall run $TB_RX "*--dry-run*)
+		# shellcheck disable=SC2086
+		in_rcv timeout -s INT 4 ${cmd} >"$WORK/dryrun.out" 2>"$WORK/dryrun.err" &
+		local pid=$!
+		sleep 1
+		gen --src 198.18.0.9 --rate 100k --count 150000 >/dev/null 2>&1
+		wait "$pid" ;;
+	"systemctl enable --now $unit") systemctl enable "$unit" >/dev/null 2>&1 && unit_start ;;
+	"ratewall status") in_rcv "$RW" status >"$WORK/status.txt" ;;
+	*"&& systemctl restart $unit") eval "${cmd%% && systemctl restart*}" && unit_stop && unit_start ;;
+	"systemctl disable --now $unit && ratewall stop $TB_RX")
+		systemctl disable "$unit" >/dev/null 2>&1 && unit_stop && in_rcv "$RW" stop "$TB_RX" >/dev/null ;;
+	"mkdir "* | "cp "*) eval "$cmd" ;;
+	*) echo "deploy: no way to run '$cmd'" >&2; return 1 ;;
+	esac
+}
+# flood_dropped: what the instance dropped of a source at twice the
+# example's 50k pps a second, by its pinned totals.
+flood_dropped() {
+	local before after
+	before=$(in_rcv "$RW" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["instances"][0]["totals"]["dropped"])')
+	gen --src 198.18.0.9 --rate 100k --count 150000 >/dev/null 2>&1
+	after=$(in_rcv "$RW" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["instances"][0]["totals"]["dropped"])')
+	echo $((after - before))
+}
+n=0
+while IFS= read -r cmd; do
+	n=$((n + 1))
+	step "$cmd"
+	check "deploy step $n: $cmd" test $? -eq 0
+	case "$cmd" in
+	*--dry-run*)
+		check "... its report ranked the flood's source as a dry run ($(grep -m1 -c 198.18.0.9 "$WORK/dryrun.out") lines), and it left nothing attached" \
+			sh -c "grep -q 'DRY RUN' '$WORK/dryrun.out' && grep -q 198.18.0.9 '$WORK/dryrun.out' &&
+				! ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp" ;;
+	systemctl\ enable*)
+		d=$(flood_dropped)
+		check "... the instance runs from the example, in dry-run: dropped $d of a flood at twice its limit" \
+			sh -c "test '$d' -eq 0 && '$RW' status --json | grep -q '\"dry_run\": true'" ;;
+	ratewall\ status) check "... it names the instance ($(head -n 1 "$WORK/status.txt"))" grep -q "instance $TB_RX" "$WORK/status.txt" ;;
+	*restart*)
+		d=$(flood_dropped)
+		check "... now it enforces: dropped $d of a flood at twice its limit" \
+			sh -c "test '$d' -gt 0 && '$RW' status --json | grep -q '\"dry_run\": false'" ;;
+	*disable*)
+		check "... rolled back: nothing attached, nothing pinned, no instance enabled" \
+			sh -c "! ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp && test ! -e '$PIN_ROOT/$TB_RX' &&
+				test ! -e '/etc/systemd/system/multi-user.target.wants/ratewall@$TB_RX.service'" ;;
+	esac
+done <"$WORK/deploy.sh"
+[ "$FAILED" -eq 0 ] || cat "$WORK/deploy.err" "$WORK/dryrun.err" 2>/dev/null
+
 # 5. Purge: nothing the package listed, nothing it made.
 dpkg -L ratewall >"$WORK/listed"
 apt-get purge -y ratewall >"$WORK/purge.log" 2>&1

@@ -496,7 +496,7 @@ static void test_bgp_act_record_older(void)
 	const size_t bgp = offsetof(struct rw_act_record, bgp);
 	uint32_t owner = (64512u << 16) | 7, community = (65535u << 16) | 666, ncomm = 1, zero = 0;
 	struct rw_act_record r;
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rw_act", 4, sizeof(old), 1, NULL), bad;
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rw_act", 4, sizeof(old), 1, NULL), bad, e;
 
 	CHECK(fd >= 0);
 	if (fd < 0)
@@ -512,7 +512,12 @@ static void test_bgp_act_record_older(void)
 	memcpy(old + bgp + 3656, &owner, 4);
 	CHECK_EQ(bpf_map_update_elem(fd, &zero, old, BPF_ANY), 0);
 	memset(&r, 0xff, sizeof(r));
-	CHECK_EQ(rw_act_record_read(fd, &r), 0);
+	e = rw_act_record_read(fd, &r);
+	CHECK_EQ(e, 0);
+	if (e) { /* what r holds is not a record to compare */
+		close(fd);
+		return;
+	}
 	CHECK_EQ(r.at_ns, 123u);
 	CHECK_STR(r.hook_command, "logger banned");
 	CHECK_STR(r.bgp.api, "127.0.0.1:50051");

@@ -97,6 +97,7 @@ check "(d) every pinned map is the new program's (not:$stray)" test -z "$stray"
 check "(d) ... the old build's pin the new one has no name for is gone" test ! -e "$PIN_DIR/$NAME/map_gone"
 # gone ID: the program leaves the kernel within 2 s (its last reference dropped).
 gone() {
+	[ -n "$1" ] || return 1
 	for _ in $(seq 20); do bpftool prog show id "$1" >/dev/null 2>&1 || return 0; sleep 0.1; done
 	return 1
 }

@@ -168,7 +168,8 @@ check "(d) a pinned record of layout version 99 is refused (exit 2: no restart h
 check "(d) ... by its version, saying --replace or stop" \
 	grep -q "layout version 99 .*--replace.*ratewall stop --name future" "$WORK/d2.err"
 "$RW" status --pin-dir "$PIN_DIR" >"$WORK/d.status"
-check "(d) status names the unusable instance" grep -q "layout version 99" "$WORK/d.status"
+check "(d) status names the instance's other layout version" \
+	grep -q "layout *version 99, pinned by another ratewall" "$WORK/d.status"
 "$RW" stop --name future --pin-dir "$PIN_DIR" 2>/dev/null
 check "(d) stop --name removes it" test ! -e "$PIN_DIR/future"
 

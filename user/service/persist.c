@@ -673,11 +673,15 @@ static int open_dir(struct rw_session *s, bool *existed)
 		char err[256];
 		uint32_t pid = 0;
 
+		char who[64] = "of another layout version";
+
 		if (rw_instance_open(cfg->pin_root, cfg->name, &other, err, sizeof(err)) == 0)
 			pid = other.meta.loader_pid;
+		if (pid || !rw_meta_foreign(&other.meta))
+			snprintf(who, sizeof(who), "pid %u", pid);
 		rw_instance_close(&other);
-		fprintf(stderr, "ratewall: instance %s is run by another loader (pid %u); stop that "
-			"one first (it leaves the kernel enforcing)\n", cfg->name, pid);
+		fprintf(stderr, "ratewall: instance %s is run by another loader (%s); stop that "
+			"one first (it leaves the kernel enforcing)\n", cfg->name, who);
 		return RW_EXIT_RUNTIME;
 	}
 	return -1;

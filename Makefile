@@ -66,7 +66,7 @@ TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test-deps test test-slow test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
 	deb test-package
-all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS)
+all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS) $(BUILD)/layout-prev/ratewall
 
 # make deps: what building and running need; make test-deps: that and the
 # test rig (tools/install-deps.sh says which package is for what). Neither
@@ -118,6 +118,19 @@ $(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS)
 
 $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+
+# A loader one pinned-layout version behind, to test an upgrade across versions
+# (tests/integration/service/test_upgrade.sh): the files that read the version
+# compiled again with it overridden, the rest shared.
+LAYOUT_PREV := $(shell expr $$(sed -n 's/^\#define RW_LAYOUT_VERSION //p' include/ratewall.h) - 1)
+LAYOUT_SRCS := $(shell grep -l RW_LAYOUT_VERSION $(USER_LIB_SRCS))
+$(BUILD)/layout-prev/%.o: user/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DRW_LAYOUT_VERSION=$(LAYOUT_PREV) -c $< -o $@
+
+$(BUILD)/layout-prev/ratewall: user/main.c $(filter-out $(LAYOUT_SRCS:user/%.c=$(BUILD)/user/%.o),$(USER_LIB_OBJS)) \
+			       $(LAYOUT_SRCS:user/%.c=$(BUILD)/layout-prev/%.o)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The traffic generator (tools/rwgen/): its driver and parts, and the BPF program above.
 RWGEN_SRCS := $(filter-out %.bpf.c,$(wildcard tools/rwgen/*.c))

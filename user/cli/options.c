@@ -272,9 +272,10 @@ const struct rw_opt rw_options[] = {
 		  "more-specific prefixes" },
 	{ "burst", 0, RW_OPT_CUSTOM, CFG(burst_ns), .parse = parse_burst, .def = "100ms",
 	  .arg = "DURATION|window", .flags = PINNED,
-	  .help = "how much of its rate a key may save up and send at once, at most the window: "
-		  "over its rate a key is admitted evenly, at the rate, which TCP can follow; "
-		  "window: no schedule, a key may take its window's whole budget at once" },
+	  .help = "over its rate a key is admitted evenly, at the rate, which TCP can follow; "
+		  "sending less it saves up to twice DURATION of its rate (at most the window), "
+		  "to send at once or at up to twice its rate; 0: strictly at the rate; window: "
+		  "no schedule, a key may take its window's whole budget at once" },
 	{ "ban", 0, RW_OPT_DURATION, CFG(ban_ns), .arg = "DURATION", .flags = PINNED,
 	  .help = "a tracked key that goes over its limit is dropped entirely this long, then "
 		  "released" },

@@ -48,7 +48,8 @@ check_man() {
 			"$(diff <(man_items "$1") <(table_names '$1 ~ /run/') | grep '^[<>]' | tr '\n' ' ')"
 	text=$(man_section "$1" "CONFIGURATION FILE")
 	list=$(grep -o 'is a key but [^.]*\.' <<<"$text" | sed 's/is a key but //')
-	diff <(words "$list" | sed 's/^/--/') <(awk -F'\t' '$5 != "key" { print $2 }' "$WORK/table" | sort) \
+	diff <(words "$list" | sed 's/^/--/') <(awk -F'\t' '$1 ~ /run|memory/ && $5 != "key" { print $2 }' \
+		"$WORK/table" | sort) \
 		>/dev/null || echo "the options that are no config key differ: man says '$list'"
 	list=$(grep -o 'A switch ([^)]*)' <<<"$text" | sed 's/A switch //')
 	diff <(words "$list" | sed 's/^/--/') <(awk -F'\t' '$4 == "switch" && $5 == "key" { print $2 }' \
@@ -67,13 +68,33 @@ else
 	fail "ratewall(8) drifted from the table: $out"
 fi
 
-# --help prints every option of the table, run's and memory's, and no other.
-"$RW" run --help | sed -n 's/^[* ] \(-., \)\?\(--[a-z0-9-]*\).*/\2/p' | sort >"$WORK/help"
-if diff "$WORK/help" <(table_names '1') >"$WORK/help.diff"; then
-	ok "run --help lists the table's $(wc -l <"$WORK/help") options"
-else
-	fail "run --help differs from the table: $(grep '^[<>]' "$WORK/help.diff" | tr '\n' ' ')"
-fi
+# Each command's --help prints its usage and the table's rows of that command,
+# and no other (memory: its own, beside run's); the commands the table does not
+# serve print a usage of their own.
+help_options() { sed -n 's/^[* ] \(-., \)\?\(--[a-z0-9-]*\).*/\2/p' | sort; }
+for cmd in run memory status stop rule top; do
+	"$RW" "$cmd" --help >"$WORK/help.$cmd" 2>&1
+	rc=$?
+	if [ "$cmd" = memory ]; then
+		want=$(table_names '$1 ~ /(^|,)memory(,|$)/ && $1 !~ /(^|,)run(,|$)/')
+	else
+		want=$(table_names '$1 ~ /(^|,)'"$cmd"'(,|$)/')
+	fi
+	got=$(help_options <"$WORK/help.$cmd")
+	if [ $rc -eq 0 ] && [ "$got" = "$want" ] && head -1 "$WORK/help.$cmd" | grep -q "^usage: ratewall $cmd "; then
+		ok "$cmd --help: its usage and the table's $(wc -w <<<"$want") options of $cmd"
+	else
+		fail "$cmd --help (exit $rc): lists '$(tr '\n' ' ' <<<"$got")', the table's are '$(tr '\n' ' ' <<<"$want")'"
+	fi
+done
+"$RW" run --help | help_options >"$WORK/help"
+for cmd in history completion version help; do
+	if "$RW" "$cmd" --help 2>&1 | head -1 | grep -q "^usage: ratewall $cmd"; then
+		ok "$cmd --help: its own usage"
+	else
+		fail "$cmd --help does not start with 'usage: ratewall $cmd'"
+	fi
+done
 missing=$(comm -23 <(man_items "$MAN") "$WORK/help" | tr '\n' ' ')
 if [ -z "$missing" ]; then
 	ok "every option ratewall(8) documents is one --help prints"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The table of run and memory options: one row per option. A new option is a
+ * The table of every subcommand's options but history's: one row per option. A new option is a
  * row here (and its field in config.h); the parse, defaults, config key,
  * --help and completion follow from it. Rows with a syntax of their own name a
  * parse function below; every other row is parsed by its type (optparse.c).
@@ -239,11 +239,11 @@ const struct rw_opt rw_options[] = {
 	{ "top", 0, RW_OPT_COUNT, CFG(top), .min = 1, .max = RW_MAX_TOP, .def = "10", .arg = "N",
 	  .flags = KEY, .help = "keys shown each interval" },
 	{ "interval", 0, RW_OPT_DURATION, CFG(interval_ns), .min = 10000000ULL, .def = "1s",
-	  .arg = "DURATION", .flags = KEY, .help = "time between reports" },
+	  .arg = "DURATION", .flags = KEY | RW_OPT_TOP, .help = "time between reports" },
 	{ "duration", 0, RW_OPT_DURATION, CFG(duration_ns), .arg = "DURATION", .flags = KEY,
 	  .help = "exit after this long (default: until Ctrl-C)" },
-	{ "sort", 0, RW_OPT_CHOICE, CFG(sort), .choices = rw_sort_names, .def = "pps", .flags = KEY,
-	  .help = "ranking order" },
+	{ "sort", 0, RW_OPT_CHOICE, CFG(sort), .choices = rw_sort_names, .def = "pps",
+	  .flags = KEY | RW_OPT_TOP, .help = "ranking order" },
 	{ "xdp-mode", 0, RW_OPT_CHOICE, CFG(xdp_mode), .choices = mode_names, .def = "auto",
 	  .flags = KEY, .help = "native XDP, generic XDP, or auto: native, else generic" },
 	{ "clock", 0, RW_OPT_CHOICE, CFG(clock), .choices = clock_names, .def = "auto",
@@ -251,21 +251,25 @@ const struct rw_opt rw_options[] = {
 	  .help = "kernel clock for slots; auto: coarse when a slot lasts 20 of its ticks or more "
 		  "and --burst half a tick or more; coarse needs slots of a tick and --burst of "
 		  "half a tick or more" },
-	{ "json", 0, RW_OPT_SWITCH, CFG(json), .flags = KEY,
-	  .help = "one JSON object per interval instead of a table" },
+	{ "json", 0, RW_OPT_SWITCH, CFG(json), .flags = KEY | RW_OPT_STATUS,
+	  .help = "one JSON object per interval instead of a table",
+	  .other_help = "the instances as one JSON object instead of text" },
 	{ "tui", 0, RW_OPT_SWITCH, CFG(tui), .flags = KEY,
 	  .help = "a live full-screen view instead of the table (keys as in ratewall top; ? shows "
 		  "them)" },
-	{ "no-color", 0, RW_OPT_SWITCH, CFG(no_color), .flags = KEY,
-	  .help = "with --tui: no colours (also when NO_COLOR is set)" },
+	{ "no-color", 0, RW_OPT_SWITCH, CFG(no_color), .flags = KEY | RW_OPT_TOP,
+	  .help = "with --tui: no colours (also when NO_COLOR is set)",
+	  .other_help = "no colours (also when NO_COLOR is set)" },
 	{ "rules", 0, RW_OPT_PATH, CFG(rules_path), .arg = "FILE", .flags = KEY,
 	  .help = "rules, one a line: CIDR [PROTO [sport P] [dport P] [flags F] [type T]] allow | "
 		  "deny | limit RATE[pps] [RATEbps] [per src|dst|pair|/LEN]; longest prefix wins; "
 		  "SIGHUP reads the file again (man ratewall)" },
 	{ "levels", 0, RW_OPT_CUSTOM, CFG(levels), .parse = parse_levels, .arg = "SPEC",
-	  .flags = PINNED,
+	  .flags = PINNED | RW_OPT_TOP,
 	  .help = "also rank prefixes, e.g. 'v4:32,24,16 v6:128,64,48': the hierarchical heavy "
-		  "hitters of the window" },
+		  "hitters of the window",
+	  .other_help = "the prefix levels the v key cycles through, e.g. 'v4:32,24,16 "
+			"v6:128,64,48'" },
 	{ "hhh-share", 0, RW_OPT_COUNT, CFG(hhh_share_pct), .min = 1, .max = 100, .def = "5",
 	  .arg = "PCT", .flags = KEY,
 	  .help = "a prefix is heavy at this share of the window's traffic, net of its heavy "
@@ -388,19 +392,53 @@ const struct rw_opt rw_options[] = {
 	  .help = "with --persist: options marked * that differ from the pinned instance's swap "
 		  "its program atomically (else refused)" },
 	{ "name", 0, RW_OPT_CUSTOM, CFG(name), .parse = parse_name, .arg = "NAME",
-	  .flags = KEY | RW_OPT_INSTANCE,
-	  .help = "instance name (default: the interfaces joined by '+')" },
+	  .flags = KEY | RW_OPT_INSTANCE | RW_OPT_STOP | RW_OPT_RULE | RW_OPT_TOP,
+	  .help = "instance name (default: the interfaces joined by '+')",
+	  .other_help = "the pinned instance of this name" },
+	{ "all", 0, RW_OPT_SWITCH, FIELD(all), .flags = RW_OPT_STOP,
+	  .help = "every pinned instance under --pin-dir" },
 	{ "pin-dir", 0, RW_OPT_PATH, CFG(pin_root), .def = RW_DEFAULT_PIN_ROOT, .arg = "DIR",
-	  .flags = KEY | RW_OPT_ABSOLUTE | RW_OPT_DIR,
+	  .flags = KEY | RW_OPT_ABSOLUTE | RW_OPT_DIR | RW_OPT_PINS,
 	  .help = "root of the pinned instances, on a BPF filesystem" },
 	{ "verbose", 'v', RW_OPT_SWITCH, CFG(verbose), .flags = KEY,
 	  .help = "libbpf and loader diagnostics on stderr" },
-	{ "help", 'h', RW_OPT_META, .flags = RW_OPT_BOTH, .help = "this help" },
+	{ "help", 'h', RW_OPT_META, .flags = RW_OPT_COMMANDS, .help = "this help" },
 	{ "cpus", 0, RW_OPT_COUNT, FIELD(cpus), .min = 1, .max = RW_MAX_CPUS, .arg = "N",
 	  .flags = RW_OPT_MEMORY,
 	  .help = "plan for N possible CPUs instead of this machine's" },
 };
 const size_t rw_options_count = sizeof(rw_options) / sizeof(rw_options[0]);
+
+/* The subcommands the table serves, by their bit: one place for their names. */
+static const struct {
+	const char *name;
+	unsigned int bit;
+} commands[] = {
+	{ "run", RW_OPT_RUN }, { "memory", RW_OPT_MEMORY }, { "status", RW_OPT_STATUS },
+	{ "stop", RW_OPT_STOP }, { "rule", RW_OPT_RULE }, { "top", RW_OPT_TOP },
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+unsigned int rw_opt_command(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		if (strcmp(commands[i].name, name) == 0)
+			return commands[i].bit;
+	}
+	return 0;
+}
+
+const char *rw_opt_commands_text(unsigned int flags, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < NCOMMANDS && n < len; i++) {
+		if (flags & commands[i].bit)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", commands[i].name);
+	}
+	return buf;
+}
 
 const struct rw_opt *rw_opt_find(const char *name)
 {

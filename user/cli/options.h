@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The options of `ratewall run` and `ratewall memory`, each declared once as a
- * row of rw_options[] (options.c): its spelling, argument type, the field it
- * sets, range, default, help and where it applies. The getopt table, the
- * parse, the defaults, the config-file keys, --help and shell completion are
- * all made from the rows.
+ * The options of `ratewall run`, `memory`, `status`, `stop`, `rule` and `top`,
+ * each declared once as a row of rw_options[] (options.c): its spelling,
+ * argument type, the field it sets, range, default, help and the subcommands
+ * that take it. The getopt tables, the parse, the defaults, the config-file
+ * keys, each subcommand's --help, the man page's options and shell completion
+ * are all made from the rows.
  */
 #ifndef RW_OPTIONS_H
 #define RW_OPTIONS_H
@@ -16,10 +17,11 @@
 #include <stdio.h>
 #include "cli/config.h"
 
-/* What an option's parse fills: the run's config, and memory's --cpus. */
+/* What an option's parse fills: the run's config, memory's --cpus and stop's --all. */
 struct rw_cli_args {
 	struct rw_config cfg;
 	uint32_t cpus; /* memory --cpus; 0 = not given */
+	bool all;      /* stop --all */
 };
 
 /* How an argument is spelled; every option of one type takes the same spellings. */
@@ -39,6 +41,10 @@ enum rw_opt_type {
 enum {
 	RW_OPT_RUN = 1u << 0,     /* ratewall run takes it */
 	RW_OPT_MEMORY = 1u << 1,  /* ratewall memory takes it */
+	RW_OPT_STATUS = 1u << 9,  /* ratewall status takes it */
+	RW_OPT_STOP = 1u << 10,   /* ratewall stop takes it */
+	RW_OPT_RULE = 1u << 11,   /* ratewall rule takes it */
+	RW_OPT_TOP = 1u << 12,    /* ratewall top takes it */
 	RW_OPT_KEY = 1u << 2,     /* a config-file key */
 	RW_OPT_PINNED = 1u << 3,  /* enforced by the data path: a pinned instance's differs only with --replace */
 	RW_OPT_DASH = 1u << 4,    /* path: "-" is stdout */
@@ -48,6 +54,9 @@ enum {
 	RW_OPT_NO_DEFAULT = 1u << 8, /* def is shown in --help only: resolved later (max-flows) */
 };
 #define RW_OPT_BOTH (RW_OPT_RUN | RW_OPT_MEMORY)
+/* The commands on pinned instances: an option's other_help is theirs. */
+#define RW_OPT_PINS (RW_OPT_STATUS | RW_OPT_STOP | RW_OPT_RULE | RW_OPT_TOP)
+#define RW_OPT_COMMANDS (RW_OPT_BOTH | RW_OPT_PINS)
 
 struct rw_opt;
 typedef int (*rw_opt_parse_fn)(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
@@ -64,11 +73,12 @@ struct rw_opt {
 	const char *def;            /* the default as typed, applied through the parse; NULL: none */
 	const char *arg;            /* the argument's placeholder in --help */
 	const char *help;
+	const char *other_help;     /* status, stop, rule, top: where it means more or less there */
 	unsigned int flags;
 };
 
 /* Rows the table may hold (the parser's arrays); a unit test checks it. */
-#define RW_OPTIONS_MAX 64
+#define RW_OPTIONS_MAX 80
 
 extern const struct rw_opt rw_options[];
 /* --sort's names in enum rw_sort order, NULL-terminated (run and top). */
@@ -80,6 +90,10 @@ static inline bool rw_opt_takes_arg(const struct rw_opt *o)
 	return o->type == RW_OPT_META ? o->arg != NULL : o->type != RW_OPT_SWITCH;
 }
 
+/* The command bit (RW_OPT_RUN...) of a subcommand's name; 0 for one not in the table. */
+unsigned int rw_opt_command(const char *name);
+/* The names of the commands in a set of flags, comma-joined ("run,memory"); "" for none. */
+const char *rw_opt_commands_text(unsigned int flags, char *buf, size_t len);
 /* The row of a long option, or NULL. */
 const struct rw_opt *rw_opt_find(const char *name);
 /* Applies one option's argument (NULL for a switch) through its type. 0 or -EINVAL. */
@@ -98,7 +112,12 @@ const struct rw_opt *rw_opt_of_val(int val);
 const char *rw_opt_arg_text(const struct rw_opt *o, char *buf, size_t len);
 /* v as --help writes a value of this type: 64Ki, 10k, 10ms, 1M. */
 void rw_opt_format(enum rw_opt_type type, uint64_t v, char *buf, size_t len);
-/* The help of the rows with a flag in cmds and none in without, wrapped to 79 columns. */
+/*
+ * The help of the rows with a flag in cmds and none in without, wrapped to 79
+ * columns; '*' marks the pinned ones where cmds holds run.
+ */
 void rw_opt_print_help(FILE *out, unsigned int cmds, unsigned int without);
+/* A row's help for the commands in cmds: its other_help for the pinned instances' commands. */
+const char *rw_opt_help_for(const struct rw_opt *o, unsigned int cmds);
 
 #endif

@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Each command's --help, made from the options' table (usage.c). */
+#ifndef RW_USAGE_H
+#define RW_USAGE_H
+
+#include <stdio.h>
+
+/*
+ * The --help of a command the options' table serves (run, memory, status,
+ * stop, rule, top): its usage, what it does and its own options. -1 for
+ * another command.
+ */
+int rw_cli_usage(FILE *out, const char *cmd);
+
+#endif

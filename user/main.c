@@ -10,6 +10,7 @@
 
 #include "cli/completion.h"
 #include "cli/exit.h"
+#include "cli/usage.h"
 #include "cli/version.h"
 #include "run.h"
 #include "service/historycmd.h"
@@ -80,7 +81,8 @@ static int help_command(int argc, char **argv)
 
 /*
  * `completion bash|zsh`; `completion --table` prints the options' table for
- * the tests that hold the man page to it.
+ * the tests that hold the man page to it, `completion --man` the man page's
+ * options (the build puts them in build/ratewall.8).
  */
 static int completion_command(int argc, char **argv)
 {
@@ -88,6 +90,10 @@ static int completion_command(int argc, char **argv)
 
 	if (argc == 2 && strcmp(argv[1], "--table") == 0) {
 		rw_completion_table(stdout);
+		return RW_EXIT_OK;
+	}
+	if (argc == 2 && strcmp(argv[1], "--man") == 0) {
+		rw_cli_man_options(stdout);
 		return RW_EXIT_OK;
 	}
 	for (size_t i = 0; i < NCOMMANDS; i++)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* --help's list of options, written from the table and wrapped. */
+/* --help's list of options, written from the table and wrapped; the man page's, in troff. */
 #include "cli/options.h"
 
 #include <stdbool.h>
@@ -126,5 +126,51 @@ void rw_opt_print_help(FILE *out, unsigned int cmds, unsigned int without)
 	for (size_t i = 0; i < rw_options_count; i++) {
 		if ((rw_options[i].flags & cmds) && !(rw_options[i].flags & without))
 			print_row(out, &rw_options[i], cmds);
+	}
+}
+
+/* text for troff: '-' and '\\' escaped, a line never opened by '.' or '\''. */
+static void put_roff(FILE *out, const char *text)
+{
+	if (text[0] == '.' || text[0] == '\'')
+		fputs("\\&", out);
+	for (; *text; text++) {
+		if (*text == '-')
+			fputs("\\-", out);
+		else if (*text == '\\')
+			fputs("\\e", out);
+		else
+			fputc(*text, out);
+	}
+}
+
+void rw_opt_print_man(FILE *out, unsigned int cmds, unsigned int without)
+{
+	for (size_t i = 0; i < rw_options_count; i++) {
+		const struct rw_opt *o = &rw_options[i];
+		char arg[96], text[640];
+		const char *a = rw_opt_arg_text(o, arg, sizeof(arg));
+
+		if (!(o->flags & cmds) || (o->flags & without))
+			continue;
+		fputs(".TP\n", out);
+		if (o->short_name)
+			fprintf(out, ".BR \\-%c \", \" ", o->short_name);
+		else
+			fputs(a ? ".BI " : ".B ", out);
+		fputs("\\-\\-", out);
+		put_roff(out, o->name);
+		if (a && !o->short_name) {
+			fputs(" \" ", out);
+			put_roff(out, a);
+			fputc('"', out);
+		}
+		fputc('\n', out);
+		/* where run's item has prose of its own (dist/ratewall.8), it takes this line's place */
+		if (cmds & RW_OPT_RUN)
+			fprintf(out, ".\\\" @DETAIL@ %s\n", o->name);
+		help_text(o, cmds, text, sizeof(text));
+		put_roff(out, text);
+		fputc('\n', out);
 	}
 }

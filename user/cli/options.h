@@ -117,6 +117,12 @@ void rw_opt_format(enum rw_opt_type type, uint64_t v, char *buf, size_t len);
  * columns; '*' marks the pinned ones where cmds holds run.
  */
 void rw_opt_print_help(FILE *out, unsigned int cmds, unsigned int without);
+/*
+ * The same rows as man page items (.TP, the option, its help); for run each
+ * help line follows a comment `.\" @DETAIL@ NAME` that the man page's own
+ * prose of that option replaces (tools/manpage.awk).
+ */
+void rw_opt_print_man(FILE *out, unsigned int cmds, unsigned int without);
 /* A row's help for the commands in cmds: its other_help for the pinned instances' commands. */
 const char *rw_opt_help_for(const struct rw_opt *o, unsigned int cmds);
 

@@ -3,6 +3,7 @@
  * Each command's --help: a row per command the options' table serves, its
  * usage and what it does; the options listed are the table's rows with the
  * command's bit, so a command's help shows its own options and no other.
+ * The man page's OPTIONS are made from the same rows, command by command.
  */
 #include "cli/usage.h"
 
@@ -88,4 +89,44 @@ int rw_cli_usage(FILE *out, const char *cmd)
 		return 0;
 	}
 	return -1;
+}
+
+/* The pinned run options, as the man page names them: ".BR \-\-pps ," ... "and". */
+static void man_pinned(FILE *out)
+{
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < rw_options_count; i++)
+		n += (rw_options[i].flags & (RW_OPT_RUN | RW_OPT_PINNED)) ==
+		     (RW_OPT_RUN | RW_OPT_PINNED);
+	for (size_t i = 0; i < rw_options_count; i++) {
+		const struct rw_opt *o = &rw_options[i];
+		const char *c;
+
+		if ((o->flags & (RW_OPT_RUN | RW_OPT_PINNED)) != (RW_OPT_RUN | RW_OPT_PINNED))
+			continue;
+		k++;
+		fputs(k + 1 < n ? ".BR \\-\\-" : ".B \\-\\-", out);
+		for (c = o->name; *c; c++)
+			fputs(*c == '-' ? "\\-" : (char[2]){ *c, 0 }, out);
+		fputs(k + 1 < n ? " ,\n" : k + 1 == n ? "\nand\n" : "\n", out);
+	}
+	fputs("are enforced by the data path (marked * in\n.BR \\-\\-help ):\n"
+	      "a pinned instance holds to them, and another value needs\n.BR \\-\\-replace .\n",
+	      out);
+}
+
+void rw_cli_man_options(FILE *out)
+{
+	for (size_t i = 0; i < sizeof(usages) / sizeof(usages[0]); i++) {
+		const struct usage *u = &usages[i];
+		unsigned int bit = rw_opt_command(u->cmd);
+
+		fprintf(out, ".SS \"ratewall %s\"\n", u->cmd);
+		if (bit == RW_OPT_RUN)
+			man_pinned(out);
+		if (u->without)
+			fputs("Every option of run but its interfaces, and:\n", out);
+		rw_opt_print_man(out, bit, u->without);
+	}
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Each command's --help, made from the options' table (usage.c). */
+/* Each command's --help and the man page's options, made from the options' table. */
 #ifndef RW_USAGE_H
 #define RW_USAGE_H
 
@@ -11,5 +11,10 @@
  * another command.
  */
 int rw_cli_usage(FILE *out, const char *cmd);
+/*
+ * The man page's OPTIONS: a subsection a command, its options from the
+ * table (`ratewall completion --man`; tools/manpage.awk puts them in place).
+ */
+void rw_cli_man_options(FILE *out);
 
 #endif

@@ -209,9 +209,10 @@ static const char *const malformed_names[] = { "pass", "drop", NULL };         /
 
 const struct rw_opt rw_options[] = {
 	{ "pps", 0, RW_OPT_RATE, CFG(pps), .arg = "RATE", .flags = PINNED,
-	  .help = "packets per second per key (default: no packet limit)" },
+	  .help = "packets per second each key may send (default: no packet limit)" },
 	{ "bps", 0, RW_OPT_RATE, CFG(bps), .arg = "RATE", .flags = PINNED,
-	  .help = "bits per second per key (default: no byte limit)" },
+	  .help = "bits per second each key may send (default: no byte limit); with neither "
+		  "--pps nor --bps, ratewall only counts and ranks" },
 	{ "key", 0, RW_OPT_CHOICE, CFG(key_kind), .choices = rw_key_kind_names, .def = "src",
 	  .flags = PINNED,
 	  .help = "what limits, rankings, events and bans are keyed by: source, destination, "
@@ -224,24 +225,28 @@ const struct rw_opt rw_options[] = {
 	  .arg = "KIND[,KIND]", .flags = PINNED,
 	  .help = "also rank these other kinds in the same run: counted and ranked, never limited" },
 	{ "window", 0, RW_OPT_DURATION, CFG(window_ns), .def = "1s", .arg = "DURATION",
-	  .flags = PINNED, .help = "sliding window length" },
+	  .flags = PINNED, .help = "length of the sliding window the limits hold over" },
 	{ "slots", 0, RW_OPT_COUNT, CFG(slots), .min = RW_MIN_SLOTS, .max = RW_MAX_SLOTS,
-	  .def = STR(RW_DEFAULT_SLOTS), .arg = "N", .flags = PINNED, .help = "slots per window" },
+	  .def = STR(RW_DEFAULT_SLOTS), .arg = "N", .flags = PINNED,
+	  .help = "slots the window is divided into; each must last 1 ms to 60 s" },
 	{ "max-flows", 0, RW_OPT_COUNT, CFG(max_flows), .min = 1, .max = RW_MAX_MAX_FLOWS,
 	  .def = STR(RW_DEFAULT_MAX_FLOWS), .arg = "N", .flags = PINNED | RW_OPT_NO_DEFAULT,
-	  .help = "most keys tracked exactly at once; every other one is counted in the sketch" },
+	  .help = "most keys tracked exactly at once; every other one is counted in the sketch, "
+		  "and one that reaches its limit's threshold with no room to track it is held "
+		  "below its limit" },
 	{ "max-memory", 0, RW_OPT_SIZE, CFG(max_memory), .arg = "SIZE", .flags = PINNED,
 	  .help = "size the tracked-flow tables to a kernel memory budget instead (see: ratewall "
 		  "memory)" },
 	{ "max-rules", 0, RW_OPT_COUNT, CFG(max_rules), .min = 1, .max = RW_MAX_RULES,
 	  .def = STR(RW_DEFAULT_MAX_RULES), .arg = "N", .flags = KEY,
-	  .help = "most rules in force at once; each one's counts take 16 B a CPU" },
+	  .help = "most rules in force at once; each one's counts take 16 B a CPU, planned at "
+		  "load; a rules file or a rule add beyond it is refused" },
 	{ "top", 0, RW_OPT_COUNT, CFG(top), .min = 1, .max = RW_MAX_TOP, .def = "10", .arg = "N",
 	  .flags = KEY, .help = "keys shown each interval" },
 	{ "interval", 0, RW_OPT_DURATION, CFG(interval_ns), .min = 10000000ULL, .def = "1s",
 	  .arg = "DURATION", .flags = KEY | RW_OPT_TOP, .help = "time between reports" },
 	{ "duration", 0, RW_OPT_DURATION, CFG(duration_ns), .arg = "DURATION", .flags = KEY,
-	  .help = "exit after this long (default: until Ctrl-C)" },
+	  .help = "exit after this long (default: until SIGINT or SIGTERM)" },
 	{ "sort", 0, RW_OPT_CHOICE, CFG(sort), .choices = rw_sort_names, .def = "pps",
 	  .flags = KEY | RW_OPT_TOP, .help = "ranking order" },
 	{ "xdp-mode", 0, RW_OPT_CHOICE, CFG(xdp_mode), .choices = mode_names, .def = "auto",
@@ -292,10 +297,10 @@ const struct rw_opt rw_options[] = {
 		  "database, once per window; read it with: ratewall history FILE" },
 	{ "history-keep", 0, RW_OPT_DURATION, CFG(history_keep_ns), .min = 1000000000ULL,
 	  .def = "7d", .arg = "DURATION", .flags = KEY,
-	  .help = "delete windows older than this" },
+	  .help = "delete windows older than this as new ones are written" },
 	{ "history-max", 0, RW_OPT_SIZE, CFG(history_max), .min = RW_HISTORY_MAX_MIN, .def = "256M",
 	  .arg = "SIZE", .flags = KEY,
-	  .help = "delete the oldest windows to stay under SIZE" },
+	  .help = "delete the oldest windows to keep the file and its log under SIZE" },
 	{ "metrics", 0, RW_OPT_CUSTOM, CFG(metrics), .parse = parse_metrics, .arg = "[ADDR:]PORT",
 	  .flags = KEY,
 	  .help = "serve /metrics for Prometheus (address default 127.0.0.1; IPv6 as [::1]:PORT)" },
@@ -331,23 +336,26 @@ const struct rw_opt rw_options[] = {
 	  .help = "your prefixes (needed by --bgp): every route names a destination inside "
 		  "them, none another's" },
 	{ "bgp-command", 0, RW_OPT_PATH, CFG(bgp.command), .def = "gobgp", .arg = "PATH",
-	  .flags = KEY, .help = "GoBGP's client, that --bgp asks how gobgpd and its sessions are" },
+	  .flags = KEY,
+	  .help = "GoBGP's client, found in PATH, that --bgp asks how gobgpd and its sessions "
+		  "are" },
 	{ "bgp-helper", 0, RW_OPT_PATH, CFG(bgp.helper), .arg = "PATH", .flags = KEY,
 	  .help = "the helper that keeps --bgp's session to gobgpd's API (default: "
 		  "ratewall-gobgp beside ratewall, else in " RW_LIBEXEC_DIR ")" },
 	{ "bgp-next-hop", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_next_hop,
 	  .arg = "ADDR[,ADDR6]", .flags = KEY,
-	  .help = "next hop of the routes (default: the speaker's own address)" },
+	  .help = "next hop of the IPv4 and IPv6 routes (default: the speaker's own address)" },
 	{ "bgp-community", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_community,
 	  .def = "65535:666,65535:65281", .arg = "ASN:VALUE[,...]", .flags = KEY,
-	  .help = "communities of the blackhole routes (BLACKHOLE, RFC 7999, and NO_EXPORT: "
-		  "not beyond the upstream)" },
+	  .help = "communities of the blackhole routes, at most 8 (BLACKHOLE, RFC 7999, and "
+		  "NO_EXPORT: not beyond the upstream)" },
 	{ "bgp-victim-floor", 0, RW_OPT_RATE, CFG(bgp.victim_floor), .arg = "PPS", .flags = KEY,
 	  .help = "with --key dst or --rank dst: a destination of --bgp-own that receives this "
 		  "many packets a second is blackholed while it does, and --bgp-hold after "
 		  "(RTBH gives the victim up to save the link; default: never)" },
 	{ "bgp-flowspec-rate", 0, RW_OPT_SWITCH, CFG(bgp.flowspec_rate), .flags = KEY,
-	  .help = "a source's flow rule holds it to --bps upstream (traffic-rate), not discard" },
+	  .help = "a source's flow rule holds it to --bps upstream (FlowSpec's traffic-rate, in "
+		  "bytes a second), not discard; needs --bps" },
 	{ "bgp-owner", 0, RW_OPT_CUSTOM, CFG(bgp), .parse = parse_bgp_owner, .arg = "ASN:VALUE",
 	  .flags = KEY,
 	  .help = "the community every route carries: at start and at stop, the speaker's routes "
@@ -360,7 +368,8 @@ const struct rw_opt rw_options[] = {
 		  "interfaces' addresses, nor of allow rules' prefixes" },
 	{ "bgp-max", 0, RW_OPT_COUNT, CFG(bgp.max), .min = 1, .max = RW_BGP_MAX_ROUTES,
 	  .def = "1000", .arg = "N", .flags = KEY,
-	  .help = "routes announced at once, at most; the ones beyond are counted and said" },
+	  .help = "routes announced at once, at most, banned keys first, heavy prefixes after; "
+		  "the ones beyond are counted and said" },
 	{ "bgp-prefixes", 0, RW_OPT_SWITCH, CFG(bgp.prefixes), .flags = KEY,
 	  .help = "announce the heavy prefixes of --levels too, while they are heavy" },
 	{ "bgp-prefix-floor", 0, RW_OPT_RATE, CFG(bgp.prefix_floor), .min = 1, .def = "10k",

@@ -295,7 +295,9 @@ uninstall:
 # tree's files as git lists them (tracked or not, never ignored) in
 # $(BUILD)/deb/, so the tree itself stays clean; then lintian, whose report
 # is kept in $(BUILD)/deb/lintian.txt and fails the target on any error.
-# RW_VERSION is user/cli/version.h's, and debian/changelog must say the same.
+# RW_VERSION is user/cli/version.h's; debian/changelog is written into the
+# copy from CHANGELOG.md (tools/changelog.py), whose newest entry must say
+# the same version.
 # The caller's make flags and BUILD stay out of the package's own make.
 RW_VERSION := $(shell sed -n 's/^\#define RATEWALL_VERSION "\(.*\)"/\1/p' user/cli/version.h)
 DEB_SRC := $(BUILD)/deb/ratewall-$(RW_VERSION)
@@ -303,14 +305,14 @@ DEB = $(BUILD)/ratewall_$(RW_VERSION)_$(shell dpkg --print-architecture).deb
 
 deb: deps
 	@./tools/install-deps.sh deb
-	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(RW_VERSION)" ] || \
-		{ echo "deb: debian/changelog says $$v, user/cli/version.h says $(RW_VERSION)" >&2; exit 1; }
+	@python3 tools/changelog.py --check || { echo "deb: fix CHANGELOG.md" >&2; exit 1; }
 	@git rev-parse --is-inside-work-tree >/dev/null || \
 		{ echo "deb: needs a git checkout: it copies the files git lists" >&2; exit 1; }
 	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
 	git ls-files -z -co --exclude-standard | \
 		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' _ | \
 		tar --null -T - -cf - | tar -xf - -C $(DEB_SRC)
+	python3 tools/changelog.py >$(DEB_SRC)/debian/changelog
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
 		dpkg-buildpackage -b -us -uc -Jauto >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; echo "deb: dpkg-buildpackage failed: $(BUILD)/deb/build.log" >&2; exit 1; }

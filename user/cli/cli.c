@@ -95,6 +95,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 	    !cfg->levels.n[0] && !cfg->levels.n[1])
 		return fail(err, errlen, "--on-event-kinds heavy and light are of the prefixes "
 			    "--levels ranks: give --levels too");
+	if (cfg->on_event_user[0] && !cfg->hook.command[0] && !cfg->bgp.api[0])
+		return fail(err, errlen, "--on-event-user is who --on-event's commands and --bgp's "
+			    "helpers run as: give --on-event or --bgp too");
 	strcpy(bgp.api, d.cfg.bgp.api);
 	if (!cfg->bgp.api[0] && memcmp(&bgp, &d.cfg.bgp, sizeof(bgp)))
 		return fail(err, errlen, "the --bgp-* options shape --bgp: give --bgp [HOST:]PORT too");
@@ -120,6 +123,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 static int validate(struct rw_config *cfg, char *err, size_t errlen)
 {
 	uint64_t slot_ns = rw_slot_ns(cfg);
+	struct rw_cli_args defaults;
+
+	rw_opt_defaults(&defaults);
 
 	if (slot_ns < RW_MIN_SLOT_NS || slot_ns > RW_MAX_SLOT_NS)
 		return fail(err, errlen,
@@ -145,9 +151,11 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	    (cfg->history_keep_ns != RW_HISTORY_KEEP_NS || cfg->history_max != RW_HISTORY_MAX))
 		return fail(err, errlen, "--history-keep and --history-max shape --history: give "
 			    "--history FILE too");
-	if (cfg->metrics_min_share_ppm && !cfg->metrics[0])
+	if (!cfg->metrics[0] && cfg->metrics_min_share_ppm != defaults.cfg.metrics_min_share_ppm)
 		return fail(err, errlen, "--metrics-min-share shapes what /metrics carries: give "
 			    "--metrics [ADDR:]PORT too");
+	if (!cfg->metrics[0]) /* no page to carry them: rank the top-N only */
+		cfg->metrics_min_share_ppm = 0;
 	if (cfg->rank_mask & (1u << cfg->key_kind))
 		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
 			    rw_key_kind_name(cfg->key_kind));

@@ -10,7 +10,7 @@
 #include "model/key.h"
 
 /* What a value of an option is completed with. */
-enum comp_value { V_NONE, V_WORDS, V_FILES, V_DIRS, V_INSTANCES, V_COUNT };
+enum comp_value { V_NONE, V_WORDS, V_FILES, V_DIRS, V_INSTANCES, V_USERS, V_COUNT };
 
 struct comp_opt {
 	const char *name;
@@ -32,6 +32,8 @@ static enum comp_value row_value(const struct rw_opt *o)
 		return V_INSTANCES;
 	if (o->flags & RW_OPT_DIR)
 		return V_DIRS;
+	if (o->flags & RW_OPT_USER)
+		return V_USERS;
 	return o->type == RW_OPT_PATH || o->type == RW_OPT_META ? V_FILES : V_NONE;
 }
 
@@ -104,12 +106,14 @@ static const char *const bash_value[V_COUNT] = {
 	[V_FILES] = "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;",
 	[V_DIRS] = "COMPREPLY=($(compgen -d -- \"$cur\")); return ;;",
 	[V_INSTANCES] = "COMPREPLY=($(compgen -W \"$(_ratewall_instances)\" -- \"$cur\")); return ;;",
+	[V_USERS] = "COMPREPLY=($(compgen -u -- \"$cur\")); return ;;",
 };
 static const char *const zsh_value[V_COUNT] = {
 	[V_NONE] = "return ;;",
 	[V_FILES] = "_files; return ;;",
 	[V_DIRS] = "_files -/; return ;;",
 	[V_INSTANCES] = "_ratewall_instances; return ;;",
+	[V_USERS] = "_users; return ;;",
 };
 
 /* The case on the word before the cursor: an option's value. */

@@ -72,9 +72,14 @@ static int parse_min_share(const struct rw_opt *o, const char *arg, struct rw_cl
 	uint64_t ppm;
 
 	(void)o;
+	/* 0 turns it off: the top-N only, and no bound on a fleet sum. */
+	if (strcmp(arg, "0") == 0 || strcmp(arg, "0%") == 0) {
+		a->cfg.metrics_min_share_ppm = 0;
+		return 0;
+	}
 	if (rw_parse_share_ppm(arg, &ppm) || ppm < RW_MIN_SHARE_PPM_MIN || ppm > RW_MIN_SHARE_PPM_MAX)
 		return fail(err, errlen, "--metrics-min-share: '%s' must be a share from 0.1%% to "
-			    "50%% (e.g. 0.5%%)", arg);
+			    "50%% (e.g. 0.5%%), or 0 for none", arg);
 	a->cfg.metrics_min_share_ppm = (uint32_t)ppm;
 	return 0;
 }
@@ -135,6 +140,19 @@ static int parse_on_event(const struct rw_opt *o, const char *arg, struct rw_cli
 	if (rw_split_words(arg, buf, argv, RW_CMD_WORDS, why, sizeof(why)) < 0)
 		return fail(err, errlen, "--on-event: '%s': %s", arg, why);
 	strcpy(a->cfg.hook.command, arg);
+	return 0;
+}
+
+/* A name as the user database spells one; looked up at the start (run_start.c). */
+static int parse_on_event_user(const struct rw_opt *o, const char *arg, struct rw_cli_args *a,
+			       char *err, size_t errlen)
+{
+	(void)o;
+	if (!arg[0] || strlen(arg) >= sizeof(a->cfg.on_event_user) || arg[0] == '-' ||
+	    strpbrk(arg, "/: \t\n\r"))
+		return fail(err, errlen, "--on-event-user: '%s' is not a user name (1 to %d bytes, "
+			    "no '/', ':' or blank, not starting with '-')", arg, RW_USER_MAX - 1);
+	strcpy(a->cfg.on_event_user, arg);
 	return 0;
 }
 
@@ -305,10 +323,12 @@ const struct rw_opt rw_options[] = {
 	  .flags = KEY,
 	  .help = "serve /metrics for Prometheus (address default 127.0.0.1; IPv6 as [::1]:PORT)" },
 	{ "metrics-min-share", 0, RW_OPT_CUSTOM, CFG(metrics_min_share_ppm), .parse = parse_min_share,
-	  .arg = "PCT", .flags = KEY,
+	  .def = "1%", .arg = "PCT", .flags = KEY,
 	  .help = "/metrics also carries every key of each ranked kind, and every --levels prefix, "
 		  "with at least PCT of this host's window traffic (0.1% to 50%): summed over hosts "
-		  "in Prometheus, a key's rate is then short by at most PCT of the fleet's" },
+		  "in Prometheus, a key's rate is then short by at most PCT of the fleet's; 0 turns "
+		  "it off (the top-N only: a key spread over the hosts under each one's top-N is "
+		  "missed)" },
 	{ "on-event", 0, RW_OPT_CUSTOM, CFG(hook.command), .parse = parse_on_event, .arg = "CMD",
 	  .flags = KEY,
 	  .help = "run CMD for each event of --on-event-kinds, the event as one JSON object on "
@@ -325,6 +345,11 @@ const struct rw_opt rw_options[] = {
 	{ "on-event-rate", 0, RW_OPT_COUNT, CFG(hook.rate), .min = 1, .max = 10000, .def = "20",
 	  .arg = "N", .flags = KEY,
 	  .help = "commands started a second, at most; events beyond it are counted, not run" },
+	{ "on-event-user", 0, RW_OPT_CUSTOM, CFG(on_event_user), .parse = parse_on_event_user,
+	  .arg = "USER", .flags = KEY | RW_OPT_USER,
+	  .help = "run --on-event's commands, and --bgp's GoBGP client and session helper, as "
+		  "USER with USER's groups and no capability (default: as ratewall, root); a "
+		  "USER the system does not know is refused at the start" },
 	{ "bgp", 0, RW_OPT_CUSTOM, CFG(bgp.api), .parse = parse_bgp, .arg = "[HOST:]PORT",
 	  .flags = KEY,
 	  .help = "for each banned key, through the GoBGP daemon whose API listens here "

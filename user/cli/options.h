@@ -41,10 +41,10 @@ enum rw_opt_type {
 enum {
 	RW_OPT_RUN = 1u << 0,     /* ratewall run takes it */
 	RW_OPT_MEMORY = 1u << 1,  /* ratewall memory takes it */
-	RW_OPT_STATUS = 1u << 9,  /* ratewall status takes it */
-	RW_OPT_STOP = 1u << 10,   /* ratewall stop takes it */
-	RW_OPT_RULE = 1u << 11,   /* ratewall rule takes it */
-	RW_OPT_TOP = 1u << 12,    /* ratewall top takes it */
+	RW_OPT_STATUS = 1u << 10, /* ratewall status takes it */
+	RW_OPT_STOP = 1u << 11,   /* ratewall stop takes it */
+	RW_OPT_RULE = 1u << 12,   /* ratewall rule takes it */
+	RW_OPT_TOP = 1u << 13,    /* ratewall top takes it */
 	RW_OPT_KEY = 1u << 2,     /* a config-file key */
 	RW_OPT_PINNED = 1u << 3,  /* enforced by the data path: a pinned instance's differs only with --replace */
 	RW_OPT_DASH = 1u << 4,    /* path: "-" is stdout */
@@ -52,6 +52,7 @@ enum {
 	RW_OPT_DIR = 1u << 6,     /* completion: a directory */
 	RW_OPT_INSTANCE = 1u << 7, /* completion: a pinned instance's name */
 	RW_OPT_NO_DEFAULT = 1u << 8, /* def is shown in --help only: resolved later (max-flows) */
+	RW_OPT_USER = 1u << 9,    /* completion: a user name */
 };
 #define RW_OPT_BOTH (RW_OPT_RUN | RW_OPT_MEMORY)
 /* The commands on pinned instances: an option's other_help is theirs. */

@@ -229,7 +229,15 @@ static void test_count_spellings(void)
 	CHECK_EQ(c.metrics_min_share_ppm, 5000);
 	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 2"), 0);
 	CHECK_EQ(c.metrics_min_share_ppm, 20000);
+	/* 1 % by default: the fleet's sums are bounded unless asked otherwise; 0 turns it off */
 	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 10000);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 0"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 0);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 0%"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 0);
+	/* without a page to carry them, the top-N only (nothing ranked beyond it) */
+	CHECK_EQ(parse(&c, err, "run eth0"), 0);
 	CHECK_EQ(c.metrics_min_share_ppm, 0);
 	CHECK_EQ(parse(&c, err, "run eth0 --max-flows 1.5Mi --hhh-share 5"), 0);
 	CHECK_EQ(c.max_flows, 1572864);
@@ -531,7 +539,8 @@ static void test_cli_errors(void)
 		{ "run a --v6-prefix 129", "--v6-prefix" },
 		{ "run a --v6-prefix 64x", "--v6-prefix" },
 		{ "run a --hhh-share 0", "--hhh-share" },
-		{ "run a --metrics-min-share 1%", "give --metrics [ADDR:]PORT too" },
+		{ "run a --metrics-min-share 2%", "give --metrics [ADDR:]PORT too" },
+		{ "run a --metrics-min-share 0", "give --metrics [ADDR:]PORT too" },
 		{ "run a --metrics 1 --metrics-min-share 0.05%", "from 0.1% to 50%" },
 		{ "run a --metrics 1 --metrics-min-share 51%", "from 0.1% to 50%" },
 		{ "run a --metrics 1 --metrics-min-share -1%", "from 0.1% to 50%" },

@@ -118,10 +118,12 @@ for cmd in run memory status stop rule top; do
 		want=$(table_names '$1 ~ /(^|,)'"$cmd"'(,|$)/')
 	fi
 	got=$(help_options <"$WORK/help.$cmd")
-	if [ $rc -eq 0 ] && [ "$got" = "$want" ] && head -1 "$WORK/help.$cmd" | grep -q "^usage: ratewall $cmd "; then
+	if [ $rc -eq 0 ] && [ "$got" = "$want" ] &&
+		head -1 "$WORK/help.$cmd" | grep -q "^usage: ratewall $cmd "; then
 		ok "$cmd --help: its usage and the table's $(wc -w <<<"$want") options of $cmd"
 	else
-		fail "$cmd --help (exit $rc): lists '$(tr '\n' ' ' <<<"$got")', the table's are '$(tr '\n' ' ' <<<"$want")'"
+		fail "$cmd --help (exit $rc): lists '$(tr '\n' ' ' <<<"$got")'," \
+			"the table's are '$(tr '\n' ' ' <<<"$want")'"
 	fi
 done
 "$RW" run --help | help_options >"$WORK/help"

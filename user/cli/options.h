@@ -37,23 +37,31 @@ enum rw_opt_type {
 	RW_OPT_META,     /* --config and --help: acted on by the parser itself */
 };
 
-/* Where an option applies, and what it is. */
+/*
+ * Where an option applies, and what it is: the commands that take it from
+ * RW_OPT_FIRST_COMMAND up, what it is below, so that a new flag of either kind
+ * cannot take a bit of the other (the assertion after the enum).
+ */
 enum {
-	RW_OPT_RUN = 1u << 0,     /* ratewall run takes it */
-	RW_OPT_MEMORY = 1u << 1,  /* ratewall memory takes it */
-	RW_OPT_STATUS = 1u << 10, /* ratewall status takes it */
-	RW_OPT_STOP = 1u << 11,   /* ratewall stop takes it */
-	RW_OPT_RULE = 1u << 12,   /* ratewall rule takes it */
-	RW_OPT_TOP = 1u << 13,    /* ratewall top takes it */
-	RW_OPT_KEY = 1u << 2,     /* a config-file key */
-	RW_OPT_PINNED = 1u << 3,  /* enforced by the data path: a pinned instance's differs only with --replace */
-	RW_OPT_DASH = 1u << 4,    /* path: "-" is stdout */
-	RW_OPT_ABSOLUTE = 1u << 5, /* path: must start with '/' */
-	RW_OPT_DIR = 1u << 6,     /* completion: a directory */
-	RW_OPT_INSTANCE = 1u << 7, /* completion: a pinned instance's name */
-	RW_OPT_NO_DEFAULT = 1u << 8, /* def is shown in --help only: resolved later (max-flows) */
-	RW_OPT_USER = 1u << 9,    /* completion: a user name */
+	RW_OPT_KEY = 1u << 0,     /* a config-file key */
+	RW_OPT_PINNED = 1u << 1,  /* enforced by the data path: a pinned instance's differs only with --replace */
+	RW_OPT_DASH = 1u << 2,    /* path: "-" is stdout */
+	RW_OPT_ABSOLUTE = 1u << 3, /* path: must start with '/' */
+	RW_OPT_DIR = 1u << 4,     /* completion: a directory */
+	RW_OPT_INSTANCE = 1u << 5, /* completion: a pinned instance's name */
+	RW_OPT_NO_DEFAULT = 1u << 6, /* def is shown in --help only: resolved later (max-flows) */
+	RW_OPT_USER = 1u << 7,    /* completion: a user name */
+	RW_OPT_FIRST_COMMAND = 1u << 16,
+	RW_OPT_RUN = RW_OPT_FIRST_COMMAND << 0,    /* ratewall run takes it */
+	RW_OPT_MEMORY = RW_OPT_FIRST_COMMAND << 1, /* ratewall memory takes it */
+	RW_OPT_STATUS = RW_OPT_FIRST_COMMAND << 2, /* ratewall status takes it */
+	RW_OPT_STOP = RW_OPT_FIRST_COMMAND << 3,   /* ratewall stop takes it */
+	RW_OPT_RULE = RW_OPT_FIRST_COMMAND << 4,   /* ratewall rule takes it */
+	RW_OPT_TOP = RW_OPT_FIRST_COMMAND << 5,    /* ratewall top takes it */
 };
+_Static_assert((RW_OPT_KEY | RW_OPT_PINNED | RW_OPT_DASH | RW_OPT_ABSOLUTE | RW_OPT_DIR |
+		RW_OPT_INSTANCE | RW_OPT_NO_DEFAULT | RW_OPT_USER) < RW_OPT_FIRST_COMMAND,
+	       "what an option is stays below the commands' bits");
 #define RW_OPT_BOTH (RW_OPT_RUN | RW_OPT_MEMORY)
 /* The commands on pinned instances: an option's other_help is theirs. */
 #define RW_OPT_PINS (RW_OPT_STATUS | RW_OPT_STOP | RW_OPT_RULE | RW_OPT_TOP)

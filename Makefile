@@ -66,7 +66,7 @@ TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test-deps test test-slow test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
 	deb test-package
-all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS) $(BUILD)/layout-prev/ratewall
+all: $(BUILD)/ratewall $(BUILD)/ratewall.8 $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS) $(BUILD)/layout-prev/ratewall
 
 # make deps: what building and running need; make test-deps: that and the
 # test rig (tools/install-deps.sh says which package is for what). Neither
@@ -273,12 +273,19 @@ $(BUILD)/completion/_ratewall: $(BUILD)/ratewall
 	@mkdir -p $(dir $@)
 	$(BUILD)/ratewall completion zsh > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall $(GOBGP_HELPER)
+# ratewall(8): dist/ratewall.8's prose with each command's options, printed by
+# the binary from its options' table, where the page marks them.
+$(BUILD)/ratewall.8: dist/ratewall.8 tools/manpage.awk $(BUILD)/ratewall
+	$(BUILD)/ratewall completion --man > $@.options
+	awk -f tools/manpage.awk $@.options dist/ratewall.8 > $@.tmp && mv $@.tmp $@
+	rm -f $@.options
+
+install: $(BUILD)/ratewall $(BUILD)/ratewall.8 $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall $(GOBGP_HELPER)
 	install -D -m 0755 $(BUILD)/ratewall $(DESTDIR)$(SBINDIR)/ratewall
 	install -D -m 0755 $(BUILD)/ratewall-gobgp $(DESTDIR)$(LIBEXECDIR)/ratewall-gobgp
 	install -d $(DESTDIR)$(LIBEXECDIR)/rwgobgp
 	install -m 0644 $(GOBGP_MESSAGES:%=$(BUILD)/rwgobgp/%_pb2.py) $(DESTDIR)$(LIBEXECDIR)/rwgobgp/
-	install -D -m 0644 dist/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
+	install -D -m 0644 $(BUILD)/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/ratewall@.service.in > $(DESTDIR)$(UNITDIR)/ratewall@.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ratewall@.service

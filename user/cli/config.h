@@ -73,7 +73,7 @@ struct rw_config {
 	struct rw_levels levels;      /* --levels: none given = no prefix ranking */
 	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
 	uint64_t ban_ns;              /* --ban: 0 = no bans */
-	uint64_t burst_ns;            /* --burst: how much of its rate a key may save up, at most the window */
+	uint64_t burst_ns;            /* --burst: a key saves up twice it of its rate, at most the window */
 	uint8_t key_kind;             /* --key: enum rw_key_kind */
 	uint8_t v6_prefix;            /* --v6-prefix: 1..128 */
 	uint8_t rank_mask;            /* --rank: a bit per kind ranked beside key_kind */

@@ -313,7 +313,8 @@ int rw_status_command(int argc, char **argv)
 	struct rw_svc_args args;
 	struct status_ctx ctx = { .args = &args };
 	char err[256];
-	int ret = rw_cli_outcome(rw_cli_parse_status(argc, argv, &args, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_status(argc, argv, &args, err, sizeof(err)),
+				 argv[0], err);
 
 	if (ret >= 0)
 		return ret;

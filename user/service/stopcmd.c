@@ -167,7 +167,8 @@ int rw_stop_command(int argc, char **argv)
 	struct rw_svc_args args;
 	struct stop_ctx ctx = { .args = &args, .netns = rw_netns_ino() };
 	char err[256];
-	int ret = rw_cli_outcome(rw_cli_parse_stop(argc, argv, &args, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_stop(argc, argv, &args, err, sizeof(err)),
+				 argv[0], err);
 
 	if (ret >= 0)
 		return ret;

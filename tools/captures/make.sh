@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Makes the captures of README.md and docs/ (tools/captures/captures.py says
+# what a capture is) as OUT/NAME.txt, on namespace testbeds: the demo's
+# (tools/demo.sh) for the report, a testbed of its own for a pinned instance
+# (status, rule list) and for --history. Traffic stays in the namespaces,
+# every generator is bounded, everything made is removed on exit.
+# --quick: short runs at low rates, for the format check (the shapes, not
+# the numbers, matter there). Needs root.
+# Usage: tools/captures/make.sh OUT [BUILD] [--quick]
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$1
+BUILD=$(cd "${2:-$ROOT/build}" && pwd)
+QUICK=${3:-}
+RW=$BUILD/ratewall
+GEN=$BUILD/rwgen
+. "$ROOT/tests/harness/testbed.sh"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "captures need root (namespaces, BPF): sudo make docs" >&2
+	exit 1
+fi
+mkdir -p "$OUT"
+WORK=$(mktemp -d /tmp/rwcap.XXXXXX)
+PIN_DIR=/sys/fs/bpf/rwcap.$$
+cleanup() {
+	if [ -d "$PIN_DIR" ]; then
+		"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
+		rm -rf "$PIN_DIR"
+	fi
+	rm -rf "$WORK"
+	tb_down 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# T LONG QUICK: a run's length, in seconds.
+T() { if [ -n "$QUICK" ]; then echo "$2"; else echo "$1"; fi; }
+
+# The demo's report, as the README shows it: its start-up lines and one
+# report while every generator still runs (the third from the end: they stop
+# two seconds before ratewall does).
+DEMO_SECONDS=$(T 12 4) "$ROOT/tools/demo.sh" "$BUILD" >"$WORK/demo" 2>&1
+python3 - "$WORK/demo" >"$OUT/readme-demo.txt" <<'EOF'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+start = [l for l in lines if l.startswith("ratewall: ") and "detached" not in l][:4]
+reports, cur = [], None
+for l in lines:
+    if re.match(r"^\d\d:\d\d:\d\d  ", l):
+        cur = [l]
+    elif cur is not None:
+        cur.append(l)
+        if l.startswith("total "):
+            reports.append(cur)
+            cur = None
+print("\n".join(start + [""] + reports[max(len(reports) - 3, 0)]))
+EOF
+
+# One JSON report of the demo with --top 1, wrapped before each top-level
+# key whose value is an object or a list, as docs/json.md shows it.
+DEMO_SECONDS=$(T 6 3) DEMO_ARGS="--json --top 1" "$ROOT/tools/demo.sh" "$BUILD" >"$WORK/json" 2>&1
+python3 - "$WORK/json" >"$OUT/report-json.txt" <<'EOF'
+import json, sys
+reports = [l for l in open(sys.argv[1]) if l.startswith('{"ts"')]
+line = reports[max(len(reports) - 3, 0)].strip()
+obj = json.loads(line)
+out, first = [], True
+for k, v in obj.items():
+    part = json.dumps({k: v}, ensure_ascii=False)[1:-1]
+    if first or isinstance(v, (dict, list)) and k != "limit":
+        out.append(("{" if first else " ") + part)
+    else:
+        out[-1] += ", " + part
+    first = False
+print(",\n".join(out) + "}")
+EOF
+
+tb_up rwcap 1
+# A pinned instance with two rules; 2000 pps at port 22 and 1500 pings a
+# second for a while, then what `status` and `rule list` say of it.
+printf '0.0.0.0/0 tcp dport 22 limit 500\n0.0.0.0/0 icmp type echo-request limit 300\n' >"$WORK/rules"
+nsenter --net="/run/netns/$TB_RCV" "$RW" run "$TB_RX" --pps 10k --rules "$WORK/rules" \
+	--persist --pin-dir "$PIN_DIR" >"$WORK/persist" 2>&1 &
+for _ in $(seq 100); do grep -q "attached to" "$WORK/persist" && break; sleep 0.05; done
+gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@" >/dev/null; }
+s=$(T 3 1)
+gen --proto tcp --src 198.18.1.5 --dport 22 --rate 2000 --duration "${s}s" &
+g=$!
+gen --proto icmp --src 198.18.1.6 --rate 1500 --duration "${s}s"
+wait "$g"
+sleep 1.2
+{ echo '$ ratewall status'; "$RW" status --pin-dir "$PIN_DIR"; } >"$OUT/status.txt"
+{ echo '$ ratewall rule list'; "$RW" rule list --pin-dir "$PIN_DIR"; } >"$OUT/rule-list.txt"
+"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null
+wait
+
+# --history: three sources at 1000 pps each under --pps 1000, reports every
+# 500 ms, then the sum over the run.
+s=$(T 6 2)
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --interval 500ms --history "$WORK/h.db" \
+	--duration "${s}s" >/dev/null 2>&1 &
+sleep 0.5
+gen --sources 3 --rate 3000 --duration "$((s - 1))s"
+wait
+(cd "$WORK" && { echo '$ ratewall history h.db --sum'; "$RW" history h.db --sum; }) >"$OUT/history-sum.txt"
+
+# BIRD's flow table while a source is banned, from test_bgp's own run (its
+# BIRD and gobgpd setup is the test's; RW_CAPTURE makes it keep the table):
+# the first route of flows4, its type, and the community that says discard.
+# Not in --quick: the suite takes half a minute and needs bird2 and gobgpd.
+if [ -z "$QUICK" ]; then
+	if RW_BIN="$RW" BUILD="$BUILD" RW_CAPTURE="$WORK/bgp" \
+		"$ROOT/tests/integration/act/test_bgp.sh" >"$WORK/bgp.log" 2>&1 && [ -s "$WORK/bgp.ban" ]; then
+		python3 - "$WORK/bgp.ban" >"$OUT/bird-flows4.txt" <<'EOF_PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+i = next(n for n, l in enumerate(lines) if l.startswith("flow4 {"))
+route = [lines[i]]
+for l in lines[i + 1:]:
+    if not l.startswith("\t"):
+        break
+    route.append(l)
+out = ["$ birdc show route table flows4 all", route[0], route[1], "\t…"]
+out += [l for l in route if "ext_community" in l]
+print("\n".join(out))
+EOF_PY
+	else
+		echo "test_bgp failed or kept no table ($WORK/bgp.log's end below): bird-flows4 not made" >&2
+		tail -n 5 "$WORK/bgp.log" >&2
+	fi
+fi
+echo "captures made in $OUT: $(cd "$OUT" && ls | sed 's/\.txt$//' | tr '\n' ' ')"

@@ -22,7 +22,9 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 mkdir -p "$OUT"
 WORK=$(mktemp -d /tmp/rwcap.XXXXXX)
-PIN_DIR=/sys/fs/bpf/rwcap.$$
+# A fixed path, so that status says the same in every run (one run at a time,
+# under the machine's lock); bpffs refuses a name with a dot.
+PIN_DIR=/sys/fs/bpf/rwcap
 cleanup() {
 	if [ -d "$PIN_DIR" ]; then
 		"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
@@ -57,22 +59,41 @@ print("\n".join(start + [""] + reports[max(len(reports) - 3, 0)]))
 EOF
 
 # One JSON report of the demo with --top 1, wrapped before each top-level
-# key whose value is an object or a list, as docs/json.md shows it.
+# key whose value is a long object or list, as docs/json.md shows it.
 DEMO_SECONDS=$(T 6 3) DEMO_ARGS="--json --top 1" "$ROOT/tools/demo.sh" "$BUILD" >"$WORK/json" 2>&1
 python3 - "$WORK/json" >"$OUT/report-json.txt" <<'EOF'
-import json, sys
-reports = [l for l in open(sys.argv[1]) if l.startswith('{"ts"')]
-line = reports[max(len(reports) - 3, 0)].strip()
-obj = json.loads(line)
-out, first = [], True
-for k, v in obj.items():
-    part = json.dumps({k: v}, ensure_ascii=False)[1:-1]
-    if first or isinstance(v, (dict, list)) and k != "limit":
-        out.append(("{" if first else " ") + part)
+import sys
+reports = [l.strip() for l in open(sys.argv[1]) if l.startswith('{"ts"')]
+line = reports[max(len(reports) - 3, 0)]
+# The line as ratewall wrote it, cut before its top-level keys (depth 1,
+# outside strings); a part that holds a long object or list starts a line.
+cuts, depth, in_str, esc = [], 0, False, False
+for i, c in enumerate(line):
+    if in_str:
+        if esc:
+            esc = False
+        elif c == "\\":
+            esc = True
+        elif c == '"':
+            in_str = False
+    elif c == '"':
+        in_str = True
+        if depth == 1 and line[i - 2:i] == ", ":
+            cuts.append(i - 2)
+    elif c in "{[":
+        depth += 1
+    elif c in "}]":
+        depth -= 1
+parts = [line[a:b] for a, b in zip([0] + cuts, cuts + [len(line)])]
+out = [parts[0]]
+for p in parts[1:]:
+    value = p.split(": ", 1)[1]
+    if value[:1] in "{[" and len(p) > 60:
+        out[-1] += ","
+        out.append(" " + p[2:])
     else:
-        out[-1] += ", " + part
-    first = False
-print(",\n".join(out) + "}")
+        out[-1] += p
+print("\n".join(out))
 EOF
 
 tb_up rwcap 1

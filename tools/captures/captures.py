@@ -16,7 +16,12 @@ run with CAPTURE_DIR=DIR.
 
   captures.py list ROOT         every marker: file, line, name
   captures.py write ROOT DIR    replace each marked block with DIR/NAME.txt
-  captures.py check ROOT DIR    each marked block's shape against DIR/NAME.txt
+  captures.py check ROOT DIR [NAME...]
+                                each marked block's (or those NAMEs') shape
+                                against DIR/NAME.txt
+  captures.py bird FILE         BIRD's `show route all` (FILE) as the README
+                                shows it: flows4's first route, its type and
+                                the community that says discard
 
 The shape of a line is the line with its numbers, addresses, times, dates
 and yes/no masked and its runs of blanks made one: headers, column names,
@@ -35,10 +40,10 @@ import sys
 MARKER = re.compile(r"^<!-- capture: ([a-z0-9-]+) -->$")
 FENCE = re.compile(r"^(```+)(.*)$")
 
-# Captures that only a slow suite (make test-slow) can make: what makes each.
+# Captures that only a slow suite (make test-slow) can make, and check: what
+# makes each.
 SLOW = {
     "bird-flows4": "tests/integration/act/test_bgp.sh",
-    "fleet-readme": "tests/integration/service/test_fleet.sh",
 }
 
 # What varies from run to run, masked in this order (the longest forms first).
@@ -195,9 +200,11 @@ def cmd_write(root, capdir):
     return rc
 
 
-def cmd_check(root, capdir):
+def cmd_check(root, capdir, only):
     checked = failed = 0
     for path, n, name, info, body, *_ in blocks(root):
+        if only and name not in only:
+            continue
         where = f"{rel(root, path)}:{n}: capture {name}"
         src = os.path.join(capdir, name + ".txt")
         if info is None:
@@ -206,7 +213,7 @@ def cmd_check(root, capdir):
             continue
         if not os.path.exists(src):
             if name in SLOW:
-                print(f"{where}: made by {SLOW[name]} (make test-slow), not checked here")
+                print(f"{where}: made and checked by {SLOW[name]} (make test-slow)")
                 continue
             print(f"{where}: nothing makes it (no {name}.txt, and SLOW names no suite)")
             failed += 1
@@ -225,12 +232,34 @@ def cmd_check(root, capdir):
     return 1 if failed else 0
 
 
+def cmd_bird(path):
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i = next((n for n, l in enumerate(lines) if l.startswith("flow4 {")), None)
+    if i is None:
+        print(f"{path}: no flow4 route in it", file=sys.stderr)
+        return 1
+    route = [lines[i]]
+    for line in lines[i + 1:]:
+        if not line.startswith("\t"):
+            break
+        route.append(line)
+    out = ["$ birdc show route table flows4 all", route[0]] + route[1:2] + ["\t…"]
+    out += [line for line in route if "ext_community" in line]
+    print("\n".join(out))
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "list":
         return cmd_list(argv[2])
-    if len(argv) == 4 and argv[1] in ("write", "check"):
-        return (cmd_write if argv[1] == "write" else cmd_check)(argv[2], argv[3])
-    print("usage: captures.py list ROOT | write ROOT DIR | check ROOT DIR", file=sys.stderr)
+    if len(argv) == 3 and argv[1] == "bird":
+        return cmd_bird(argv[2])
+    if len(argv) == 4 and argv[1] == "write":
+        return cmd_write(argv[2], argv[3])
+    if len(argv) >= 4 and argv[1] == "check":
+        return cmd_check(argv[2], argv[3], set(argv[4:]))
+    print("usage: captures.py list ROOT | write ROOT DIR | check ROOT DIR [NAME...] | bird FILE",
+          file=sys.stderr)
     return 2
 
 

@@ -132,19 +132,7 @@ wait
 if [ -z "$QUICK" ]; then
 	if RW_BIN="$RW" BUILD="$BUILD" RW_CAPTURE="$WORK/bgp" \
 		"$ROOT/tests/integration/act/test_bgp.sh" >"$WORK/bgp.log" 2>&1 && [ -s "$WORK/bgp.ban" ]; then
-		python3 - "$WORK/bgp.ban" >"$OUT/bird-flows4.txt" <<'EOF_PY'
-import sys
-lines = open(sys.argv[1]).read().split("\n")
-i = next(n for n, l in enumerate(lines) if l.startswith("flow4 {"))
-route = [lines[i]]
-for l in lines[i + 1:]:
-    if not l.startswith("\t"):
-        break
-    route.append(l)
-out = ["$ birdc show route table flows4 all", route[0], route[1], "\t…"]
-out += [l for l in route if "ext_community" in l]
-print("\n".join(out))
-EOF_PY
+		python3 "$ROOT/tools/captures/captures.py" bird "$WORK/bgp.ban" >"$OUT/bird-flows4.txt"
 	else
 		echo "test_bgp failed or kept no table ($WORK/bgp.log's end below): bird-flows4 not made" >&2
 		tail -n 5 "$WORK/bgp.log" >&2

@@ -132,9 +132,12 @@ def keys(value, path=""):
 
 
 def kind(obj):
-    """What a JSON object is: an event by its name, else its top-level keys'
-    first one (a report starts with ts and has no event)."""
-    return obj.get("event") or next(iter(obj), "")
+    """What a JSON object is: an event by its name (and whether a rule
+    governs its key), else its top-level keys' first one (a report starts
+    with ts and has no event)."""
+    if "event" in obj:
+        return obj["event"] + (" (rule)" if "rule" in obj else "")
+    return next(iter(obj), "")
 
 
 def check_json(doc, today):

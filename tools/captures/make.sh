@@ -125,6 +125,41 @@ gen --sources 3 --rate 3000 --duration "$((s - 1))s"
 wait
 (cd "$WORK" && { echo '$ ratewall history h.db --sum'; "$RW" history h.db --sum; }) >"$OUT/history-sum.txt"
 
+# --events: one source over its limit for a second under --ban 1s (limited,
+# banned, then unbanned and released once it is silent), one governed by a
+# rule, and a /24 of many sources that is heavy a while under --levels; the
+# first line of each kind, in the order docs/json.md lists them.
+printf '0.0.0.0/0 tcp dport 22 limit 500\n' >"$WORK/rules1"
+s=$(T 6 4)
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --ban 1s --rules "$WORK/rules1" --levels v4:24 \
+	--events "$WORK/events" --duration "${s}s" >/dev/null 2>&1 &
+rw=$!
+sleep 0.5
+gen --src 198.18.0.9 --rate 3000 --duration 1s &
+g1=$!
+gen --proto tcp --src 198.18.1.5 --dport 22 --rate 2000 --duration 1s &
+g2=$!
+gen --src 198.18.7.1 --sources 200 --rate 5000 --duration 2s
+wait "$g1" "$g2" "$rw"
+python3 - "$WORK/events" >"$OUT/events.txt" <<'EOF'
+import json, sys
+lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+order = ["limited", "banned", "unbanned", "released", "limited rule", "heavy", "light"]
+first = {}
+for l in lines:
+    e = json.loads(l)
+    kind = e["event"] + (" rule" if "rule" in e else "")
+    first.setdefault(kind, l)
+# The light line of the prefix that went heavy, when there is one.
+heavy = json.loads(first.get("heavy", "{}")).get("key")
+for l in lines:
+    e = json.loads(l)
+    if e["event"] == "light" and e["key"] == heavy:
+        first["light"] = l
+        break
+print("\n".join(first[k] for k in order if k in first))
+EOF
+
 # BIRD's flow table while a source is banned, from test_bgp's own run (its
 # BIRD and gobgpd setup is the test's; RW_CAPTURE makes it keep the table):
 # the first route of flows4, its type, and the community that says discard.

@@ -66,7 +66,7 @@ TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 
 .PHONY: all deps test-deps test test-slow test-cpus test-unit test-asan check-rooms demo docs bench bench-ab clean format install uninstall fuzz \
 	deb test-package
-all: $(BUILD)/ratewall $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS)
+all: $(BUILD)/ratewall $(BUILD)/ratewall.8 $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS) $(BUILD)/layout-prev/ratewall
 
 # make deps: what building and running need; make test-deps: that and the
 # test rig (tools/install-deps.sh says which package is for what). Neither
@@ -118,6 +118,19 @@ $(BUILD)/user/%.o: user/%.c $(HDRS) $(SKELS)
 
 $(BUILD)/ratewall: user/main.c $(USER_LIB_OBJS)
 	$(CC) $(CFLAGS) $(CPPFLAGS) $^ -o $@ $(LDFLAGS) $(LDLIBS)
+
+# A loader one pinned-layout version behind, to test an upgrade across versions
+# (tests/integration/service/test_upgrade.sh): the files that read the version
+# compiled again with it overridden, the rest shared.
+LAYOUT_PREV := $(shell expr $$(sed -n 's/^\#define RW_LAYOUT_VERSION //p' include/ratewall.h) - 1)
+LAYOUT_SRCS := $(shell grep -l RW_LAYOUT_VERSION $(USER_LIB_SRCS))
+$(BUILD)/layout-prev/%.o: user/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DRW_LAYOUT_VERSION=$(LAYOUT_PREV) -c $< -o $@
+
+$(BUILD)/layout-prev/ratewall: user/main.c $(filter-out $(LAYOUT_SRCS:user/%.c=$(BUILD)/user/%.o),$(USER_LIB_OBJS)) \
+			       $(LAYOUT_SRCS:user/%.c=$(BUILD)/layout-prev/%.o)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # The traffic generator (tools/rwgen/): its driver and parts, and the BPF program above.
 RWGEN_SRCS := $(filter-out %.bpf.c,$(wildcard tools/rwgen/*.c))
@@ -268,12 +281,19 @@ $(BUILD)/completion/_ratewall: $(BUILD)/ratewall
 	@mkdir -p $(dir $@)
 	$(BUILD)/ratewall completion zsh > $@.tmp && mv $@.tmp $@
 
-install: $(BUILD)/ratewall $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall $(GOBGP_HELPER)
+# ratewall(8): dist/ratewall.8's prose with each command's options, printed by
+# the binary from its options' table, where the page marks them.
+$(BUILD)/ratewall.8: dist/ratewall.8 tools/manpage.awk $(BUILD)/ratewall
+	$(BUILD)/ratewall completion --man > $@.options
+	awk -f tools/manpage.awk $@.options dist/ratewall.8 > $@.tmp && mv $@.tmp $@
+	rm -f $@.options
+
+install: $(BUILD)/ratewall $(BUILD)/ratewall.8 $(BUILD)/completion/ratewall $(BUILD)/completion/_ratewall $(GOBGP_HELPER)
 	install -D -m 0755 $(BUILD)/ratewall $(DESTDIR)$(SBINDIR)/ratewall
 	install -D -m 0755 $(BUILD)/ratewall-gobgp $(DESTDIR)$(LIBEXECDIR)/ratewall-gobgp
 	install -d $(DESTDIR)$(LIBEXECDIR)/rwgobgp
 	install -m 0644 $(GOBGP_MESSAGES:%=$(BUILD)/rwgobgp/%_pb2.py) $(DESTDIR)$(LIBEXECDIR)/rwgobgp/
-	install -D -m 0644 dist/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
+	install -D -m 0644 $(BUILD)/ratewall.8 $(DESTDIR)$(MANDIR)/man8/ratewall.8
 	install -d $(DESTDIR)$(UNITDIR)
 	sed 's|@SBINDIR@|$(SBINDIR)|g' dist/ratewall@.service.in > $(DESTDIR)$(UNITDIR)/ratewall@.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/ratewall@.service
@@ -296,7 +316,9 @@ uninstall:
 # tree's files as git lists them (tracked or not, never ignored) in
 # $(BUILD)/deb/, so the tree itself stays clean; then lintian, whose report
 # is kept in $(BUILD)/deb/lintian.txt and fails the target on any error.
-# RW_VERSION is user/cli/version.h's, and debian/changelog must say the same.
+# RW_VERSION is user/cli/version.h's; debian/changelog is written into the
+# copy from CHANGELOG.md (tools/changelog.py), whose newest entry must say
+# the same version.
 # The caller's make flags and BUILD stay out of the package's own make.
 RW_VERSION := $(shell sed -n 's/^\#define RATEWALL_VERSION "\(.*\)"/\1/p' user/cli/version.h)
 DEB_SRC := $(BUILD)/deb/ratewall-$(RW_VERSION)
@@ -304,14 +326,14 @@ DEB = $(BUILD)/ratewall_$(RW_VERSION)_$(shell dpkg --print-architecture).deb
 
 deb: deps
 	@./tools/install-deps.sh deb
-	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(RW_VERSION)" ] || \
-		{ echo "deb: debian/changelog says $$v, user/cli/version.h says $(RW_VERSION)" >&2; exit 1; }
+	@python3 tools/changelog.py --check || { echo "deb: fix CHANGELOG.md" >&2; exit 1; }
 	@git rev-parse --is-inside-work-tree >/dev/null || \
 		{ echo "deb: needs a git checkout: it copies the files git lists" >&2; exit 1; }
 	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
 	git ls-files -z -co --exclude-standard | \
 		xargs -0 sh -c 'for f; do [ ! -e "$$f" ] || printf "%s\0" "$$f"; done' _ | \
 		tar --null -T - -cf - | tar -xf - -C $(DEB_SRC)
+	python3 tools/changelog.py >$(DEB_SRC)/debian/changelog
 	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u BUILD \
 		dpkg-buildpackage -b -us -uc -Jauto >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; echo "deb: dpkg-buildpackage failed: $(BUILD)/deb/build.log" >&2; exit 1; }

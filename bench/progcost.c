@@ -79,7 +79,7 @@ struct scenario {
  * limit, or allow for none), so the trie is walked for every packet.
  */
 /*
- * Rules with a match that cover every address, as the recipes in docs/operations.md write
+ * Rules with a match that cover every address, as the recipes in docs/operations/recipes.md write
  * them (-q): the frame (UDP 1024 -> 9) meets none, but reads its L4 header to
  * find that out.
  */

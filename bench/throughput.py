@@ -38,7 +38,7 @@ GEN_ROW_ARGS = {"syn_flood": ["--proto", "tcp", "--tcp-flags", "syn", "--random-
 RULES_10K = f"/tmp/{TB}.10k.rules"
 
 
-# Rules with a match that cover every address, as the recipes in docs/operations.md write
+# Rules with a match that cover every address, as the recipes in docs/operations/recipes.md write
 # them: the benchmark's UDP meets none of them, but each of its packets reads
 # its L4 header to find that out.
 RULES_EVERYWHERE = ["0.0.0.0/0 tcp flags syn limit 200", "::/0 tcp flags syn limit 50k per /48",

@@ -27,9 +27,13 @@
 /*
  * Version of every pinned layout (the maps below and the loader's metadata
  * record). Bump it on any change a pinned instance would misread: a loader
- * refuses pinned state of another version by name.
+ * never reads pinned state of another version; --replace swaps its own
+ * program into that state's links (service/persist.c). The Makefile builds
+ * one loader with the version before (build/layout-prev/), to test that.
  */
+#ifndef RW_LAYOUT_VERSION
 #define RW_LAYOUT_VERSION 13
+#endif
 
 #define RW_FAMILY_IPV4 4
 #define RW_FAMILY_IPV6 6

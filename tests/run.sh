@@ -11,7 +11,8 @@
 #      docs/performance.md is what bench/bench.py --report renders; the
 #      alert rules pass promtool check and test; the dashboard is
 #      tools/dashboard.py's rendering, with Grafana's fields and its wiring;
-#      make deps leaves no service enabled
+#      make deps leaves no service enabled; the unit's sandbox scores no worse
+#      than docs/ state
 #   1. userspace unit tests (plain, then under ASan/UBSan)
 #   2. BPF unit tests (bpf_prog_test_run_opts on crafted frames), with the sanitized build
 #   3. integration tests on veth pairs between namespaces they create, but
@@ -126,7 +127,10 @@ layouts=(
 	"docs/performance.md is bench/results/latest.json rendered|test_performance_page.sh"
 	"the alert rules pass promtool's check and unit tests|test_alert_rules.sh"
 	"the Grafana dashboard is rendered, shaped and wired|test_dashboard.sh"
+	"every family /metrics serves is in the docs' metrics table|test_metrics_doc.sh"
+	"the package's changelog is CHANGELOG.md's, of version.h's version|test_changelog.sh"
 	"make deps and test-deps leave no service enabled, no policy file behind|test_install_deps.sh"
+	"the unit's exposure (systemd-analyze security) is no more than docs/ state|test_unit_security.sh"
 )
 beside_integration="test_install test_errors_cleanup"
 (

@@ -55,12 +55,13 @@ UP_DOWN = {"mappings": [{"type": "value", "options": {"0": {"text": "down", "col
 PANELS = [
     ("Fleet top talkers: packets/s summed over the hosts", "timeseries", 12, 9, "pps",
      "Each key's rate summed over the hosts that export it (ratewall_source_packets_per_second): "
-     "the fleet's heaviest senders, whichever host they hit. With --metrics-min-share on the hosts a "
-     "sum is short by at most the bound drawn beside them, whatever the key's rank on each host.",
+     "the fleet's heaviest senders, whichever host they hit. Each host exports every key over its "
+     "--metrics-min-share (1 % by default), so a sum is short by at most the bound drawn beside them "
+     "(the hosts' share bars summed), whatever the key's rank on each host; a host without a bar "
+     "(RatewallShareBarMissing) is not bounded.",
      [target(f"topk(10, sum by (kind, key) (ratewall_source_packets_per_second{{{HOST}}}))",
              "{{kind}} {{key}}"),
-      target(f"sum(rate(ratewall_received_packets_total{{{IFACE}}}{RATE}) * on (instance) group_left "
-             f"ratewall_metrics_min_share{{{HOST}}})", "bound of a sum's error")]),
+      target(f"sum(ratewall_metrics_share_bar_packets_per_second{{{HOST}}})", "bound of a sum's error")]),
     ("Fleet top talkers now", "bargauge", 12, 9, "pps",
      "The ten heaviest keys across the hosts at the last scrape.",
      [target(f"topk(10, sum by (kind, key) (ratewall_source_packets_per_second{{{HOST}}}))",
@@ -105,7 +106,8 @@ PANELS = [
      [target(f"topk(10, sum by (prefix, level) (ratewall_prefix_packets_per_second{{{HOST}}}))",
              "{{prefix}}")]),
     ("Limited and banned keys per host", "timeseries", 8, 8, "short",
-     "How many of each host's top-N keys had packets dropped in the window, and how many serve a --ban.",
+     "How many of the keys each host exports had packets dropped in the window, and how many serve a "
+     "--ban (the values of RatewallSourcesLimited and RatewallSourcesBanned).",
      [target(f"sum by (instance) (ratewall_source_limited{{{HOST}}})", "{{instance}} limited"),
       target(f"sum by (instance) (ratewall_source_banned{{{HOST}}})", "{{instance}} banned")]),
     ("Limited keys now", "table", 8, 8, "short",
@@ -120,12 +122,12 @@ PANELS = [
              f"(rate(ratewall_tick_duration_seconds_bucket{{{HOST}}}{RATE})))", "{{instance}} p99"),
       target("histogram_quantile(0.5, sum by (instance, le) "
              f"(rate(ratewall_tick_duration_seconds_bucket{{{HOST}}}{RATE})))", "{{instance}} p50")]),
-    ("Last tick's age at scrape, and the interval", "timeseries", 8, 8, "s",
-     "How old the page a scrape got was: a loop that stalls ages while /metrics still answers "
-     "(RatewallTickLate: over 3 intervals and 5 s, for a minute).",
-     [target(f"timestamp(ratewall_last_tick_timestamp_seconds{{{HOST}}}) - "
-             f"ratewall_last_tick_timestamp_seconds{{{HOST}}}", "{{instance}} age"),
-      target(f"ratewall_interval_seconds{{{HOST}}}", "{{instance}} interval")]),
+    ("Ticks seen in 3 minutes, and the interval", "timeseries", 8, 8, "short",
+     "How often each host's tick timestamp changed over 3 minutes of scrapes: 0 is a loop that stalls "
+     "while /metrics still answers (RatewallTickLate: 0 for 2 minutes, on hosts that tick at least "
+     "once a minute). The host's clock is compared with itself only: one that is off does not show.",
+     [target(f"changes(ratewall_last_tick_timestamp_seconds{{{HOST}}}[3m])", "{{instance}} ticks"),
+      target(f"ratewall_interval_seconds{{{HOST}}}", "{{instance}} interval (s)")]),
     ("Targets up", "stat", 8, 8, "none",
      "Whether Prometheus scrapes each host (job ratewall, as dist/ratewall.rules.yml expects).",
      [target(f'up{{job="ratewall",{HOST}}}', "{{instance}}")]),
@@ -205,7 +207,7 @@ def dashboard():
         "uid": "ratewall-fleet",
         "title": "ratewall: fleet",
         "description": "ratewall's /metrics across hosts: top talkers, passes and drops, heavy prefixes, limited "
-                       "and banned keys, the loader's tick, --history, --bgp and --on-event (docs/operations.md).",
+                       "and banned keys, the loader's tick, --history, --bgp and --on-event (docs/operations/fleet.md).",
         "tags": ["ratewall", "xdp"],
         "schemaVersion": 39,
         "version": 1,

@@ -240,7 +240,8 @@ int rw_run_command(int argc, char **argv)
 {
 	struct rw_config cfg;
 	char err[256];
-	int ret = rw_cli_outcome(rw_cli_parse_run(argc, argv, &cfg, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_run(argc, argv, &cfg, err, sizeof(err)),
+				 argv[0], err);
 
 	return ret >= 0 ? ret : rw_run(&cfg);
 }

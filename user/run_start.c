@@ -19,6 +19,7 @@
 #include "kernel/meminfo.h"
 #include "model/clock.h"
 #include "model/units.h"
+#include "proc/spawn.h"
 #include "ratewall.skel.h"
 #include "run_say.h"
 #include "run_tick.h"
@@ -96,6 +97,15 @@ int rw_run_check(struct rw_session *s, struct rw_memplan *plan)
 
 		if (rw_rules_parse_file(cfg->rules_path, &scope, &s->rules, err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
+			return RW_EXIT_USAGE;
+		}
+	}
+	/* Who the commands and helpers run as: a user not there is bad usage, said now. */
+	if (cfg->on_event_user[0]) {
+		char err[256];
+
+		if (rw_spawn_run_as(cfg->on_event_user, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: --on-event-user: %s\n", err);
 			return RW_EXIT_USAGE;
 		}
 	}

@@ -170,6 +170,7 @@ int rw_run_tick(struct rw_session *s)
 		rw_persist_heavy(s, rep.hhh, rep.nhhh, rep.tick.total.packets);
 	}
 	keep_top(s, &rep.tick, s->top, rw_ranker_merge(&s->ranker, s->top), &rep.ntop, &rep.nover);
+	rep.share_bar = share_bar(s, &rep.tick);
 	err = rank_kinds(s, &rep);
 	rep.tick.next = rw_next_thresholds(s->top, rep.ntop, cfg->top, cfg->sort, s->ncpus,
 					   rep.tick.flows - rep.ranked_flows, s->max_flows,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bgp/bgp.h"
+#include "act/record.h"
 #include "bgp/journal.h"
 #include "bpfenv.h"
 #include "model/clock.h"
@@ -465,6 +466,75 @@ static void test_bgp_journal_upgrade(void)
 		close(now);
 	}
 	close(v2);
+
+	/* One pinned between: flow rules before their rate (36 bytes), each a discard. */
+	f.rate = 0;
+	v2 = bpf_map_create(BPF_MAP_TYPE_HASH, "rw_bgp_journal", offsetof(struct rw_route, rate),
+			    sizeof(uint64_t), 3, &opts);
+	CHECK(v2 >= 0);
+	if (v2 < 0)
+		return;
+	CHECK_EQ(bpf_map_update_elem(v2, &f, &(uint64_t){ 44 }, BPF_ANY), 0); /* its first 36 bytes */
+	now = rw_journal_upgrade(v2);
+	CHECK(now >= 0);
+	if (now >= 0) {
+		CHECK_EQ(rw_journal_count(now), 1u);
+		CHECK(bpf_map_lookup_elem(now, &f, &when) == 0 && when == 44);
+		close(now);
+	}
+	close(v2);
+}
+
+/*
+ * The act record an earlier ratewall pinned (before --bgp-helper: 4576
+ * bytes) read as today's, so that `ratewall stop` withdraws its routes
+ * through the speaker it names; a size no ratewall wrote is refused.
+ */
+static void test_bgp_act_record_older(void)
+{
+	uint8_t old[4576] = { 0 };
+	const size_t bgp = offsetof(struct rw_act_record, bgp);
+	uint32_t owner = (64512u << 16) | 7, community = (65535u << 16) | 666, ncomm = 1, zero = 0;
+	struct rw_act_record r;
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rw_act", 4, sizeof(old), 1, NULL), bad, e;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	memcpy(old, &(uint64_t){ 123 }, 8); /* at_ns */
+	strcpy((char *)old + offsetof(struct rw_act_record, hook_command), "logger banned");
+	strcpy((char *)old + bgp, "127.0.0.1:50051");
+	strcpy((char *)old + bgp + 64, "/usr/bin/gobgp");
+	strcpy((char *)old + bgp + 320, "192.0.2.1");      /* next_hop4 */
+	strcpy((char *)old + bgp + 336, "2001:db8::1");    /* next_hop6 */
+	memcpy(old + bgp + 384, &community, 4);
+	memcpy(old + bgp + 416, &ncomm, 4);
+	memcpy(old + bgp + 3656, &owner, 4);
+	CHECK_EQ(bpf_map_update_elem(fd, &zero, old, BPF_ANY), 0);
+	memset(&r, 0xff, sizeof(r));
+	e = rw_act_record_read(fd, &r);
+	CHECK_EQ(e, 0);
+	if (e) { /* what r holds is not a record to compare */
+		close(fd);
+		return;
+	}
+	CHECK_EQ(r.at_ns, 123u);
+	CHECK_STR(r.hook_command, "logger banned");
+	CHECK_STR(r.bgp.api, "127.0.0.1:50051");
+	CHECK_STR(r.bgp.command, "/usr/bin/gobgp");
+	CHECK_STR(r.bgp.helper, ""); /* the one found beside ratewall */
+	CHECK_STR(r.bgp.next_hop4, "192.0.2.1");
+	CHECK_STR(r.bgp.next_hop6, "2001:db8::1");
+	CHECK_EQ(r.bgp.ncommunities, 1u);
+	CHECK_EQ(r.bgp.community[0], community);
+	CHECK_EQ(r.bgp.owner, owner);
+	close(fd);
+	bad = bpf_map_create(BPF_MAP_TYPE_ARRAY, "rw_act", 4, 4000, 1, NULL);
+	CHECK(bad >= 0);
+	if (bad >= 0) {
+		CHECK_EQ(rw_act_record_read(bad, &r), -EPROTO);
+		close(bad);
+	}
 }
 
 static void test_bgp_dry_run(void)
@@ -519,6 +589,8 @@ void run_bgp_tests(void)
 	       test_bgp_journal_of_an_earlier_run);
 	tl_run("bgp: dry run says, runs nothing", test_bgp_dry_run);
 	tl_run("bgp: a journal pinned before flow rules, read as today's", test_bgp_journal_upgrade);
+	tl_run("bgp: an act record an earlier ratewall pinned, read as today's",
+	       test_bgp_act_record_older);
 	if (dir[0]) {
 		char cmd[160];
 

@@ -33,9 +33,10 @@ import sys
 README_MAX = 15000
 SKIP_DIRS = {".git", "build", "__pycache__"}
 # Written by tools, not by hand (docs/performance.md, from the benchmark's
-# bench/results/latest.json): not read, since what they name is their
-# generator's business, and a link to one holds even before it is generated.
-GENERATED = {"docs/performance.md"}
+# bench/results/latest.json; debian/changelog, from CHANGELOG.md by
+# tools/changelog.py into make deb's copy): not read, since what they name is
+# their generator's business, and a name of one holds before it is generated.
+GENERATED = {"docs/performance.md", "debian/changelog"}
 SKIP_PREFIXES = ("bench/results/", "tests/fuzz/corpus/")
 # Not the repository's, even when named like a path.
 NOT_OURS = ("build",)

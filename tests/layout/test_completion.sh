@@ -88,7 +88,7 @@ while IFS=$'\t' read -r cmds name arg type _; do
 	done
 done < <("$RW" completion --table)
 if [ "$n" -ge 10 ] && [ -z "$bad" ]; then
-	ok "each of $n choice options (run, memory) offers its table's values"
+	ok "each of $n choice options (every command of the table) offers its values"
 else
 	fail "choice options ($n checked):$bad"
 fi

@@ -8,7 +8,12 @@
 # ExecStart on a namespace testbed (its configuration in /etc/ratewall from
 # the shipped example, its history in /var/lib/ratewall, pinned) and reports
 # the generator's sources; the shell completion is the binary's; a
-# reinstall (an upgrade's scripts) leaves the pinned instance enforcing. Purge
+# reinstall (an upgrade's scripts) leaves the pinned instance enforcing (the
+# testbed's interface has a '-' in its name: the instance's is escaped, %I
+# its name). ExecStart again with only the unit's capabilities: the program
+# loads and attaches, a hook runs as --on-event-user nobody and is killed at
+# its timeout. postinst try-restarts running instances on an upgrade, not on
+# a first install. Purge
 # leaves nothing: no path the package listed (but directories other
 # packages own), no /etc/ratewall nor /var/lib/ratewall, no enabled
 # instance's link, no pinned instance, no XDP program on the interface.
@@ -143,16 +148,18 @@ check "man finds ratewall(8)" test "$(man -w ratewall 2>/dev/null)" = /usr/share
 
 out=$(systemd-analyze verify "$UNIT" 2>&1)
 check "systemd-analyze verify $UNIT: exit 0, nothing said${out:+: $out}" test $? -eq 0 -a -z "$out"
-tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+# A '-' in the interface's name: the unit must use %I for the name, %i for the device unit.
+tb_up "rw-$(($$ % 100000))" 1 || { fail "testbed"; finish; exit 1; }
+INSTANCE="ratewall@$(systemd-escape "$TB_RX").service"
 # --bgp's helper finds GoBGP's messages where the package put them: it starts,
 # and asked about a speaker that is not there, answers with an error (the
 # port is one nothing listens on in a namespace of its own).
 helper=$(ip netns exec "$TB_RCV" sh -c 'echo ping | /usr/lib/ratewall/ratewall-gobgp 127.0.0.1:9' 2>&1 | paste -sd '|')
 check "the installed session helper starts and answers (${helper})" \
 	eval "case '$helper' in 'ready|error '*) true ;; *) false ;; esac"
-cp "$UNIT" "$WORK/ratewall@$TB_RX.service"
-out=$(systemd-analyze verify "$WORK/ratewall@$TB_RX.service" 2>&1)
-check "... and its instance ratewall@$TB_RX.service${out:+: $out}" test $? -eq 0 -a -z "$out"
+cp "$UNIT" "$WORK/$INSTANCE"
+out=$(systemd-analyze verify "$WORK/$INSTANCE" 2>&1)
+check "... and its instance $INSTANCE${out:+: $out}" test $? -eq 0 -a -z "$out"
 
 "$RW" completion bash | cmp -s - /usr/share/bash-completion/completions/ratewall
 check "the bash completion installed is what the binary prints" test $? -eq 0
@@ -164,7 +171,7 @@ check "sourcing it registers _ratewall for ratewall${out:+: $out}" test "$out" =
 # 4. The unit's ExecStart for the instance of the testbed's interface, run
 # where that interface is: the shipped example as its configuration, with a
 # history in the state directory the unit's StateDirectory= makes.
-exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT" | sed "s/%i/$TB_RX/g")
+exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT" | sed "s/%I/$TB_RX/g")
 check "the unit runs the installed binary: $exec_start" test "${exec_start%% *}" = /usr/sbin/ratewall
 mkdir -p /etc/ratewall /var/lib/ratewall
 {
@@ -172,9 +179,9 @@ mkdir -p /etc/ratewall /var/lib/ratewall
 	echo "history = /var/lib/ratewall/$TB_RX.db"
 	echo "json"
 } >"/etc/ratewall/$TB_RX.conf"
-systemctl enable "ratewall@$TB_RX.service" >"$WORK/enable.log" 2>&1
-check "systemctl enable ratewall@$TB_RX links the instance" \
-	test -L "/etc/systemd/system/multi-user.target.wants/ratewall@$TB_RX.service"
+systemctl enable "$INSTANCE" >"$WORK/enable.log" 2>&1
+check "systemctl enable $INSTANCE links the instance" \
+	test -L "/etc/systemd/system/multi-user.target.wants/$INSTANCE"
 # shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
 nsenter --net="/run/netns/$TB_RCV" $exec_start >"$WORK/run.json" 2>"$WORK/run.err" &
 RW_PID=$!
@@ -206,6 +213,156 @@ rc=$?
 check "apt-get install --reinstall exits 0 and the instance is still pinned and enforcing" \
 	sh -c "test $rc -eq 0 && test -d '$PIN_ROOT/$TB_RX' && ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp"
 
+# 4b. The unit's capabilities: systemd is not PID 1 on every test host (here
+# it is not), so the unit's ExecStart runs again under what of the unit a
+# process can take on itself, the installed unit's CapabilityBoundingSet and
+# NoNewPrivileges (setpriv), from nothing pinned: the program is loaded,
+# pinned and attached with those capabilities alone, and a hook runs as
+# --on-event-user nobody and, hung, is killed at its timeout (CAP_KILL).
+in_rcv "$RW" stop "$TB_RX" >"$WORK/stop.log" 2>&1
+check "ratewall stop $TB_RX: nothing pinned, so the next run loads the program afresh" \
+	test ! -e "$PIN_ROOT/$TB_RX"
+bset=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT" | tr ' ' '\n' | sed -n 's/^CAP_\(.*\)/+\L\1/p' | paste -sd,)
+check "the unit sets CapabilityBoundingSet ($bset) and NoNewPrivileges" \
+	sh -c "test -n '$bset' && grep -qx NoNewPrivileges=yes '$UNIT'"
+# A hook that says who it runs as (its stderr is ratewall's) and then hangs.
+cat >"/etc/ratewall/$TB_RX.conf" <<EOF
+pps = 100
+ban = 10s
+history = /var/lib/ratewall/$TB_RX.db
+on-event = sh -c 'id >&2; exec sleep 30'
+on-event-kinds = banned
+on-event-timeout = 1s
+on-event-user = nobody
+EOF
+# shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
+nsenter --net="/run/netns/$TB_RCV" setpriv --bounding-set "-all,$bset" --no-new-privs -- \
+	$exec_start >/dev/null 2>"$WORK/bset.err" &
+RW_PID=$!
+wait_attached "$WORK/bset.err" || fail "ratewall starts with only the unit's capabilities"
+check "... it runs with only those ($(grep CapEff "/proc/$RW_PID/status" | cut -f2))" \
+	test "$(grep CapBnd "/proc/$RW_PID/status" | cut -f2)" = \
+	"$(setpriv --bounding-set "-all,$bset" -- grep CapBnd /proc/self/status | cut -f2)"
+check "... loaded, pinned and attached the program" \
+	sh -c "test -d '$PIN_ROOT/$TB_RX' && ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp"
+gen --src 198.18.0.7 --rate 1000 --count 500 >/dev/null 2>&1
+# said TEXT: ratewall's stderr says TEXT within 5 s.
+said() {
+	for _ in $(seq 50); do
+		grep -qF -- "$1" "$WORK/bset.err" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+check "a banned source's hook ran as nobody" said "uid=$(id -u nobody)(nobody) gid=$(id -g nobody)"
+check "... and, hung, it was killed at its 1 s timeout" said "--on-event: killed after 1."
+stop_ratewall TERM
+check "ratewall exits 0 on SIGTERM" test $? -eq 0
+[ "$FAILED" -eq 0 ] || cat "$WORK/bset.err"
+
+# 4c. On an upgrade postinst try-restarts the running instances, and not on
+# a first install: the installed postinst, run where it sees a systemd (its
+# own /run in a mount namespace of its own), with systemctl and
+# deb-systemd-invoke that only write down what they are asked.
+mkdir -p "$WORK/stubs"
+for tool in systemctl deb-systemd-invoke; do
+	printf '#!/bin/sh\necho "%s $*" >>"%s/asked"\n' "$tool" "$WORK" >"$WORK/stubs/$tool"
+	chmod 755 "$WORK/stubs/$tool"
+done
+postinst() {
+	: >"$WORK/asked"
+	unshare --mount --propagation private sh -c 'mount -t tmpfs rwpkg /run && mkdir -p /run/systemd/system &&
+		PATH="$0:$PATH" sh /var/lib/dpkg/info/ratewall.postinst "$@"' "$WORK/stubs" "$@" >/dev/null 2>&1
+	paste -sd';' "$WORK/asked"
+}
+asked=$(postinst configure "$VERSION")
+check "postinst configure $VERSION (an upgrade): try-restart of every running instance ($asked)" \
+	grep -qxF "deb-systemd-invoke try-restart ratewall@*.service" "$WORK/asked"
+asked=$(postinst configure)
+check "postinst configure (a first install): nothing restarted ($asked)" \
+	test "$asked" = "systemctl --system daemon-reload"
+
+# 4d. The README's deploy path, each command as written there (the block
+# under "Deploy, step by step"), on the testbed's interface for eth1. The
+# commands systemd would run are run as it would: enable links the instance,
+# and its start runs the installed unit's ExecStart where the interface is
+# (systemd is not PID 1 on every test host); ratewall commands run in the
+# receiver's network namespace. A command this does not know fails the check,
+# so the README cannot grow a step nobody ran.
+in_rcv "$RW" stop "$TB_RX" >"$WORK/stop.log" 2>&1
+rm -rf /etc/ratewall
+python3 - "$ROOT/README.md" >"$WORK/deploy.sh" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+block = re.search(r"^## Deploy, step by step\n.*?^```sh\n(.*?)^```", text, re.S | re.M)
+for line in (block.group(1) if block else "").splitlines():
+    print(re.sub(r"\s+# .*$", "", line))
+PY
+check "the README has a deploy block ($(wc -l <"$WORK/deploy.sh") commands)" test -s "$WORK/deploy.sh"
+unit_start() {
+	exec_start=$(sed -n 's/^ExecStart=//p' "$UNIT" | sed "s/%[iI]/$TB_RX/g")
+	# shellcheck disable=SC2086 # the unit's command line, split as systemd splits it
+	nsenter --net="/run/netns/$TB_RCV" $exec_start >/dev/null 2>>"$WORK/deploy.err" &
+	RW_PID=$!
+	wait_attached "$WORK/deploy.err"
+}
+unit_stop() { stop_ratewall TERM; }
+# step CMD: one command of the block, eth1 being the testbed's interface.
+step() {
+	local cmd=${1//eth1/$TB_RX} unit="ratewall@$TB_RX"
+	case "$cmd" in
+	"ratewall run $TB_RX "*--dry-run*)
+		# shellcheck disable=SC2086
+		in_rcv timeout -s INT 4 ${cmd} >"$WORK/dryrun.out" 2>"$WORK/dryrun.err" &
+		local pid=$!
+		sleep 1
+		gen --src 198.18.0.9 --rate 100k --count 150000 >/dev/null 2>&1
+		wait "$pid" ;;
+	"systemctl enable --now $unit") systemctl enable "$unit" >/dev/null 2>&1 && unit_start ;;
+	"ratewall status") in_rcv "$RW" status >"$WORK/status.txt" ;;
+	*"&& systemctl restart $unit") eval "${cmd%% && systemctl restart*}" && unit_stop && unit_start ;;
+	"systemctl disable --now $unit && ratewall stop $TB_RX")
+		systemctl disable "$unit" >/dev/null 2>&1 && unit_stop && in_rcv "$RW" stop "$TB_RX" >/dev/null ;;
+	"mkdir "* | "cp "*) eval "$cmd" ;;
+	*) echo "deploy: no way to run '$cmd'" >&2; return 1 ;;
+	esac
+}
+# flood_dropped: what the instance dropped of a source at twice the
+# example's 50k pps a second, by its pinned totals.
+flood_dropped() {
+	local before after
+	before=$(in_rcv "$RW" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["instances"][0]["totals"]["dropped"])')
+	gen --src 198.18.0.9 --rate 100k --count 150000 >/dev/null 2>&1
+	after=$(in_rcv "$RW" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["instances"][0]["totals"]["dropped"])')
+	echo $((after - before))
+}
+n=0
+while IFS= read -r cmd; do
+	n=$((n + 1))
+	step "$cmd"
+	check "deploy step $n: $cmd" test $? -eq 0
+	case "$cmd" in
+	*--dry-run*)
+		check "... its report ranked the flood's source as a dry run ($(grep -m1 -c 198.18.0.9 "$WORK/dryrun.out") lines), and it left nothing attached" \
+			sh -c "grep -q 'DRY RUN' '$WORK/dryrun.out' && grep -q 198.18.0.9 '$WORK/dryrun.out' &&
+				! ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp" ;;
+	systemctl\ enable*)
+		d=$(flood_dropped)
+		check "... the instance runs from the example, in dry-run: dropped $d of a flood at twice its limit" \
+			sh -c "test '$d' -eq 0 && '$RW' status --json | grep -q '\"dry_run\": true'" ;;
+	ratewall\ status) check "... it names the instance ($(head -n 1 "$WORK/status.txt"))" grep -q "instance $TB_RX" "$WORK/status.txt" ;;
+	*restart*)
+		d=$(flood_dropped)
+		check "... now it enforces: dropped $d of a flood at twice its limit" \
+			sh -c "test '$d' -gt 0 && '$RW' status --json | grep -q '\"dry_run\": false'" ;;
+	*disable*)
+		check "... rolled back: nothing attached, nothing pinned, no instance enabled" \
+			sh -c "! ip -n '$TB_RCV' -d link show dev '$TB_RX' | grep -q prog/xdp && test ! -e '$PIN_ROOT/$TB_RX' &&
+				test ! -e '/etc/systemd/system/multi-user.target.wants/ratewall@$TB_RX.service'" ;;
+	esac
+done <"$WORK/deploy.sh"
+[ "$FAILED" -eq 0 ] || cat "$WORK/deploy.err" "$WORK/dryrun.err" 2>/dev/null
+
 # 5. Purge: nothing the package listed, nothing it made.
 dpkg -L ratewall >"$WORK/listed"
 apt-get purge -y ratewall >"$WORK/purge.log" 2>&1
@@ -224,7 +381,7 @@ while read -r p; do
 	left="$left $p"
 done <"$WORK/listed"
 check "every path it listed ($(wc -l <"$WORK/listed")) is gone${left:+:$left}" test -z "$left"
-for p in /etc/ratewall /var/lib/ratewall "/etc/systemd/system/multi-user.target.wants/ratewall@$TB_RX.service" \
+for p in /etc/ratewall /var/lib/ratewall "/etc/systemd/system/multi-user.target.wants/$INSTANCE" \
 	"$PIN_ROOT"; do
 	check "$p is gone" sh -c "[ ! -e '$p' ] && [ ! -L '$p' ]"
 done

@@ -139,6 +139,10 @@ static void test_act_options(void)
 		{ "run eth0 --on-event ./x --on-event-kinds light", "give --levels" },
 		{ "run eth0 --on-event-running 0 --on-event ./x", "on-event-running" },
 		{ "run eth0 --bgp nope --ban 1s", "[HOST:]PORT" },
+		{ "run eth0 --on-event-user nobody", "give --on-event or --bgp too" },
+		{ "run eth0 --on-event ./x --on-event-user a/b", "'a/b' is not a user name" },
+		{ "run eth0 --on-event ./x --on-event-user -x", "'-x' is not a user name" },
+		{ "run eth0 --on-event ./x --on-event-user a:b", "'a:b' is not a user name" },
 	};
 	struct rw_config cfg;
 	char err[256];
@@ -170,6 +174,10 @@ static void test_act_options(void)
 	CHECK_EQ(parse_line(&cfg, err, "run eth0 --ban 1s --bgp 50051 --bgp-own 203.0.113.0/24 "
 			    "--bgp-owner 64512:7"), 0);
 	CHECK_EQ(cfg.bgp.owner, 64512u << 16 | 7);
+	/* Who the children run as: ratewall's own unless given; USER is looked up at the start. */
+	CHECK_STR(cfg.on_event_user, "");
+	CHECK_EQ(parse_line(&cfg, err, "run eth0 --on-event ./x --on-event-user no-such-user-here"), 0);
+	CHECK_STR(cfg.on_event_user, "no-such-user-here");
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
 		CHECK_REFUSED(parse_line(&cfg, err, refused[i].line), refused[i].line, err,
 			      refused[i].needle);

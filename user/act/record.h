@@ -22,7 +22,11 @@ struct rw_act_record {
 /* A new, empty record map (not pinned): its fd or a negative errno. */
 int rw_act_record_create(void);
 int rw_act_record_write(int fd, const struct rw_act_record *r);
-/* -EPROTO when the map is not a record of this layout. */
+/*
+ * Reads the record, or one an earlier ratewall pinned (its speaker and
+ * counts: what `ratewall stop` and status need). -EPROTO when the map is
+ * no record of any form.
+ */
 int rw_act_record_read(int fd, struct rw_act_record *r);
 
 #endif

@@ -65,10 +65,12 @@ int rw_journal_load(int fd, struct rw_held_set *s)
 
 /*
  * The journal's keys before this one, each a beginning of today's: before
- * flow rules, a blackhole's prefix (family, len, addr: 18 bytes); before
- * their protocol and ports, the route to its rate (40 bytes).
+ * flow rules, a blackhole's prefix (family, len, addr: 18 bytes); before a
+ * flow rule's rate, the route to its destination (36 bytes: a discard);
+ * before their protocol and ports, the route to its rate (40 bytes).
  */
 #define RW_ROUTE_V1_SIZE 18
+#define RW_ROUTE_V1_5_SIZE offsetof(struct rw_route, rate)
 #define RW_ROUTE_V2_SIZE offsetof(struct rw_route, proto)
 
 int rw_journal_upgrade(int fd)
@@ -82,7 +84,8 @@ int rw_journal_upgrade(int fd)
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
 	if (info.type != BPF_MAP_TYPE_HASH || info.value_size != sizeof(uint64_t) ||
-	    (info.key_size != RW_ROUTE_V1_SIZE && info.key_size != RW_ROUTE_V2_SIZE))
+	    (info.key_size != RW_ROUTE_V1_SIZE && info.key_size != RW_ROUTE_V1_5_SIZE &&
+	     info.key_size != RW_ROUTE_V2_SIZE))
 		return -EINVAL;
 	nfd = rw_bgp_journal_create(info.max_entries);
 	if (nfd < 0)

@@ -28,8 +28,8 @@ int rw_journal_del(int fd, const struct rw_route *r);
 int rw_journal_load(int fd, struct rw_held_set *s);
 /*
  * A journal pinned by an earlier ratewall (before flow rules: its key a
- * prefix alone, every route a blackhole; before their protocol and ports:
- * the key to the rate) as a journal of today's layout: a new map with the
+ * prefix alone, every route a blackhole; before a flow rule's rate: the key
+ * to its destination; before their protocol and ports: the key to the rate) as a journal of today's layout: a new map with the
  * same routes and times, of the same capacity. Its fd, or -errno (-EINVAL:
  * fd is no journal of those layouts either).
  */

@@ -7,53 +7,13 @@
 
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "cli/usage.h"
 #include "model/clock.h"
 #include "model/errmsg.h"
 #include "model/instance.h"
 #include "model/key.h"
 #include "model/lines.h"
 #include "ratewall.h"
-
-void rw_cli_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: ratewall run IFACE... [options]\n"
-		"\n"
-		"Attach to each IFACE (up to %d, sharing one flow table: a key's limit\n"
-		"holds across them combined), cap every source address (or destination,\n"
-		"pair or flow: --key) and show the top talkers.\n"
-		"\n",
-		RW_MAX_IFACES);
-	rw_opt_print_help(out, RW_OPT_RUN, 0);
-	fprintf(out,
-		"\n"
-		"* a pinned instance (--persist) holds to these: another value needs --replace.\n"
-		"Rates: 1000, 10k, 1.5M, 2G (k, M, G: powers of 1000). Counts (N): the same,\n"
-		"or 64Ki, 1Mi (Ki, Mi, Gi: powers of 1024). Sizes: 4096, 64K, 256M, 1G\n"
-		"(powers of 1024). Durations: 250us, 500ms, 2s, 1m, 1h, 7d.\n"
-		"Exit status: 0 done, 1 runtime failure, 2 bad usage.\n"
-		"\n"
-		"usage: ratewall memory [--cpus N] [run options]\n"
-		"\n"
-		"Print the kernel memory each map takes for N possible CPUs (default: this\n"
-		"machine) with those options, ending with a line 'total SIZE'.\n"
-		"\n");
-	rw_opt_print_help(out, RW_OPT_MEMORY, RW_OPT_RUN);
-	fprintf(out,
-		"\n"
-		"usage: ratewall status [--json] [--pin-dir DIR]\n"
-		"       ratewall stop IFACE... | --name NAME | --all [--pin-dir DIR]\n"
-		"       ratewall rule add RULE | del CIDR [MATCH] | list [--name NAME] [--pin-dir DIR]\n"
-		"       ratewall top [IFACE] [--name NAME] [--pin-dir DIR] [--interval DURATION]\n"
-		"                    [--sort pps|bps|drops] [--levels SPEC] [--no-color]\n"
-		"       ratewall completion bash|zsh\n"
-		"\n"
-		"status lists the pinned instances; stop detaches one and removes its pins;\n"
-		"rule edits the rules of one (--name, or the only one), in force at once;\n"
-		"top watches one (IFACE, --name, or the only one) live, full screen: keys\n"
-		"s sort, p pause, / filter by prefix, l limited only, v prefix levels,\n"
-		"? help, q quit; completion prints a shell's completion script.\n");
-}
 
 /* Every parse error is EINVAL. */
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
@@ -135,6 +95,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 	    !cfg->levels.n[0] && !cfg->levels.n[1])
 		return fail(err, errlen, "--on-event-kinds heavy and light are of the prefixes "
 			    "--levels ranks: give --levels too");
+	if (cfg->on_event_user[0] && !cfg->hook.command[0] && !cfg->bgp.api[0])
+		return fail(err, errlen, "--on-event-user is who --on-event's commands and --bgp's "
+			    "helpers run as: give --on-event or --bgp too");
 	strcpy(bgp.api, d.cfg.bgp.api);
 	if (!cfg->bgp.api[0] && memcmp(&bgp, &d.cfg.bgp, sizeof(bgp)))
 		return fail(err, errlen, "the --bgp-* options shape --bgp: give --bgp [HOST:]PORT too");
@@ -160,6 +123,9 @@ static int validate_act(const struct rw_config *cfg, char *err, size_t errlen)
 static int validate(struct rw_config *cfg, char *err, size_t errlen)
 {
 	uint64_t slot_ns = rw_slot_ns(cfg);
+	struct rw_cli_args defaults;
+
+	rw_opt_defaults(&defaults);
 
 	if (slot_ns < RW_MIN_SLOT_NS || slot_ns > RW_MAX_SLOT_NS)
 		return fail(err, errlen,
@@ -185,9 +151,11 @@ static int validate(struct rw_config *cfg, char *err, size_t errlen)
 	    (cfg->history_keep_ns != RW_HISTORY_KEEP_NS || cfg->history_max != RW_HISTORY_MAX))
 		return fail(err, errlen, "--history-keep and --history-max shape --history: give "
 			    "--history FILE too");
-	if (cfg->metrics_min_share_ppm && !cfg->metrics[0])
+	if (!cfg->metrics[0] && cfg->metrics_min_share_ppm != defaults.cfg.metrics_min_share_ppm)
 		return fail(err, errlen, "--metrics-min-share shapes what /metrics carries: give "
 			    "--metrics [ADDR:]PORT too");
+	if (!cfg->metrics[0]) /* no page to carry them: rank the top-N only */
+		cfg->metrics_min_share_ppm = 0;
 	if (cfg->rank_mask & (1u << cfg->key_kind))
 		return fail(err, errlen, "--rank %s: that is the --key kind, ranked already",
 			    rw_key_kind_name(cfg->key_kind));
@@ -416,10 +384,10 @@ int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *
 	return parse_args(argc, argv, cfg, cpus, err, errlen);
 }
 
-int rw_cli_outcome(int ret, const char *err)
+int rw_cli_outcome(int ret, const char *cmd, const char *err)
 {
 	if (ret == 1) {
-		rw_cli_usage(stdout);
+		rw_cli_usage(stdout, cmd);
 		return 0;
 	}
 	if (ret) {

@@ -2,9 +2,9 @@
 /*
  * The command lines of `ratewall run` and `ratewall memory` into a validated
  * struct rw_config, the config file's keys onto the same options (both from
- * the options' table, options.h), the cross-option checks, the usage text,
- * and rw_cli_outcome: where a parse result becomes a message and an exit
- * status.
+ * the options' table, options.h), the cross-option checks, and
+ * rw_cli_outcome: where a parse result becomes a message (an error, or the
+ * command's usage.h) and an exit status.
  */
 #ifndef RW_CLI_H
 #define RW_CLI_H
@@ -28,7 +28,6 @@ int rw_cli_parse_run(int argc, char **argv, struct rw_config *cfg, char *err, si
  */
 int rw_cli_parse_memory(int argc, char **argv, struct rw_config *cfg, uint32_t *cpus, char *err,
 			size_t errlen);
-void rw_cli_usage(FILE *out);
 
 /*
  * Applies a config file already open as f (path names it in errors): `key
@@ -49,8 +48,8 @@ const char *rw_sort_name(enum rw_sort sort);
 
 /*
  * What a parse's result means for the process: -1 to go on, else the exit
- * status, after printing the usage (help) or the one-line error.
+ * status, after printing cmd's usage (help) or the one-line error.
  */
-int rw_cli_outcome(int ret, const char *err);
+int rw_cli_outcome(int ret, const char *cmd, const char *err);
 
 #endif

@@ -7,11 +7,10 @@
 
 #include "cli/historycli.h"
 #include "cli/options.h"
-#include "cli/svccli.h"
 #include "model/key.h"
 
 /* What a value of an option is completed with. */
-enum comp_value { V_NONE, V_WORDS, V_FILES, V_DIRS, V_INSTANCES, V_COUNT };
+enum comp_value { V_NONE, V_WORDS, V_FILES, V_DIRS, V_INSTANCES, V_USERS, V_COUNT };
 
 struct comp_opt {
 	const char *name;
@@ -21,7 +20,7 @@ struct comp_opt {
 	const char *help;         /* NULL: none */
 };
 
-#define COMP_OPTS_MAX (RW_OPTIONS_MAX + RW_SVC_OPTIONS_MAX)
+#define COMP_OPTS_MAX (RW_OPTIONS_MAX + 16) /* the table's, or history's */
 
 static enum comp_value row_value(const struct rw_opt *o)
 {
@@ -33,10 +32,12 @@ static enum comp_value row_value(const struct rw_opt *o)
 		return V_INSTANCES;
 	if (o->flags & RW_OPT_DIR)
 		return V_DIRS;
+	if (o->flags & RW_OPT_USER)
+		return V_USERS;
 	return o->type == RW_OPT_PATH || o->type == RW_OPT_META ? V_FILES : V_NONE;
 }
 
-/* The other commands' options that take a value worth completing. */
+/* history's options that take a value worth completing. */
 static enum comp_value getopt_value(const struct option *o, const char *const **words)
 {
 	if (strcmp(o->name, "name") == 0)
@@ -53,10 +54,8 @@ static enum comp_value getopt_value(const struct option *o, const char *const **
 /* The options of a command; 0 for one that takes none. */
 static size_t command_options(const char *cmd, struct comp_opt out[COMP_OPTS_MAX])
 {
-	struct option svc[RW_SVC_OPTIONS_MAX];
 	const struct option *g = NULL;
-	unsigned int want = strcmp(cmd, "run") == 0 ? RW_OPT_RUN :
-			    strcmp(cmd, "memory") == 0 ? RW_OPT_MEMORY : 0;
+	unsigned int want = rw_opt_command(cmd);
 	size_t n = 0;
 
 	for (size_t i = 0; want && i < rw_options_count; i++) {
@@ -64,12 +63,10 @@ static size_t command_options(const char *cmd, struct comp_opt out[COMP_OPTS_MAX
 
 		if (o->flags & want)
 			out[n++] = (struct comp_opt){ o->name, rw_opt_takes_arg(o), row_value(o),
-						      o->choices, o->help };
+						      o->choices, rw_opt_help_for(o, want) };
 	}
 	if (strcmp(cmd, "history") == 0)
 		g = rw_cli_history_options();
-	else if (rw_cli_svc_options(cmd, svc) == 0)
-		g = svc;
 	for (; g && g->name; g++) {
 		const char *const *words = NULL;
 		enum comp_value v = getopt_value(g, &words);
@@ -109,12 +106,14 @@ static const char *const bash_value[V_COUNT] = {
 	[V_FILES] = "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;",
 	[V_DIRS] = "COMPREPLY=($(compgen -d -- \"$cur\")); return ;;",
 	[V_INSTANCES] = "COMPREPLY=($(compgen -W \"$(_ratewall_instances)\" -- \"$cur\")); return ;;",
+	[V_USERS] = "COMPREPLY=($(compgen -u -- \"$cur\")); return ;;",
 };
 static const char *const zsh_value[V_COUNT] = {
 	[V_NONE] = "return ;;",
 	[V_FILES] = "_files; return ;;",
 	[V_DIRS] = "_files -/; return ;;",
 	[V_INSTANCES] = "_ratewall_instances; return ;;",
+	[V_USERS] = "_users; return ;;",
 };
 
 /* The case on the word before the cursor: an option's value. */
@@ -302,12 +301,11 @@ void rw_completion_table(FILE *out)
 
 	for (size_t i = 0; i < rw_options_count; i++) {
 		const struct rw_opt *o = &rw_options[i];
-		char buf[96];
+		char buf[96], cmds[64];
 		const char *arg = rw_opt_arg_text(o, buf, sizeof(buf));
 
-		fprintf(out, "%s%s\t--%s\t%s\t%s\t%s\t%s\n", o->flags & RW_OPT_RUN ? "run" : "",
-			(o->flags & RW_OPT_BOTH) == RW_OPT_BOTH ? ",memory" :
-			o->flags & RW_OPT_MEMORY ? "memory" : "", o->name, arg ? arg : "-",
+		fprintf(out, "%s\t--%s\t%s\t%s\t%s\t%s\n",
+			rw_opt_commands_text(o->flags, cmds, sizeof(cmds)), o->name, arg ? arg : "-",
 			types[o->type], o->flags & RW_OPT_KEY ? "key" : "-",
 			o->flags & RW_OPT_PINNED ? "pinned" : "-");
 	}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * `ratewall completion bash|zsh`: a shell's completion script, made from the
- * commands' table (main.c) and the options' tables (options.c for run and
- * memory, svccli.c and historycli.c for the others), so that it offers what
- * the parsers take.
+ * commands' table (main.c) and the options' tables (options.c for every
+ * command but history, historycli.c for history), so that it offers what the
+ * parsers take.
  */
 #ifndef RW_COMPLETION_H
 #define RW_COMPLETION_H

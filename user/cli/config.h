@@ -34,7 +34,7 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_DEFAULT_MAX_RULES 4096
 #define RW_MAX_MAX_FLOWS (1u << 26)
 #define RW_MAX_TOP 10000
-/* --metrics-min-share: 0.1 % to 50 %, in parts per million (1/share keys at most: 1000 to 2). */
+/* --metrics-min-share: 0.1 % to 50 %, in parts per million (1/share keys at most: 1000 to 2), or 0. */
 #define RW_MIN_SHARE_PPM_MIN 1000
 #define RW_MIN_SHARE_PPM_MAX 500000
 
@@ -42,6 +42,7 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_DEFAULT_PIN_ROOT "/sys/fs/bpf/ratewall"
 #define RW_PIN_ROOT_MAX 200
 #define RW_PATH_MAX 256
+#define RW_USER_MAX 64 /* a user name and its NUL (Debian's adduser: 32) */
 
 struct rw_config {
 	char ifnames[RW_MAX_IFACES][IF_NAMESIZE]; /* attached in this order; they share flows */
@@ -72,7 +73,7 @@ struct rw_config {
 	struct rw_levels levels;      /* --levels: none given = no prefix ranking */
 	uint32_t hhh_share_pct;       /* a prefix is heavy at this share of the window */
 	uint64_t ban_ns;              /* --ban: 0 = no bans */
-	uint64_t burst_ns;            /* --burst: how much of its rate a key may save up, at most the window */
+	uint64_t burst_ns;            /* --burst: a key saves up twice it of its rate, at most the window */
 	uint8_t key_kind;             /* --key: enum rw_key_kind */
 	uint8_t v6_prefix;            /* --v6-prefix: 1..128 */
 	uint8_t rank_mask;            /* --rank: a bit per kind ranked beside key_kind */
@@ -81,9 +82,10 @@ struct rw_config {
 	uint64_t history_keep_ns;     /* --history-keep: windows older than this are deleted */
 	uint64_t history_max;         /* --history-max: bytes the database may take */
 	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
-	uint32_t metrics_min_share_ppm; /* --metrics-min-share: 0 = the top-N only */
+	uint32_t metrics_min_share_ppm; /* --metrics-min-share: 0 = the top-N only (and without --metrics) */
 	struct rw_hook_config hook;   /* --on-event: command "" without */
 	struct rw_bgp_config bgp;     /* --bgp: api "" without */
+	char on_event_user[RW_USER_MAX]; /* --on-event-user: who children run as; "" = ratewall's */
 	char name[RW_NAME_MAX];
 };
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* --help's list of options, written from the table and wrapped. */
+/* --help's list of options, written from the table and wrapped; the man page's, in troff. */
 #include "cli/options.h"
 
 #include <stdbool.h>
@@ -51,9 +51,16 @@ const char *rw_opt_arg_text(const struct rw_opt *o, char *buf, size_t len)
 	return buf;
 }
 
-/* The row's help and, in brackets, its range and default. */
-static void help_text(const struct rw_opt *o, char *buf, size_t len)
+const char *rw_opt_help_for(const struct rw_opt *o, unsigned int cmds)
 {
+	return o->other_help && !(cmds & RW_OPT_BOTH) ? o->other_help : o->help;
+}
+
+/* The row's help for cmds and, in brackets, its range and default. */
+static void help_text(const struct rw_opt *o, unsigned int cmds, char *buf, size_t len)
+{
+	const char *help = rw_opt_help_for(o, cmds);
+
 	char range[64] = "", lo[24], hi[24];
 
 	rw_opt_format(o->type, o->min, lo, sizeof(lo));
@@ -63,9 +70,9 @@ static void help_text(const struct rw_opt *o, char *buf, size_t len)
 	else if (o->min > 1)
 		snprintf(range, sizeof(range), "at least %s", lo);
 	if (!range[0] && !o->def)
-		snprintf(buf, len, "%s", o->help);
+		snprintf(buf, len, "%s", help);
 	else
-		snprintf(buf, len, "%s (%s%s%s%s)", o->help, range, range[0] && o->def ? ", " : "",
+		snprintf(buf, len, "%s (%s%s%s%s)", help, range, range[0] && o->def ? ", " : "",
 			 o->def ? "default " : "", o->def ? o->def : "");
 }
 
@@ -93,7 +100,7 @@ static void print_wrapped(FILE *out, const char *text, int col)
 	fputc('\n', out);
 }
 
-static void print_row(FILE *out, const struct rw_opt *o)
+static void print_row(FILE *out, const struct rw_opt *o, unsigned int cmds)
 {
 	char head[128], arg[96], text[640], short_name[8] = "";
 	const char *a = rw_opt_arg_text(o, arg, sizeof(arg));
@@ -102,9 +109,10 @@ static void print_row(FILE *out, const struct rw_opt *o)
 	if (o->short_name)
 		snprintf(short_name, sizeof(short_name), "-%c, ", o->short_name);
 	/* '*' marks an option a pinned instance holds to (said under the list) */
-	col = snprintf(head, sizeof(head), "%c %s--%s%s%s", o->flags & RW_OPT_PINNED ? '*' : ' ',
-		       short_name, o->name, a ? " " : "", a ? a : "");
-	help_text(o, text, sizeof(text));
+	col = snprintf(head, sizeof(head), "%c %s--%s%s%s",
+		       (o->flags & RW_OPT_PINNED) && (cmds & RW_OPT_RUN) ? '*' : ' ', short_name,
+		       o->name, a ? " " : "", a ? a : "");
+	help_text(o, cmds, text, sizeof(text));
 	/* a head too long for its column leaves two blanks and goes on on its line */
 	if (col <= HELP_COLUMN - 2)
 		col = fprintf(out, "%-*s", HELP_COLUMN, head);
@@ -117,6 +125,52 @@ void rw_opt_print_help(FILE *out, unsigned int cmds, unsigned int without)
 {
 	for (size_t i = 0; i < rw_options_count; i++) {
 		if ((rw_options[i].flags & cmds) && !(rw_options[i].flags & without))
-			print_row(out, &rw_options[i]);
+			print_row(out, &rw_options[i], cmds);
+	}
+}
+
+/* text for troff: '-' and '\\' escaped, a line never opened by '.' or '\''. */
+static void put_roff(FILE *out, const char *text)
+{
+	if (text[0] == '.' || text[0] == '\'')
+		fputs("\\&", out);
+	for (; *text; text++) {
+		if (*text == '-')
+			fputs("\\-", out);
+		else if (*text == '\\')
+			fputs("\\e", out);
+		else
+			fputc(*text, out);
+	}
+}
+
+void rw_opt_print_man(FILE *out, unsigned int cmds, unsigned int without)
+{
+	for (size_t i = 0; i < rw_options_count; i++) {
+		const struct rw_opt *o = &rw_options[i];
+		char arg[96], text[640];
+		const char *a = rw_opt_arg_text(o, arg, sizeof(arg));
+
+		if (!(o->flags & cmds) || (o->flags & without))
+			continue;
+		fputs(".TP\n", out);
+		if (o->short_name)
+			fprintf(out, ".BR \\-%c \", \" ", o->short_name);
+		else
+			fputs(a ? ".BI " : ".B ", out);
+		fputs("\\-\\-", out);
+		put_roff(out, o->name);
+		if (a && !o->short_name) {
+			fputs(" \" ", out);
+			put_roff(out, a);
+			fputc('"', out);
+		}
+		fputc('\n', out);
+		/* where run's item has prose of its own (dist/ratewall.8), it takes this line's place */
+		if (cmds & RW_OPT_RUN)
+			fprintf(out, ".\\\" @DETAIL@ %s\n", o->name);
+		help_text(o, cmds, text, sizeof(text));
+		put_roff(out, text);
+		fputc('\n', out);
 	}
 }

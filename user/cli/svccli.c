@@ -7,64 +7,18 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "model/errmsg.h"
-#include "model/instance.h"
 
 /* Every parse error is EINVAL. */
 #define fail(err, errlen, ...) rw_fail(err, errlen, -EINVAL, __VA_ARGS__)
 
-enum { OPT_JSON = 256, OPT_PIN_DIR, OPT_NAME, OPT_ALL, OPT_INTERVAL, OPT_SORT, OPT_LEVELS,
-       OPT_NO_COLOR };
-
 enum svc_cmd { CMD_STATUS, CMD_STOP, CMD_RULE, CMD_TOP };
-#define ON(cmd) (1u << (cmd))
-#define EVERY (ON(CMD_STATUS) | ON(CMD_STOP) | ON(CMD_RULE) | ON(CMD_TOP))
-
-/* Every option, and the commands that take it: getopt sees only a command's own. */
-static const struct svc_option {
-	struct option o;
-	unsigned int cmds;
-} svc_options[] = {
-	{ { "json", no_argument, NULL, OPT_JSON }, ON(CMD_STATUS) },
-	{ { "pin-dir", required_argument, NULL, OPT_PIN_DIR }, EVERY },
-	{ { "name", required_argument, NULL, OPT_NAME }, ON(CMD_STOP) | ON(CMD_RULE) | ON(CMD_TOP) },
-	{ { "all", no_argument, NULL, OPT_ALL }, ON(CMD_STOP) },
-	{ { "interval", required_argument, NULL, OPT_INTERVAL }, ON(CMD_TOP) },
-	{ { "sort", required_argument, NULL, OPT_SORT }, ON(CMD_TOP) },
-	{ { "levels", required_argument, NULL, OPT_LEVELS }, ON(CMD_TOP) },
-	{ { "no-color", no_argument, NULL, OPT_NO_COLOR }, ON(CMD_TOP) },
-	{ { "help", no_argument, NULL, 'h' }, EVERY },
+/* Each command's bit in the options' table (options.h): its rows are its options. */
+static const unsigned int cmd_bit[] = {
+	[CMD_STATUS] = RW_OPT_STATUS, [CMD_STOP] = RW_OPT_STOP, [CMD_RULE] = RW_OPT_RULE,
+	[CMD_TOP] = RW_OPT_TOP,
 };
-#define SVC_OPTIONS (sizeof(svc_options) / sizeof(svc_options[0]))
-
-/* The getopt table of one command, NULL-terminated. */
-static void options_of(enum svc_cmd cmd, struct option out[SVC_OPTIONS + 1])
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < SVC_OPTIONS; i++) {
-		if (svc_options[i].cmds & ON(cmd))
-			out[n++] = svc_options[i].o;
-	}
-	out[n] = (struct option){ NULL, 0, NULL, 0 };
-}
-
-_Static_assert(SVC_OPTIONS < RW_SVC_OPTIONS_MAX, "rw_cli_svc_options' array holds them");
-
-int rw_cli_svc_options(const char *cmd, struct option out[RW_SVC_OPTIONS_MAX])
-{
-	static const char *const names[] = {
-		[CMD_STATUS] = "status", [CMD_STOP] = "stop", [CMD_RULE] = "rule", [CMD_TOP] = "top",
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (strcmp(cmd, names[i]) == 0) {
-			options_of((enum svc_cmd)i, out);
-			return 0;
-		}
-	}
-	return -1;
-}
 
 /* After the options: the operation, then the rule's words joined by blanks. */
 static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen)
@@ -103,6 +57,41 @@ static int rule_words(int argc, char **argv, struct rw_svc_args *a, char *err, s
 }
 
 /*
+ * The options of cmd, through the table's rows and their parse, into a's
+ * fields. 0, 1 for --help, or -EINVAL.
+ */
+static int parse_options(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a,
+			 char *err, size_t errlen)
+{
+	struct option options[RW_OPTIONS_MAX + 1];
+	struct rw_cli_args o;
+	int opt;
+
+	rw_opt_getopt(cmd_bit[cmd], options);
+	rw_opt_defaults(&o);
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+		const struct rw_opt *row = rw_opt_of_val(opt);
+
+		if (opt == ':')
+			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
+		if (!row || !(row->flags & cmd_bit[cmd]))
+			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
+		if (row->type == RW_OPT_META)
+			return 1; /* --help, the only one these commands take */
+		if (rw_opt_apply(row, optarg, &o, err, errlen))
+			return -EINVAL;
+	}
+	*a = (struct rw_svc_args){ .all = o.all, .json = o.cfg.json, .interval_ns = o.cfg.interval_ns,
+				   .sort = o.cfg.sort, .levels = o.cfg.levels,
+				   .no_color = o.cfg.no_color };
+	strcpy(a->pin_root, o.cfg.pin_root);
+	strcpy(a->name, o.cfg.name);
+	return 0;
+}
+
+/*
  * The four commands: `stop` takes interfaces, --name and --all; `status`
  * --json; `rule` an operation, --name and the rule's words; `top` an
  * interface or --name, and how to show it. An option of another command is
@@ -112,57 +101,12 @@ static int parse(int argc, char **argv, enum svc_cmd cmd, struct rw_svc_args *a,
 		 size_t errlen)
 {
 	bool stop = cmd == CMD_STOP;
-	struct option options[SVC_OPTIONS + 1];
-	int opt;
+	int ret;
 
-	*a = (struct rw_svc_args){ .pin_root = RW_DEFAULT_PIN_ROOT, .interval_ns = 1000000000ULL };
 	err[0] = '\0';
-	options_of(cmd, options);
-	optind = 0;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
-		int e = 0;
-
-		switch (opt) {
-		case 'h':
-			return 1;
-		case ':':
-			return fail(err, errlen, "option '%s' needs a value", argv[optind - 1]);
-		case '?':
-			return fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
-		case OPT_PIN_DIR:
-			if (optarg[0] != '/' || strlen(optarg) >= RW_PIN_ROOT_MAX)
-				return fail(err, errlen, "--pin-dir: '%s' must be an absolute path "
-					    "shorter than %d bytes", optarg, RW_PIN_ROOT_MAX);
-			strcpy(a->pin_root, optarg);
-			break;
-		case OPT_JSON:
-			a->json = true;
-			break;
-		case OPT_NAME:
-			if (!rw_valid_instance_name(optarg))
-				return fail(err, errlen, "--name: '%s' is not an instance name", optarg);
-			strcpy(a->name, optarg);
-			break;
-		case OPT_ALL:
-			a->all = true;
-			break;
-		case OPT_INTERVAL:
-			e = rw_cli_interval(optarg, &a->interval_ns, err, errlen);
-			break;
-		case OPT_SORT:
-			e = rw_cli_sort(optarg, &a->sort, err, errlen);
-			break;
-		case OPT_LEVELS:
-			e = rw_parse_levels(optarg, &a->levels, err, errlen);
-			break;
-		case OPT_NO_COLOR:
-			a->no_color = true;
-			break;
-		}
-		if (e)
-			return -EINVAL;
-	}
+	ret = parse_options(argc, argv, cmd, a, err, errlen);
+	if (ret)
+		return ret;
 	if (cmd == CMD_RULE)
 		return rule_words(argc, argv, a, err, errlen);
 	if (cmd == CMD_TOP) {

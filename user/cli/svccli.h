@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Arguments of `ratewall status` and `ratewall stop`. */
+/* Arguments of `ratewall status`, `stop`, `rule` and `top`; their options are rows of options.c. */
 #ifndef RW_SVCCLI_H
 #define RW_SVCCLI_H
 
@@ -9,7 +9,6 @@
 #include "cli/config.h"
 
 #define RW_RULE_TEXT_MAX 512
-#define RW_SVC_OPTIONS_MAX 16
 
 struct rw_svc_args {
 	char pin_root[RW_PIN_ROOT_MAX];
@@ -34,7 +33,5 @@ int rw_cli_parse_stop(int argc, char **argv, struct rw_svc_args *a, char *err, s
 int rw_cli_parse_top(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
 /* `rule add RULE... | del CIDR | list` [--name NAME] [--pin-dir DIR]. */
 int rw_cli_parse_rule(int argc, char **argv, struct rw_svc_args *a, char *err, size_t errlen);
-/* The getopt table of status, stop, rule or top (for completion), NULL-terminated; -1: no such command. */
-int rw_cli_svc_options(const char *cmd, struct option out[RW_SVC_OPTIONS_MAX]);
 
 #endif

@@ -18,7 +18,8 @@ int rw_memory_command(int argc, char **argv)
 	char err[256], size[32];
 	int ret;
 
-	ret = rw_cli_outcome(rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err)), err);
+	ret = rw_cli_outcome(rw_cli_parse_memory(argc, argv, &cfg, &cpus, err, sizeof(err)),
+			     argv[0], err);
 	if (ret >= 0)
 		return ret;
 	max_flows = rw_memplan_max_flows(&cfg, cpus);

@@ -228,6 +228,7 @@ int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen)
 	static char buf[1 << 16];
 	struct rw_meta head;
 
+	memset(m, 0, sizeof(*m));
 	memset(&info, 0, sizeof(info));
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return -errno;
@@ -248,6 +249,7 @@ int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen)
 	}
 	if (head.layout != RW_LAYOUT_VERSION || head.size != sizeof(*m) ||
 	    info.value_size != sizeof(*m)) {
+		memcpy(m, &head, offsetof(struct rw_meta, name)); /* for rw_meta_foreign() */
 		snprintf(err, errlen, "it has pinned layout version %u (%u-byte record); this ratewall "
 			 "reads version %u only", head.layout, head.size, RW_LAYOUT_VERSION);
 		return -EPROTO;
@@ -261,6 +263,12 @@ int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen)
 	for (uint32_t i = 0; i < RW_META_ERRORS; i++)
 		m->errors[i].msg[RW_META_ERROR_LEN - 1] = '\0';
 	return 0;
+}
+
+bool rw_meta_foreign(const struct rw_meta *m)
+{
+	return memcmp(m->magic, RW_META_MAGIC, sizeof(m->magic)) == 0 &&
+	       m->layout != RW_LAYOUT_VERSION;
 }
 
 int rw_meta_write(int fd, const struct rw_meta *m)
@@ -381,6 +389,51 @@ int rw_instance_remove_keeping(const char *dir, const char *const *keep)
 	closedir(dp);
 	if (!any_kept && rmdir(dir) && !ret)
 		ret = -errno;
+	return ret;
+}
+
+int rw_instance_links_each(const char *dir, int (*fn)(const char *ifname, int link_fd, void *arg),
+			   void *arg)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int ret = 0;
+
+	if (!dp)
+		return -errno;
+	while (!ret && (d = readdir(dp))) {
+		int fd;
+
+		if (strncmp(d->d_name, "link_", 5) != 0 || !d->d_name[5] ||
+		    strlen(d->d_name + 5) >= IF_NAMESIZE)
+			continue;
+		fd = rw_pin_open(dir, d->d_name);
+		if (fd < 0)
+			continue;
+		ret = fn(d->d_name + 5, fd, arg);
+		close(fd);
+	}
+	closedir(dp);
+	return ret;
+}
+
+int rw_instance_unpin_keeping(const char *dir, const char *const *keep)
+{
+	char path[PATH_MAX];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int ret = 0;
+
+	if (!dp)
+		return -errno;
+	while ((d = readdir(dp))) {
+		if (d->d_name[0] == '.' || kept(d->d_name, keep) ||
+		    rw_pin_path(path, sizeof(path), dir, d->d_name))
+			continue;
+		if (unlink(path) && !ret)
+			ret = -errno;
+	}
+	closedir(dp);
 	return ret;
 }
 

@@ -111,9 +111,13 @@ uint32_t rw_link_target(int link_fd, uint32_t *prog_id, uint32_t *link_id);
 int rw_meta_create(void);
 /*
  * Reads the record in a meta map. -EPROTO with the reason in err when it is
- * not a ratewall record or is of another layout version: never misread.
+ * not a ratewall record or is of another layout version: never misread (of
+ * another version, only its magic, layout and size are filled in: see
+ * rw_meta_foreign).
  */
 int rw_meta_read(int fd, struct rw_meta *m, char *err, size_t errlen);
+/* Whether rw_meta_read refused m as a ratewall record of another layout version. */
+bool rw_meta_foreign(const struct rw_meta *m);
 int rw_meta_write(int fd, const struct rw_meta *m);
 void rw_meta_error(struct rw_meta *m, const char *msg);
 
@@ -140,6 +144,16 @@ bool rw_instance_loader_alive(int dir_fd);
 int rw_instance_remove(const char *dir);
 /* The same, but the pins named in keep (NULL-terminated) stay, and so does dir if any did. */
 int rw_instance_remove_keeping(const char *dir, const char *const *keep);
+
+/*
+ * Calls fn for each link pinned in dir (link_<ifname>), with the interface's
+ * name and the link's fd (closed after fn); stops at a nonzero return. Every
+ * layout version pins its links so: what an instance of another still tells.
+ */
+int rw_instance_links_each(const char *dir, int (*fn)(const char *ifname, int link_fd, void *arg),
+			   void *arg);
+/* Unpins everything in dir but the pins named in keep (NULL-terminated); detaches nothing. */
+int rw_instance_unpin_keeping(const char *dir, const char *const *keep);
 
 /* Calls fn for each instance directory under root; stops at a nonzero return. */
 int rw_instances_each(const char *root, int (*fn)(const char *name, void *arg), void *arg);

@@ -96,7 +96,8 @@ int rw_rule_command(int argc, char **argv)
 	struct rw_instance in;
 	struct rw_rule_env env;
 	char err[512], name[RW_NAME_MAX];
-	int ret = rw_cli_outcome(rw_cli_parse_rule(argc, argv, &args, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_rule(argc, argv, &args, err, sizeof(err)),
+				 argv[0], err);
 
 	if (ret >= 0)
 		return ret;

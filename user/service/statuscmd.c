@@ -40,6 +40,13 @@ struct rw_status {
 	struct rw_act_record act; /* --on-event, --bgp: at_ns 0 without */
 	bool alive;
 	double heartbeat_age;  /* seconds, < 0: never */
+	/* Pinned by another layout version (error says so): its links alone are read. */
+	bool foreign;
+	uint32_t nlinks;
+	struct foreign_link {
+		char ifname[IF_NAMESIZE];
+		uint32_t ifindex, link_id, prog_id; /* ifindex 0: detached */
+	} links[RW_MAX_IFACES];
 };
 
 struct status_ctx {
@@ -89,6 +96,39 @@ static void gather(struct rw_status *st)
 			    ((double)rw_clock_ns(CLOCK_REALTIME) - (double)m->heartbeat_ns) / 1e9 : -1;
 }
 
+static int foreign_link(const char *ifname, int link_fd, void *arg)
+{
+	struct rw_status *st = arg;
+	struct foreign_link *l = &st->links[st->nlinks];
+
+	if (st->nlinks == RW_MAX_IFACES)
+		return 1;
+	snprintf(l->ifname, sizeof(l->ifname), "%s", ifname);
+	l->ifindex = rw_link_target(link_fd, &l->prog_id, &l->link_id);
+	st->nlinks++;
+	return 0;
+}
+
+/* Another version's instance: what it is, its links, and the two ways on. */
+static void print_foreign(const struct rw_status *st)
+{
+	const struct rw_meta *m = &st->in.meta;
+
+	printf("  layout       version %u, pinned by another ratewall (this one reads %u): `ratewall "
+	       "run IFACE --persist --replace` swaps this one's program into its links; `ratewall "
+	       "stop --name %s` removes it\n", m->layout, RW_LAYOUT_VERSION, st->name);
+	for (uint32_t i = 0; i < st->nlinks; i++) {
+		const struct foreign_link *l = &st->links[i];
+
+		if (l->ifindex)
+			printf("  %-12s %s (ifindex %u, attached, link id %u, program id %u)\n",
+			       i ? "" : "interfaces", l->ifname, l->ifindex, l->link_id, l->prog_id);
+		else
+			printf("  %-12s %s (NOT attached)\n", i ? "" : "interfaces", l->ifname);
+	}
+	printf("  loader       %s\n", st->alive ? "running (of that version)" : "not running");
+}
+
 static void format_time(uint64_t ns, char *buf, size_t len)
 {
 	time_t t = (time_t)(ns / 1000000000ULL);
@@ -127,6 +167,10 @@ static void print_text(const struct rw_status *st)
 	char a[32], b[32], c[32], when[40];
 
 	printf("instance %s (%s)\n", st->name, st->in.dir);
+	if (st->foreign) {
+		print_foreign(st);
+		return;
+	}
 	if (st->error[0]) {
 		printf("  unusable     %s\n", st->error);
 		return;
@@ -183,6 +227,18 @@ static void print_json(const struct rw_status *st, bool first)
 	if (st->error[0]) {
 		printf(", \"error\": ");
 		rw_json_string(stdout, st->error);
+		if (st->foreign) {
+			printf(", \"layout\": %u, \"interfaces\": [", m->layout);
+			for (uint32_t i = 0; i < st->nlinks; i++) {
+				printf("%s{\"name\": ", i ? ", " : "");
+				rw_json_string(stdout, st->links[i].ifname);
+				printf(", \"ifindex\": %u, \"attached\": %s, \"link_id\": %u}",
+				       st->links[i].ifindex, st->links[i].ifindex ? "true" : "false",
+				       st->links[i].link_id);
+			}
+			printf("], \"prog_id\": %u, \"loader\": {\"alive\": %s}",
+			       st->nlinks ? st->links[0].prog_id : 0, st->alive ? "true" : "false");
+		}
 		printf("}");
 		return;
 	}
@@ -238,6 +294,11 @@ static int show_one(const char *name, void *arg)
 		snprintf(st.error, sizeof(st.error), "%s", strerror(-e));
 	if (!e)
 		gather(&st);
+	if (e == -EPROTO && rw_meta_foreign(&st.in.meta)) {
+		st.foreign = true;
+		rw_instance_links_each(st.in.dir, foreign_link, &st);
+		st.alive = rw_instance_loader_alive(st.in.dir_fd);
+	}
 	if (ctx->args->json)
 		print_json(&st, ctx->n == 0);
 	else
@@ -252,7 +313,8 @@ int rw_status_command(int argc, char **argv)
 	struct rw_svc_args args;
 	struct status_ctx ctx = { .args = &args };
 	char err[256];
-	int ret = rw_cli_outcome(rw_cli_parse_status(argc, argv, &args, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_status(argc, argv, &args, err, sizeof(err)),
+				 argv[0], err);
 
 	if (ret >= 0)
 		return ret;

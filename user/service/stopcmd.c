@@ -4,6 +4,7 @@
 #include "service/svccmd.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,14 +25,48 @@ struct stop_ctx {
 	uint64_t netns;
 };
 
-/* Whether the instance is one the arguments name; marks the interfaces it matched. */
-static bool wanted(struct stop_ctx *ctx, const char *name, const struct rw_meta *m, bool readable)
+struct foreign_match {
+	struct stop_ctx *ctx;
+	bool hit;
+};
+
+/* A link of another version's instance on an interface asked for: that interface here. */
+static int foreign_link(const char *ifname, int link_fd, void *arg)
+{
+	struct foreign_match *fm = arg;
+	const struct rw_svc_args *a = fm->ctx->args;
+	uint32_t target = rw_link_target(link_fd, NULL, NULL);
+
+	for (uint32_t i = 0; i < a->nifaces; i++) {
+		if (strcmp(a->ifnames[i], ifname) == 0 && target &&
+		    target == if_nametoindex(ifname)) {
+			fm->ctx->matched[i] = true;
+			fm->hit = true;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Whether the instance is one the arguments name; marks the interfaces it
+ * matched. One of another layout version, whose record is not read, is
+ * matched by its links: an interface of that name here, where they attach.
+ */
+static bool wanted(struct stop_ctx *ctx, const char *name, const struct rw_instance *in,
+		   bool readable)
 {
 	const struct rw_svc_args *a = ctx->args;
+	const struct rw_meta *m = &in->meta;
 	bool hit = false;
 
 	if (a->all || (a->name[0] && strcmp(a->name, name) == 0))
 		return true;
+	if (!readable && rw_meta_foreign(m)) {
+		struct foreign_match fm = { .ctx = ctx };
+
+		rw_instance_links_each(in->dir, foreign_link, &fm);
+		return fm.hit;
+	}
 	if (!readable || m->netns_ino != ctx->netns)
 		return false; /* same-named interfaces of another namespace are not these */
 	for (uint32_t i = 0; i < a->nifaces; i++) {
@@ -108,12 +143,16 @@ static int stop_one(const char *name, void *arg)
 	char err[512];
 	int e = rw_instance_open(ctx->args->pin_root, name, &in, err, sizeof(err));
 
-	if (!wanted(ctx, name, &in.meta, e == 0)) {
+	if (!wanted(ctx, name, &in, e == 0)) {
 		rw_instance_close(&in);
 		return 0;
 	}
 	if (e == 0)
 		end_loader(&in);
+	else if (rw_meta_foreign(&in.meta) && rw_instance_loader_alive(in.dir_fd))
+		fprintf(stderr, "ratewall: %s: its loader, a ratewall of layout version %u, still "
+			"runs: its links are cut all the same; end it (systemctl stop ratewall@IFACE)\n",
+			name, in.meta.layout);
 	withdraw_routes(name, in.dir);
 	rw_instance_close(&in);
 	if (remove_pins(ctx, name, in.dir))
@@ -128,7 +167,8 @@ int rw_stop_command(int argc, char **argv)
 	struct rw_svc_args args;
 	struct stop_ctx ctx = { .args = &args, .netns = rw_netns_ino() };
 	char err[256];
-	int ret = rw_cli_outcome(rw_cli_parse_stop(argc, argv, &args, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_stop(argc, argv, &args, err, sizeof(err)),
+				 argv[0], err);
 
 	if (ret >= 0)
 		return ret;

@@ -195,7 +195,8 @@ int rw_top_command(int argc, char **argv)
 	struct top_maps m = { { -1, -1, -1, -1 }, -1, -1 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	char err[256], name[RW_NAME_MAX];
-	int ret = rw_cli_outcome(rw_cli_parse_top(argc, argv, &args, err, sizeof(err)), err);
+	int ret = rw_cli_outcome(rw_cli_parse_top(argc, argv, &args, err, sizeof(err)),
+				 argv[0], err);
 
 	if (ret >= 0)
 		return ret;

@@ -17,7 +17,7 @@
 #include "model/units.h"
 
 /*
- * The schema (docs/operations.md, "History", shows it with example queries). Every table
+ * The schema (docs/operations/history.md shows it with example queries). Every table
  * is keyed by (instance, epoch) first: a window's rows go in with it, and go
  * out with it.
  */

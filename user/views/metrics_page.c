@@ -97,15 +97,35 @@ static void top_gauge(FILE *out, const struct rw_report *r, const char *name, co
 }
 
 /*
- * --metrics-min-share: the share itself (so PromQL can bound a fleet sum's
- * error), and with --levels every prefix over it, its whole window traffic.
+ * The share bar's family, by --sort: the rate family whose fleet sums it
+ * bounds. A host ranking by bytes bounds no packet sum, so it exports no
+ * packet bar, and the rules count it among the hosts without one.
+ */
+static const char *const bar_family[] = {
+	[RW_SORT_PPS] = "ratewall_metrics_share_bar_packets_per_second",
+	[RW_SORT_BPS] = "ratewall_metrics_share_bar_bytes_per_second",
+	[RW_SORT_DROPS] = "ratewall_metrics_share_bar_dropped_packets_per_second",
+};
+
+/*
+ * --metrics-min-share: the share itself, and its bar this window as a rate
+ * (a key missing from this page sends less than it here, so the hosts' bars
+ * summed are exactly the most a fleet sum can miss); with --levels every
+ * prefix over the share, its whole window traffic.
  */
 static void share_metrics(FILE *out, const struct rw_report *r)
 {
+	const char *bar = bar_family[r->cfg->sort];
+
 	head(out, "ratewall_metrics_min_share", "gauge",
 	     "--metrics-min-share as a ratio: every key (and prefix) with at least this share of the "
 	     "window's traffic is exported beside the top-N.");
 	fprintf(out, "ratewall_metrics_min_share %.6g\n", r->cfg->metrics_min_share_ppm / 1e6);
+	head(out, bar, "gauge",
+	     "The share bar: the rate over the window (in the --sort order) a key needs to be "
+	     "exported beside the top-N; a key missing from this page sends less here, so the "
+	     "hosts' bars summed bound what a fleet sum misses.");
+	fprintf(out, "%s %.10g\n", bar, rw_rate(r->share_bar, r->span_ns));
 	if (!r->cfg->levels.n[0] && !r->cfg->levels.n[1])
 		return;
 	head(out, "ratewall_prefix_packets_per_second", "gauge",

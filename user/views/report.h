@@ -40,6 +40,7 @@ struct rw_report {
 	const struct rw_rank_entry *top;
 	uint32_t ntop;
 	uint32_t nover; /* --metrics-min-share: top[ntop .. ntop + nover) are over the share too */
+	uint64_t share_bar; /* --metrics-min-share: the --sort count a key needs to go out (0: none) */
 	const struct rw_attachment *at; /* per interface, in cfg->ifnames order */
 	uint32_t nifaces;
 	struct rw_stats iface[RW_MAX_IFACES]; /* each interface's own totals */

@@ -7,6 +7,8 @@
 # what BIRD's table holds (`birdc show route all`) is what is checked.
 #  (a) no session yet (BIRD not started): said; a flood is still limited, and
 #      its route is announced to BIRD once the session comes up
+#      (its session helper and GoBGP's client run as --on-event-user nobody
+#      through (c))
 #  (b) a banned source is in BIRD's flow4 table as a FlowSpec rule that
 #      discards its /32's traffic to --bgp-own within 2 s of the ban, and
 #      gone within 2 s of its end
@@ -29,7 +31,7 @@
 #  (k) a run killed (kill -9) with nothing pinned: the next run finds its
 #      routes by the owner community and withdraws them; another owner's stay
 #  (l) BIRD passes what it holds through the upstream's filters of
-#      docs/operations.md: ratewall's routes pass ((b), (j)); a blackhole
+#      docs/operations/mitigation.md: ratewall's routes pass ((b), (j)); a blackhole
 #      and a flow rule towards another's prefix do not
 #  (m) --key flow: the rule upstream has the flow's protocol and ports; a
 #      budget under a `udp dport 53` rule, the rule's protocol and port
@@ -95,13 +97,13 @@ cat >"$WORK/gobgpd.toml" <<EOF
 EOF
 # BIRD imports everything the speaker sends into its tables (what ratewall
 # announced, to check), and passes it on through the upstream's filters of
-# docs/operations.md into up4, upflows4 and upflows6: what an upstream set
+# docs/operations/mitigation.md into up4, upflows4 and upflows6: what an upstream set
 # up as shown there would accept.
 {
 	echo "router id 198.19.255.2;"
 	echo "log \"$WORK/bird.log\" all;"
 	echo "protocol device {}"
-	sed -n '/^# upstream filters: begin/,/^# upstream filters: end/p' "$ROOT/docs/operations.md"
+	sed -n '/^# upstream filters: begin/,/^# upstream filters: end/p' "$ROOT/docs/operations/mitigation.md"
 	cat <<EOF
 flow4 table flows4;
 flow6 table flows6;
@@ -194,7 +196,10 @@ RUN="--pps 100 --bgp 127.0.0.1:$PORT --interval 100ms --bgp-own $OWN,$OWN6"
 nft_observe x ip saddr 198.18.0.6
 # shellcheck disable=SC2086 # RUN is words
 start_ratewall "$WORK/a" $RUN --ban 4s --bgp-never 198.18.9.0/24 --rules "$WORK/rules" \
-	--events "$WORK/a.events" || fail "(a) ratewall starts"
+	--events "$WORK/a.events" --on-event-user nobody || fail "(a) ratewall starts"
+# The helper and the client run as --on-event-user's user: all (a) to (c) ask of them is done as nobody.
+check "(a) --on-event-user nobody: the session helper runs as nobody" \
+	until_ 3 eval "ps -o user=,args= --ppid $RW_PID | grep -q '^nobody .*ratewall-gobgp'"
 check "(a) no session said" until_ 3 said "$WORK/a" \
 	"bgp: the speaker answers but no BGP session is established (198.19.255.2: Active)"
 gen --src 198.18.0.6 --rate 1000 --duration 1s >/dev/null
@@ -230,7 +235,7 @@ mkdir -p "$WORK/captures"
 python3 "$ROOT/tools/captures/captures.py" bird "$WORK/bird.ban" >"$WORK/captures/bird-flows4.txt"
 check "(b) BIRD's table has the format of the README's capture of it" \
 	python3 "$ROOT/tools/captures/captures.py" check "$ROOT" "$WORK/captures" bird-flows4
-check "(b) ... and the upstream's filters of docs/operations.md accept it" \
+check "(b) ... and the upstream's filters of docs/operations/mitigation.md accept it" \
 	upstream_has upflows4 "dst $OWN; src 198.18.0.5/32;"
 wait $G1 $G2 $G3
 banned=$(event_time "$WORK/a.events" 198.18.0.5 banned ts)

@@ -16,6 +16,13 @@
 #      either run or counted
 #  (e) through (b), (c) and (d) the reports stay on time: the largest gap
 #      between consecutive JSON reports is under 1.1 intervals
+#  (f) a command that cannot be found: said at the start, counted, and
+#      enforcement goes on
+#  (g) --on-event-user nobody: the command runs as nobody, with nobody's
+#      groups and none of root's, and no capability; one that hangs is still
+#      killed at its timeout
+#  (h) --on-event-user of a user the system does not know: refused at the
+#      start (exit 2, one line), nothing attached
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -222,5 +229,45 @@ sys.exit(not (r and r[-1]["totals"]["dropped"] >= 800 and r[-1]["on_event"]["fai
 check "(f) a hook event says it could not start" \
 	grep -q '"event": "hook", "for": "banned", "key": "198.18.3.1".*"error": "No such file or directory"' \
 	"$WORK/f.events"
+
+# --- (g) the commands as an unprivileged user: what `id` and the kernel say
+# of the process that ran. The script and the directory it writes to must be
+# nobody's to reach (WORK is root's, 0700).
+mkdir -m 0755 "$WORK/g" && chmod 0755 "$WORK"
+mkdir -m 0777 "$WORK/g/out"
+cat >"$WORK/g/ids.sh" <<'SH'
+#!/bin/sh
+read -r event
+case "$event" in
+*'"198.18.4.2"'*) exec sleep 60 ;;
+esac
+{ id -u; id -g; id -G; grep '^CapEff:' /proc/self/status | cut -f2; } >"$1/ids.$$"
+SH
+chmod 0755 "$WORK/g/ids.sh"
+start_ratewall "$WORK/g.json" --pps 100 --ban 10s --json --events "$WORK/g.events" \
+	--on-event "$WORK/g/ids.sh $WORK/g/out" --on-event-kinds banned --on-event-timeout 1s \
+	--on-event-user nobody --duration 3s || fail "(g) ratewall starts with --on-event-user nobody"
+gen --src 198.18.4.1 --rate 1000 --duration 500ms >/dev/null &
+gen --src 198.18.4.2 --rate 1000 --duration 500ms >/dev/null &
+wait "$RW_PID"
+check "(g) ratewall exits 0" test $? -eq 0
+wait
+ids=$(cat "$WORK"/g/out/ids.* 2>/dev/null | paste -sd ' ')
+want="$(id -u nobody) $(id -g nobody) $(id -G nobody) 0000000000000000"
+check "(g) the command ran as nobody, nobody's groups alone, no capability (uid gid groups CapEff: $ids)" \
+	test "$ids" = "$want"
+check "(g) the one that hangs, run as nobody, is killed at its timeout all the same" \
+	grep -Eq '"event": "hook", "for": "banned", "key": "198.18.4.2", "seconds": 1\.[0-9]+, "timed_out": true, "exit": 137}' \
+	"$WORK/g.events"
+
+# --- (h) a user the system does not know
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --on-event "$WORK/g/ids.sh $WORK/g/out" \
+	--on-event-user rw-no-such-user --duration 2s >"$WORK/h.out" 2>"$WORK/h.err"
+rc=$?
+cat "$WORK/h.err"
+check "(h) --on-event-user rw-no-such-user: exit 2 (bad usage), not restarted by the unit ($rc)" test "$rc" -eq 2
+check "(h) ... said in one line naming the user" \
+	test "$(cat "$WORK/h.err")" = "ratewall: --on-event-user: no user 'rw-no-such-user' on this system"
+check "(h) ... before anything was attached" sh -c "! grep -q 'attached to' '$WORK/h.err'"
 
 finish

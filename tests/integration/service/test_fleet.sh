@@ -6,8 +6,9 @@
 #  (a) topk(10, sum by (source) (avg_over_time(...[5s]))) gives each source's
 #      rate summed over the hosts, within 15 % of what the generators send
 #      (paced senders come in bursts), heaviest first
-#  (b) the alerting rule RatewallSourceLimited fires for the source that is
-#      over its limit on some host, and only for it
+#  (b) the alerting rule RatewallSourcesLimited is up (pending: it waits 2
+#      minutes) for the hosts where a source is over its limit, and only them,
+#      one alert a host; the limited keys are that source alone
 #  (c) every query of dist/ratewall-dashboard.json answers; (d) the alerts of
 #      dist/ratewall.rules.yml that should be up are, and no others
 #  (e) the spread: a source sent evenly to every host, under each one's top 5
@@ -15,13 +16,19 @@
 #      --metrics-min-share 2%, its sum short by at most 2 % of the fleet's
 #      traffic (on one host it is under the share), each host's series within
 #      max(--top, 1/share); the same for --rank pair and the --levels prefixes
+#  (f) the issue's fleet case with ratewall's defaults plus --metrics only: a
+#      source #11 on each host (ten heavier local sources each) is the fleet's
+#      #1, within the rules' error bound (the hosts' share bars summed, 1 % of
+#      the fleet's traffic); restarted with --metrics-min-share 0 (the old
+#      default), no host exports it, the fleet's #1 is wrong, and the rules
+#      count three hosts without a bar
 # Everything (namespaces, links, Prometheus) is removed on exit.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 BASE=$(tb_name)
 MON=${BASE}mon
-RCVS=() SNDS=() TXS=() MACS=() ADDRS=() RW_PIDS=()
+RCVS=() RXS=() SNDS=() TXS=() MACS=() ADDRS=() RW_PIDS=()
 
 ip netns add "$MON" || { fail "monitor namespace"; finish; exit 1; }
 EXTRA_NS="$MON"
@@ -29,7 +36,7 @@ ip -n "$MON" link set lo up
 for i in 1 2 3; do
 	tb_up "${BASE}$i" 1 || { fail "testbed $i"; finish; exit 1; }
 	EXTRA_NS="$EXTRA_NS $TB_SND $TB_RCV"
-	RCVS+=("$TB_RCV") SNDS+=("$TB_SND") TXS+=("$TB_TX") MACS+=("$TB_RX_MAC")
+	RCVS+=("$TB_RCV") RXS+=("$TB_RX") SNDS+=("$TB_SND") TXS+=("$TB_TX") MACS+=("$TB_RX_MAC")
 	# a /30 from 198.18.250.0/24 per host: the host's end .4i+1, the monitor's .4i+2
 	ip link add "${BASE}m$i" netns "$MON" type veth peer "${BASE}h$i" netns "$TB_RCV"
 	ip -n "$TB_RCV" addr add "198.18.250.$((4 * i + 1))/30" dev "${BASE}h$i"
@@ -95,7 +102,8 @@ sleep 9 # the windows fill, scrapes come every second, rules evaluate every seco
 # Averaged over 5 s of scrapes: paced generators send in bursts of a few ms.
 PROMQL='topk(10, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))'
 query "$PROMQL" >"$WORK/topk.json"
-query 'ALERTS{alertname="RatewallSourceLimited",alertstate="firing"}' >"$WORK/alerts.json"
+query 'ALERTS{alertname="RatewallSourcesLimited"}' >"$WORK/alerts.json"
+query 'ratewall_source_limited{kind="src"} == 1' >"$WORK/limited.json"
 query 'count(up == 1)' >"$WORK/up.json"
 wait "${PIDS[@]}"
 # What was really sent, per source, summed over the hosts (the generators' own rates).
@@ -129,12 +137,18 @@ print(all(abs(top.get(s, 0) - v) <= 0.15 * v for s, v in want.items()))
 PY
 )
 check "(a) each source's fleet rate is what the generators sent, within 15%" test "$ok_rates" = True
-firing=$(python3 -c "
+read -r up_for limited <<<"$(python3 - "$WORK/alerts.json" "$WORK/limited.json" "${ADDRS[@]}" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))['data']['result']
-print(','.join(sorted(x['metric']['source'] for x in r)))" "$WORK/alerts.json")
-echo "     (b) RatewallSourceLimited firing for: ${firing:-nobody}"
-check "(b) the alert fires for the source over its limit, and only for it" test "$firing" = "198.18.0.1"
+host = {a: "host%d" % i for i, a in enumerate(sys.argv[3:], 1)}
+alerts = json.load(open(sys.argv[1]))["data"]["result"]
+keys = json.load(open(sys.argv[2]))["data"]["result"]
+print(",".join(sorted(host.get(x["metric"]["instance"], "?") for x in alerts)) or "-",
+      ",".join(sorted({x["metric"]["source"] for x in keys})) or "-")
+PY
+)"
+echo "     (b) RatewallSourcesLimited up for: $up_for; the limited keys: $limited"
+check "(b) one alert a host where a source is over its limit, and only there" test "$up_for" = "host1,host2"
+check "(b) ... the limited keys being that source alone" test "$limited" = "198.18.0.1"
 
 # (c) and (d) ask Prometheus about the moment (a) asked, while the traffic ran
 # (a source gone from the window is gone from /metrics, and from an instant query).
@@ -164,7 +178,7 @@ check "(c) ... and without --optional ratewall_bgp_, the --bgp panels are named"
 	grep -q 'panel [0-9]* "BGP speaker" A (no data)' "$WORK/no-optional.out"
 
 # (d) Which alerts of dist/ratewall.rules.yml are up in this fleet: limited and
-# banned (firing: no `for`) for 198.18.0.1 alone; a heavy prefix on each host
+# banned (pending or firing) on hosts 1 and 2 alone; a heavy prefix on each host
 # (pending or firing: it waits 2 minutes), 198.18.0.0/24 holding all of the
 # traffic; hosts 1 and 2 dropping over 10 % (198.18.0.1 is over the limit
 # there), host 3 not. Never a late tick, a target down or missing, a history
@@ -183,21 +197,21 @@ for path in sys.argv[1:3]:
     for r in json.load(open(path))["data"]["result"]:
         m = r["metric"]
         name, where = m["alertname"], host.get(m.get("instance"), m.get("instance", ""))
-        if path == sys.argv[1] and name in ("RatewallSourceLimited", "RatewallSourceBanned"):
-            (firing if m["alertstate"] == "firing" else other).add("%s=%s" % (name, m.get("source")))
+        if path == sys.argv[1] and name in ("RatewallSourcesLimited", "RatewallSourcesBanned"):
+            firing.add("%s@%s" % (name, where))
         elif path == sys.argv[1] and name == "RatewallHeavyPrefix":
             heavy.add("%s@%s" % (m["prefix"], where))
         elif path == sys.argv[1] and name == "RatewallHostDropping":
             dropping.add(where)
-        elif path == sys.argv[1] or name not in ("RatewallSourceLimited", "RatewallSourceBanned",
+        elif path == sys.argv[1] or name not in ("RatewallSourcesLimited", "RatewallSourcesBanned",
                                                   "RatewallHeavyPrefix", "RatewallHostDropping"):
             other.add("%s:%s@%s" % (name, m["alertstate"], where))
 print("|".join(",".join(sorted(x)) for x in (firing, heavy, dropping, other)))
 PY
 )"
 echo "     (d) firing: ${firing:-none}; heavy prefix: ${heavy:-none}; dropping: ${dropping:-none}; other: ${other:-none}"
-check "(d) limited and banned fire for 198.18.0.1 alone" \
-	test "$firing" = "RatewallSourceBanned=198.18.0.1,RatewallSourceLimited=198.18.0.1"
+check "(d) limited and banned on hosts 1 and 2 alone (pending or firing)" \
+	test "$firing" = "RatewallSourcesBanned@host1,RatewallSourcesBanned@host2,RatewallSourcesLimited@host1,RatewallSourcesLimited@host2"
 check "(d) a heavy prefix on each host (pending or firing)" \
 	test "$heavy" = "198.18.0.0/24@host1,198.18.0.0/24@host2,198.18.0.0/24@host3"
 check "(d) hosts 1 and 2 drop over 10 % (pending or firing), host 3 not" test "$dropping" = "host1,host2"
@@ -244,8 +258,7 @@ query 'topk(1, sum by (key) (avg_over_time(ratewall_source_packets_per_second{ki
 query 'sum by (prefix) (avg_over_time(ratewall_prefix_packets_per_second{level="24"}[5s]))' \
 	>"$WORK/spread.prefix.json"
 query 'count by (instance, kind) (ratewall_source_packets_per_second)' >"$WORK/spread.series.json"
-query 'sum(rate(ratewall_received_packets_total[5s]) * on (instance) group_left ratewall_metrics_min_share)' \
-	>"$WORK/spread.bound.json"
+query 'sum(avg_over_time(ratewall_metrics_share_bar_packets_per_second[5s]))' >"$WORK/spread.bound.json"
 for i in 0 1 2; do # what each host's own top 5 held: never the spread source
 	tail -n 3 "$WORK/rw$((i + 1)).json" >"$WORK/spread.rw$i.json"
 done
@@ -277,7 +290,7 @@ got = dict(top).get(spread, 0.0)
 print("\n".join([
     "truth: %s; fleet %.0f pps" % (", ".join("%s=%.0f" % kv for kv in truth[:3]), fleet),
     "promql: %s" % ", ".join("%s=%.0f" % kv for kv in top),
-    "bound: %.0f (share x the fleet's received rate; the stated error)" % bound,
+    "bound: %.0f (the hosts' share bars summed; the stated error)" % bound,
     "pair: %s" % ", ".join("%s=%s" % (r["metric"]["key"], r["value"][1][:7]) for r in pair),
     "prefix: %s" % ", ".join("%s=%.0f" % kv for kv in prefix.items()),
     "series: %s" % ", ".join("%s/%s=%d" % (k[0], k[1], v) for k, v in sorted(series.items())),
@@ -304,6 +317,110 @@ check "(e) --levels: the fleet's /24 sums the hosts' prefix exports, within 15 %
 	test "${verdict:4:1}" = 1
 check "(e) each host's series of a kind stay within max(--top, 1/share); hosts 1 and 2 export it" \
 	test "${verdict:5:1}" = 1
+
+# (f) The issue's case, with ratewall's defaults plus --metrics: each host runs
+# `ratewall run IFACE --metrics ADDR` and gets 64 sources of 198.18.20.0/26
+# from one paced generator: the spread source 198.18.20.0 at 600 pps, ten
+# heavies of its own at 700 pps (#1 to #10 there), 53 others at 10 pps. The
+# spread source is #11 on every host (7 % of each host's 8 130 pps, over the
+# default 1 %) and the fleet's #1 (1 800 against 700). Then the same hosts
+# restarted with --metrics-min-share 0, the default before: the top 10 only.
+# restart_fleet ARGS...: the three instances again, with ARGS; waits for each attach.
+restart_fleet() {
+	kill -INT "${RW_PIDS[@]}" 2>/dev/null
+	wait "${RW_PIDS[@]}" 2>/dev/null
+	RW_PIDS=()
+	for i in 0 1 2; do
+		ip netns exec "${RCVS[$i]}" "$RW" run "${RXS[$i]}" --metrics "${ADDRS[$i]}" "$@" \
+			>"$WORK/f$i.out" 2>"$WORK/f$i.err" &
+		RW_PID=$!
+		RW_PIDS+=("$RW_PID")
+		wait_attached "$WORK/f$i.err" || return 1
+	done
+}
+# fleet_case NAME: the fleet's top 3, each host's src series, the bound and
+# the hosts without a bar, from Prometheus, into $WORK/NAME.*.json.
+fleet_case() {
+	query 'topk(3, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))' \
+		>"$WORK/$1.topk.json"
+	query 'avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])' >"$WORK/$1.series.json"
+	query 'job:ratewall_fleet_sum_error_bound:pps' >"$WORK/$1.bound.json"
+	query 'job:ratewall_hosts_without_share_bar:count' >"$WORK/$1.without.json"
+}
+# fleet_verdict NAME: what the hosts and the fleet said, to stderr; on stdout
+# the spread source's rank on each host (by its own /metrics; - when it does
+# not export it), the fleet's #1, its sum, what was sent of it, the bound
+# (- when none) and the hosts without a bar.
+fleet_verdict() {
+	python3 - "$WORK" "$1" "${ADDRS[@]}" <<'PY'
+import json, sys
+work, name, addrs = sys.argv[1], sys.argv[2], sys.argv[3:]
+def result(what):
+    return json.load(open("%s/%s.%s.json" % (work, name, what)))["data"]["result"]
+sent = fleet = 0.0
+for i in range(3):
+    g = json.load(open("%s/f.%d.sent" % (work, i)))
+    sent += g["per_source"].get("198.18.20.0", 0) / g["seconds"]
+    fleet += sum(g["per_source"].values()) / g["seconds"]
+ranks = []
+for a in addrs:
+    rows = sorted(((float(r["value"][1]), r["metric"]["source"]) for r in result("series")
+                   if r["metric"]["instance"] == a), reverse=True)
+    srcs = [src for _, src in rows]
+    ranks.append(str(srcs.index("198.18.20.0") + 1) if "198.18.20.0" in srcs else "-")
+top = sorted(((r["metric"]["source"], float(r["value"][1])) for r in result("topk")), key=lambda kv: -kv[1])
+bound = result("bound")
+without = result("without")
+print("fleet's top 3: %s; sent of 198.18.20.0: %.0f pps, of all: %.0f pps" % (
+    ", ".join("%s=%.0f" % kv for kv in top), sent, fleet), file=sys.stderr)
+print("198.18.20.0's rank on hosts 1-3: %s; bound: %s; hosts without a bar: %s" % (
+    " ".join(ranks), bound[0]["value"][1][:7] if bound else "none",
+    without[0]["value"][1] if without else "none"), file=sys.stderr)
+print(",".join(ranks), top[0][0] if top else "-", "%.0f" % dict(top).get("198.18.20.0", 0),
+      "%.0f" % sent, "%.0f" % float(bound[0]["value"][1]) if bound else "-",
+      without[0]["value"][1] if without else "-", "%.0f" % fleet)
+PY
+}
+
+check "(f) the three instances restart with ratewall's defaults plus --metrics" restart_fleet
+SECS=24 PIDS=()
+for i in 0 1 2; do
+	python3 - "$i" "$SECS" >"$WORK/f.$i.counts" <<'PY'
+import sys
+host, secs = int(sys.argv[1]), int(sys.argv[2])
+pps = [10] * 64
+pps[0] = 600
+for j in range(1 + 10 * host, 11 + 10 * host):
+    pps[j] = 700
+print("\n".join(str(p * secs) for p in pps))
+PY
+	rate=$(awk -v s="$SECS" '{ t += $1 } END { print t / s }' "$WORK/f.$i.counts")
+	ip netns exec "${SNDS[$i]}" "$GEN" --dev "${TXS[$i]}" --dst-mac "${MACS[$i]}" \
+		--src 198.18.20.0 --sources 64 --dist "counts:$WORK/f.$i.counts" --rate "$rate" \
+		--duration $((SECS + 2))s --per-source >"$WORK/f.$i.sent" &
+	PIDS+=($!)
+done
+sleep 8 # the windows fill, and 5 s of scrapes of them
+fleet_case f_default
+restart_fleet --metrics-min-share 0 || fail "(f) the instances restart with --metrics-min-share 0"
+sleep 8 # 5 s of scrapes of the restarted hosts only
+fleet_case f_off
+wait "${PIDS[@]}"
+read -r ranks first got sent bound without fleet <<<"$(fleet_verdict f_default 2>"$WORK/f.said")"
+sed 's/^/     (f) defaults: /' "$WORK/f.said"
+check "(f) 198.18.20.0 is #11 on every host (ten heavier local sources)" test "$ranks" = "11,11,11"
+check "(f) it is the fleet's #1 in PromQL" test "$first" = 198.18.20.0
+check "(f) the rules' bound is the hosts' share bars, 0.5 to 1.5 % of the fleet, none left out" \
+	awk -v b="$bound" -v f="$fleet" -v w="$without" 'BEGIN { exit !(b != "-" && b >= 0.005 * f && b <= 0.015 * f && w == "0") }'
+check "(f) its fleet sum is within the bound of what was sent (and 15 % for paced bursts)" \
+	awk -v g="$got" -v s="$sent" -v b="$bound" 'BEGIN { exit !(b != "-" && g >= s - b - 0.15 * s && g <= 1.15 * s) }'
+read -r ranks first got sent bound without fleet <<<"$(fleet_verdict f_off 2>"$WORK/f.said")"
+sed 's/^/     (f) --metrics-min-share 0: /' "$WORK/f.said"
+check "(f) with --metrics-min-share 0 no host exports it, and the fleet's #1 is another" \
+	test "$ranks" = "-,-,-" -a "$first" != 198.18.20.0 -a "$got" = 0
+check "(f) ... and the rules count the three hosts without a bar, with no bound" \
+	test "$without" = 3 -a "$bound" = -
+
 kill -INT "${RW_PIDS[@]}" "$PROM_PID" 2>/dev/null
 wait "${RW_PIDS[@]}" "$PROM_PID" 2>/dev/null
 

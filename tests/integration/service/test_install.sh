@@ -22,9 +22,10 @@ out=$(bash -c '. "$1" && complete -p ratewall' _ "$DEST/usr/share/bash-completio
 check "sourcing it registers _ratewall for ratewall${out:+: $out}" test "$out" = "complete -F _ratewall ratewall"
 check "the zsh completion is a #compdef file" grep -qx '#compdef ratewall' \
 	"$DEST/usr/share/zsh/vendor-completions/_ratewall"
-grep -q "^ExecStart=/usr/sbin/ratewall run %i --persist --replace --config /etc/ratewall/%i.conf" \
+grep -q "^ExecStart=/usr/sbin/ratewall run %I --persist --replace --config /etc/ratewall/%I.conf" \
 	"$DEST/usr/lib/systemd/system/ratewall@.service"
-check "the unit runs the installed binary on %i with /etc/ratewall/%i.conf" test $? -eq 0
+check "the unit runs the installed binary on %I (the interface's name, unescaped) with /etc/ratewall/%I.conf" \
+	test $? -eq 0
 
 # The man page: no warning from man or groff, and every option and command in it.
 MAN=$DEST/usr/share/man/man8/ratewall.8

@@ -9,7 +9,7 @@
 #      every frame sent was decided by a ratewall program (no gap), the new
 #      limit holds; also across a swap to another layout (20 slots)
 #  (d) other options without --replace, and a pinned record of another layout
-#      version, are refused by name
+#      version, are refused by name (exit 2; test_upgrade.sh: with --replace)
 #  (e) stop leaves no pin, no program, no link, no XDP
 #  (f) failed starts leave nothing half-made; one loader per instance
 #  (g) two interfaces, one source on both: one budget across them
@@ -164,10 +164,12 @@ bpftool map create "$PIN_DIR/future/meta" type array key 4 value 16 entries 1 na
 in_rcv "$RW" run "$TB_RX" --persist --pin-dir "$PIN_DIR" --name future --duration 1s \
 	>/dev/null 2>"$WORK/d2.err"
 rc=$?
-check "(d) a pinned record of layout version 99 is refused (exit 1)" test $rc -eq 1
-check "(d) ... by its version" grep -q "layout version 99" "$WORK/d2.err"
+check "(d) a pinned record of layout version 99 is refused (exit 2: no restart helps)" test $rc -eq 2
+check "(d) ... by its version, saying --replace or stop" \
+	grep -q "layout version 99 .*--replace.*ratewall stop --name future" "$WORK/d2.err"
 "$RW" status --pin-dir "$PIN_DIR" >"$WORK/d.status"
-check "(d) status names the unusable instance" grep -q "layout version 99" "$WORK/d.status"
+check "(d) status names the instance's other layout version" \
+	grep -q "layout *version 99, pinned by another ratewall" "$WORK/d.status"
 "$RW" stop --name future --pin-dir "$PIN_DIR" 2>/dev/null
 check "(d) stop --name removes it" test ! -e "$PIN_DIR/future"
 

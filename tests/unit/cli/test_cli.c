@@ -10,6 +10,7 @@
 #include "cli/listen.h"
 #include "cli/options.h"
 #include "cli/svccli.h"
+#include "cli/usage.h"
 #include "model/clock.h"
 #include "model/key.h"
 #include "model/levels.h"
@@ -201,11 +202,11 @@ static void test_options_table(void)
 	CHECK_EQ(a.cfg.max_flows, 0); /* resolved later: from --max-memory or the default */
 	CHECK_EQ(a.cpus, 0);
 	CHECK_STR(a.cfg.pin_root, RW_DEFAULT_PIN_ROOT);
-	/* Config keys: every run option but these three. */
+	/* Config keys: every run option but these three, and stop's --all. */
 	for (size_t i = 0; i < rw_options_count; i++) {
 		const struct rw_opt *o = &rw_options[i];
 		bool not_key = !strcmp(o->name, "config") || !strcmp(o->name, "help") ||
-			       !strcmp(o->name, "cpus");
+			       !strcmp(o->name, "cpus") || !strcmp(o->name, "all");
 
 		CHECK_EQ(!(o->flags & RW_OPT_KEY), not_key);
 	}
@@ -228,7 +229,15 @@ static void test_count_spellings(void)
 	CHECK_EQ(c.metrics_min_share_ppm, 5000);
 	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 2"), 0);
 	CHECK_EQ(c.metrics_min_share_ppm, 20000);
+	/* 1 % by default: the fleet's sums are bounded unless asked otherwise; 0 turns it off */
 	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 10000);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 0"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 0);
+	CHECK_EQ(parse(&c, err, "run eth0 --metrics 9100 --metrics-min-share 0%"), 0);
+	CHECK_EQ(c.metrics_min_share_ppm, 0);
+	/* without a page to carry them, the top-N only (nothing ranked beyond it) */
+	CHECK_EQ(parse(&c, err, "run eth0"), 0);
 	CHECK_EQ(c.metrics_min_share_ppm, 0);
 	CHECK_EQ(parse(&c, err, "run eth0 --max-flows 1.5Mi --hhh-share 5"), 0);
 	CHECK_EQ(c.max_flows, 1572864);
@@ -251,35 +260,70 @@ static void test_count_spellings(void)
 	CHECK_EQ(h.top, 1000);
 }
 
-/* --help: every option of run and memory, within 79 columns, the spellings said once. */
-static void test_options_help(void)
+/*
+ * The options a --help lists: the first --word of each option line ("* --x",
+ * "  --x", "  -h, --x"), each once, blank-separated and blank-ended.
+ */
+static void listed_options(char *text, char *out, size_t len)
 {
-	char *text = NULL, *line, *save;
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *line, *save;
+	size_t n = 0;
 
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	rw_cli_usage(f);
-	fclose(f);
-	for (size_t i = 0; i < rw_options_count; i++) {
-		char want[64];
-
-		snprintf(want, sizeof(want), " --%s", rw_options[i].name);
-		if (!strstr(text, want))
-			fprintf(stderr, "  --help lacks --%s\n", rw_options[i].name);
-		CHECK(strstr(text, want) != NULL);
-	}
-	CHECK(strstr(text, "Ki, Mi, Gi") != NULL);
+	out[0] = '\0';
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (strlen(line) > 86) /* the other commands' usage lines are a little wider */
+		const char *o = line + 2;
+
+		if (strlen(line) > 86) /* the usage lines are a little wider */
 			fprintf(stderr, "  --help line too long: '%s'\n", line);
 		CHECK(strlen(line) <= 86);
-		if (line[0] == '*' || (line[0] == ' ' && line[1] == ' ' && line[2] == '-'))
-			CHECK(strlen(line) <= 79);
+		if ((line[0] != '*' && line[0] != ' ') || line[1] != ' ' || o[0] != '-')
+			continue;
+		CHECK(strlen(line) <= 79);
+		if (o[1] != '-')
+			o += 4; /* "-h, " */
+		n += (size_t)snprintf(out + n, len - n, "%.*s ", (int)strcspn(o + 2, " "), o + 2);
 	}
-	free(text);
+}
+
+/*
+ * Each command's --help: its usage and its own options, every one of them
+ * (memory: its own beside run's), within 79 columns; run's says the spellings.
+ */
+static void test_options_help(void)
+{
+	static const char *const cmds[] = { "run", "memory", "status", "stop", "rule", "top" };
+
+	for (size_t c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		unsigned int bit = rw_opt_command(cmds[c]);
+		char *text = NULL, got[1024], want[1024] = "", head[32];
+		size_t len = 0, n = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		CHECK(f != NULL && bit != 0);
+		if (!f)
+			return;
+		CHECK_EQ(rw_cli_usage(f, cmds[c]), 0);
+		fclose(f);
+		snprintf(head, sizeof(head), "usage: ratewall %s ", cmds[c]);
+		CHECK(strncmp(text, head, strlen(head)) == 0);
+		if (c == 0)
+			CHECK(strstr(text, "Ki, Mi, Gi") != NULL);
+		for (size_t i = 0; i < rw_options_count; i++) {
+			unsigned int fl = rw_options[i].flags;
+
+			if ((fl & bit) && !(bit == RW_OPT_MEMORY && (fl & RW_OPT_RUN)))
+				n += (size_t)snprintf(want + n, sizeof(want) - n, "%s ",
+						      rw_options[i].name);
+		}
+		listed_options(text, got, sizeof(got));
+		if (strcmp(got, want) != 0)
+			fprintf(stderr, "  %s --help lists '%s', its options are '%s'\n", cmds[c], got,
+				want);
+		CHECK_STR(got, want);
+		free(text);
+	}
+	CHECK_EQ(rw_cli_usage(stdout, "history"), -1); /* its own, historycli.c */
+	CHECK_EQ(rw_opt_command("history"), 0);
 }
 
 /* The options both test_cli_defaults_and_options and the config file test set. */
@@ -403,7 +447,7 @@ static void test_cli_status_stop(void)
 		{ true, "stop", "one of them" },
 		{ true, "stop eth0 --all", "one of them" },
 		{ true, "stop --name a --all", "one of them" },
-		{ true, "stop --name ../a", "not an instance name" },
+		{ true, "stop --name ../a", "--name: '../a' must be 1 to" },
 		{ true, "stop --json eth0", "unknown option '--json'" },
 		{ true, "stop eth0 eth0", "listed twice" },
 		{ true, "stop --all --pin-dir x", "absolute path" },
@@ -495,7 +539,8 @@ static void test_cli_errors(void)
 		{ "run a --v6-prefix 129", "--v6-prefix" },
 		{ "run a --v6-prefix 64x", "--v6-prefix" },
 		{ "run a --hhh-share 0", "--hhh-share" },
-		{ "run a --metrics-min-share 1%", "give --metrics [ADDR:]PORT too" },
+		{ "run a --metrics-min-share 2%", "give --metrics [ADDR:]PORT too" },
+		{ "run a --metrics-min-share 0", "give --metrics [ADDR:]PORT too" },
 		{ "run a --metrics 1 --metrics-min-share 0.05%", "from 0.1% to 50%" },
 		{ "run a --metrics 1 --metrics-min-share 51%", "from 0.1% to 50%" },
 		{ "run a --metrics 1 --metrics-min-share -1%", "from 0.1% to 50%" },

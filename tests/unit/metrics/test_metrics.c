@@ -282,6 +282,7 @@ static void test_metrics_min_share(void)
 						      .nover = 1 };
 	p.r.nrankings = 1;
 	p.cfg.metrics_min_share_ppm = 5000;
+	p.r.share_bar = 18; /* 0.5 % of the window's 3500 packets, rounded up */
 	p.cfg.levels.n[0] = 1;
 	p.r.prefixes_over = &over, p.r.nprefixes_over = 1;
 	page = render(&p.r);
@@ -291,15 +292,27 @@ static void test_metrics_min_share(void)
 	CHECK(!sample(page, SRC_SERIES("ratewall_source_packets_per_second", "198.18.0.3"), &v));
 	CHECK(sample(page, "ratewall_source_packets_per_second{kind=\"dst\",key=\"198.19.0.2\"}", &v));
 	CHECK(sample_is(page, "ratewall_metrics_min_share", 0.005));
+	/* the bar as a rate over the window's span (1 s), in the --sort order's family */
+	CHECK(sample_is(page, "ratewall_metrics_share_bar_packets_per_second", 18));
+	CHECK(strstr(page, "# TYPE ratewall_metrics_share_bar_packets_per_second gauge\n") != NULL);
 	CHECK(sample_is(page, "ratewall_prefix_packets_per_second{prefix=\"198.18.0.0/24\",level=\"24\"}",
 			300));
 	free(page);
+	/* Ranked by bytes, the bar bounds bytes: no packet bar (no packet sum is bounded). */
+	p.cfg.sort = RW_SORT_BPS, p.r.span_ns = 2000000000, p.r.share_bar = 9000;
+	page = render(&p.r);
+	CHECK(check_exposition(page) > 0);
+	CHECK(sample_is(page, "ratewall_metrics_share_bar_bytes_per_second", 4500));
+	CHECK(strstr(page, "ratewall_metrics_share_bar_packets_per_second") == NULL);
+	free(page);
+	p.cfg.sort = RW_SORT_PPS, p.r.span_ns = 1000000000;
 	/* Without the share: neither family, and the top-N alone. */
 	p.cfg.metrics_min_share_ppm = 0, p.r.nover = 0, p.r.rankings[0].nover = 0;
 	page = render(&p.r);
 	CHECK(!sample(page, SRC_SERIES("ratewall_source_packets_per_second", "198.18.0.2"), &v));
 	CHECK(!sample(page, "ratewall_source_packets_per_second{kind=\"dst\",key=\"198.19.0.2\"}", &v));
 	CHECK(strstr(page, "ratewall_metrics_min_share") == NULL);
+	CHECK(strstr(page, "ratewall_metrics_share_bar") == NULL);
 	CHECK(strstr(page, "ratewall_prefix_packets_per_second") == NULL);
 	free(page);
 }

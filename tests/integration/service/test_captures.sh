@@ -32,8 +32,8 @@ planted() {
 	mkdir -p "$WORK/t"
 	cp -r "$ROOT/README.md" "$ROOT/docs" "$WORK/t/"
 	sed -i "$3" "$WORK/t/$2"
-	if cmp -s "$ROOT/$2" "$WORK/t/$2"; then
-		fail "$1: the plant changed nothing in $2"
+	if [ ! -e "$WORK/t/$2" ] || cmp -s "$ROOT/$2" "$WORK/t/$2"; then
+		fail "$1: the plant changed nothing in $2 (or there is no $2)"
 		return
 	fi
 	out=$(python3 "$CAP" check "$WORK/t" "$WORK/today" 2>&1)
@@ -50,7 +50,7 @@ planted "a JSON key today's report lacks is refused" docs/json.md 's/"tick_ms": 
 	'^docs/json.md:[0-9]+: capture report-json: .*keys not printed today: .tick_us'
 planted "a JSON key today's report has, left out, is refused" docs/json.md 's/, "tick_ms": [0-9.]*//' \
 	'capture report-json: .*keys missing from the doc: .tick_ms'
-planted "a renamed status field is refused" docs/operations.md 's/^  enforces     /  enforcing    /' \
+planted "a renamed status field is refused" docs/operations/service.md 's/^  enforces     /  enforcing    /' \
 	'capture status: line [0-9]+ of the block'
 planted "a marker nothing makes is refused" docs/usage.md '0,/^```$/s//<!-- capture: nosuch -->\n```/' \
 	'capture nosuch: nothing makes it'

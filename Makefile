@@ -64,7 +64,7 @@ TESTS := $(BUILD)/test_unit $(BUILD)/test_bpf
 # was empty, and the next make took it as made).
 .DELETE_ON_ERROR:
 
-.PHONY: all deps test-deps test test-slow test-cpus test-unit test-asan check-rooms demo bench bench-ab clean format install uninstall fuzz \
+.PHONY: all deps test-deps test test-slow test-cpus test-unit test-asan check-rooms demo docs bench bench-ab clean format install uninstall fuzz \
 	deb test-package
 all: $(BUILD)/ratewall $(BUILD)/ratewall.8 $(GOBGP_HELPER) $(TOOLS) $(TESTS) $(BPF_OBJS) $(BUILD)/layout-prev/ratewall
 
@@ -249,6 +249,14 @@ bench-ab:
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@./tools/demo.sh $(BUILD)
+
+# The captures of README.md and docs/ made again and written into their blocks
+# (needs root and the test rig: BIRD's table is test_bgp's; about 1.5 minutes).
+# tests/integration/service/test_captures.sh checks their format in make test.
+docs: test-deps
+	@$(MAKE) --no-print-directory all
+	@./tools/captures/make.sh $(BUILD)/captures $(BUILD)
+	@python3 tools/captures/captures.py write . $(BUILD)/captures
 
 # make install [PREFIX=/usr/local] [DESTDIR=]: the binary, ratewall(8), the
 # systemd unit ratewall@.service, an example configuration, the bash and

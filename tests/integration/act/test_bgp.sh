@@ -227,8 +227,14 @@ G2=$!
 gen --src 198.18.0.5 --rate 1000 --duration 1s >/dev/null &
 G3=$!
 seen=$(when_ 4 announced 198.18.0.5/32)
-# RW_CAPTURE=FILE: BIRD's table now, as the README shows it.
-[ -n "${RW_CAPTURE:-}" ] && birdc -s "$WORK/bird.ctl" show route all >"$RW_CAPTURE.ban"
+# BIRD's table now: the README's capture of it (tools/captures/) has its
+# format; RW_CAPTURE=FILE keeps it for make docs.
+birdc -s "$WORK/bird.ctl" show route all >"$WORK/bird.ban"
+[ -n "${RW_CAPTURE:-}" ] && cp "$WORK/bird.ban" "$RW_CAPTURE.ban"
+mkdir -p "$WORK/captures"
+python3 "$ROOT/tools/captures/captures.py" bird "$WORK/bird.ban" >"$WORK/captures/bird-flows4.txt"
+check "(b) BIRD's table has the format of the README's capture of it" \
+	python3 "$ROOT/tools/captures/captures.py" check "$ROOT" "$WORK/captures" bird-flows4
 check "(b) ... and the upstream's filters of docs/operations/mitigation.md accept it" \
 	upstream_has upflows4 "dst $OWN; src 198.18.0.5/32;"
 wait $G1 $G2 $G3

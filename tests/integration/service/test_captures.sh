@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# The captures in README.md and docs/ (tools/captures/captures.py) still have
+# the format of what ratewall prints today: tools/captures/make.sh --quick
+# makes each one again in short runs at low rates, and each marked block's
+# shape (numbers, addresses, times masked; headers, column names, field
+# order, line kinds and JSON keys kept) must be one today's output has. And
+# the check fails on what it exists to catch, planted in a copy of the docs:
+# a renamed column, a JSON key the binary no longer prints, a renamed status
+# field, a marker nothing makes.
+set -u
+. "$(dirname "$0")/../lib.sh"
+CAP="$ROOT/tools/captures/captures.py"
+
+t0=$SECONDS
+"$ROOT/tools/captures/make.sh" "$WORK/today" "$BUILD" --quick >"$WORK/make.log" 2>&1
+check "make.sh --quick makes the captures (exit 0, $((SECONDS - t0)) s)" test $? -eq 0 || tail -n 5 "$WORK/make.log"
+
+out=$(python3 "$CAP" check "$ROOT" "$WORK/today" 2>&1)
+rc=$?
+echo "$out" | sed 's/^/     /'
+if [ "$rc" -eq 0 ] && grep -qE '^[1-9][0-9]* captures checked, 0 failed$' <<<"$out"; then
+	ok "every capture in README.md and docs/ has today's format"
+else
+	fail "a capture's format is not what ratewall prints today (exit $rc)"
+fi
+
+# planted NAME FILE SED PATTERN: the check on a copy of the docs with SED
+# applied to FILE fails and says PATTERN.
+planted() {
+	rm -rf "$WORK/t"
+	mkdir -p "$WORK/t"
+	cp -r "$ROOT/README.md" "$ROOT/docs" "$WORK/t/"
+	sed -i "$3" "$WORK/t/$2"
+	if [ ! -e "$WORK/t/$2" ] || cmp -s "$ROOT/$2" "$WORK/t/$2"; then
+		fail "$1: the plant changed nothing in $2 (or there is no $2)"
+		return
+	fi
+	out=$(python3 "$CAP" check "$WORK/t" "$WORK/today" 2>&1)
+	rc=$?
+	if [ "$rc" -eq 1 ] && grep -qE "$4" <<<"$out"; then
+		ok "$1"
+	else
+		fail "$1 (exit $rc, wanted 1 and /$4/): $(tail -n 3 <<<"$out")"
+	fi
+}
+planted "a renamed column of the report is refused" README.md 's/DROP PPS  TRAFFIC/DROPS-S  TRAFFIC/' \
+	'^README.md:[0-9]+: capture readme-demo: line 7 of the block'
+planted "a JSON key today's report lacks is refused" docs/json.md 's/"tick_ms": /"tick_us": /' \
+	'^docs/json.md:[0-9]+: capture report-json: .*keys not printed today: .tick_us'
+planted "a JSON key today's report has, left out, is refused" docs/json.md 's/, "tick_ms": [0-9.]*//' \
+	'capture report-json: .*keys missing from the doc: .tick_ms'
+planted "a renamed status field is refused" docs/operations/service.md 's/^  enforces     /  enforcing    /' \
+	'capture status: line [0-9]+ of the block'
+planted "a marker nothing makes is refused" docs/usage.md '0,/^```$/s//<!-- capture: nosuch -->\n```/' \
+	'capture nosuch: nothing makes it'
+finish

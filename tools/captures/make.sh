@@ -1,0 +1,176 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Makes the captures of README.md and docs/ (tools/captures/captures.py says
+# what a capture is) as OUT/NAME.txt, on namespace testbeds: the demo's
+# (tools/demo.sh) for the report, a testbed of its own for a pinned instance
+# (status, rule list) and for --history. Traffic stays in the namespaces,
+# every generator is bounded, everything made is removed on exit.
+# --quick: short runs at low rates, for the format check (the shapes, not
+# the numbers, matter there). Needs root.
+# Usage: tools/captures/make.sh OUT [BUILD] [--quick]
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$1
+BUILD=$(cd "${2:-$ROOT/build}" && pwd)
+QUICK=${3:-}
+RW=$BUILD/ratewall
+GEN=$BUILD/rwgen
+. "$ROOT/tests/harness/testbed.sh"
+if [ "$(id -u)" -ne 0 ]; then
+	echo "captures need root (namespaces, BPF): sudo make docs" >&2
+	exit 1
+fi
+mkdir -p "$OUT"
+WORK=$(mktemp -d /tmp/rwcap.XXXXXX)
+# A fixed path, so that status says the same in every run (one run at a time,
+# under the machine's lock); bpffs refuses a name with a dot.
+PIN_DIR=/sys/fs/bpf/rwcap
+cleanup() {
+	if [ -d "$PIN_DIR" ]; then
+		"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
+		rm -rf "$PIN_DIR"
+	fi
+	rm -rf "$WORK"
+	tb_down 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+# T LONG QUICK: a run's length, in seconds.
+T() { if [ -n "$QUICK" ]; then echo "$2"; else echo "$1"; fi; }
+
+# The demo's report, as the README shows it: its start-up lines and one
+# report while every generator still runs (the third from the end: they stop
+# two seconds before ratewall does).
+DEMO_SECONDS=$(T 12 4) "$ROOT/tools/demo.sh" "$BUILD" >"$WORK/demo" 2>&1
+python3 - "$WORK/demo" >"$OUT/readme-demo.txt" <<'EOF'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+start = [l for l in lines if l.startswith("ratewall: ") and "detached" not in l][:4]
+reports, cur = [], None
+for l in lines:
+    if re.match(r"^\d\d:\d\d:\d\d  ", l):
+        cur = [l]
+    elif cur is not None:
+        cur.append(l)
+        if l.startswith("total "):
+            reports.append(cur)
+            cur = None
+print("\n".join(start + [""] + reports[max(len(reports) - 3, 0)]))
+EOF
+
+# One JSON report of the demo with --top 1, wrapped before each top-level
+# key whose value is a long object or list, as docs/json.md shows it.
+DEMO_SECONDS=$(T 6 3) DEMO_ARGS="--json --top 1" "$ROOT/tools/demo.sh" "$BUILD" >"$WORK/json" 2>&1
+python3 - "$WORK/json" >"$OUT/report-json.txt" <<'EOF'
+import sys
+reports = [l.strip() for l in open(sys.argv[1]) if l.startswith('{"ts"')]
+line = reports[max(len(reports) - 3, 0)]
+# The line as ratewall wrote it, cut before its top-level keys (depth 1,
+# outside strings); a part that holds a long object or list starts a line.
+cuts, depth, in_str, esc = [], 0, False, False
+for i, c in enumerate(line):
+    if in_str:
+        if esc:
+            esc = False
+        elif c == "\\":
+            esc = True
+        elif c == '"':
+            in_str = False
+    elif c == '"':
+        in_str = True
+        if depth == 1 and line[i - 2:i] == ", ":
+            cuts.append(i - 2)
+    elif c in "{[":
+        depth += 1
+    elif c in "}]":
+        depth -= 1
+parts = [line[a:b] for a, b in zip([0] + cuts, cuts + [len(line)])]
+out = [parts[0]]
+for p in parts[1:]:
+    value = p.split(": ", 1)[1]
+    if value[:1] in "{[" and len(p) > 60:
+        out[-1] += ","
+        out.append(" " + p[2:])
+    else:
+        out[-1] += p
+print("\n".join(out))
+EOF
+
+tb_up rwcap 1
+# A pinned instance with two rules; 2000 pps at port 22 and 1500 pings a
+# second for a while, then what `status` and `rule list` say of it.
+printf '0.0.0.0/0 tcp dport 22 limit 500\n0.0.0.0/0 icmp type echo-request limit 300\n' >"$WORK/rules"
+nsenter --net="/run/netns/$TB_RCV" "$RW" run "$TB_RX" --pps 10k --rules "$WORK/rules" \
+	--persist --pin-dir "$PIN_DIR" >"$WORK/persist" 2>&1 &
+for _ in $(seq 100); do grep -q "attached to" "$WORK/persist" && break; sleep 0.05; done
+gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@" >/dev/null; }
+s=$(T 3 1)
+gen --proto tcp --src 198.18.1.5 --dport 22 --rate 2000 --duration "${s}s" &
+g=$!
+gen --proto icmp --src 198.18.1.6 --rate 1500 --duration "${s}s"
+wait "$g"
+sleep 1.2
+{ echo '$ ratewall status'; "$RW" status --pin-dir "$PIN_DIR"; } >"$OUT/status.txt"
+{ echo '$ ratewall rule list'; "$RW" rule list --pin-dir "$PIN_DIR"; } >"$OUT/rule-list.txt"
+"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null
+wait
+
+# --history: three sources at 1000 pps each under --pps 1000, reports every
+# 500 ms, then the sum over the run.
+s=$(T 6 2)
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --interval 500ms --history "$WORK/h.db" \
+	--duration "${s}s" >/dev/null 2>&1 &
+sleep 0.5
+gen --sources 3 --rate 3000 --duration "$((s - 1))s"
+wait
+(cd "$WORK" && { echo '$ ratewall history h.db --sum'; "$RW" history h.db --sum; }) >"$OUT/history-sum.txt"
+
+# --events: one source over its limit for a second under --ban 1s (limited,
+# banned, then unbanned and released once it is silent), one governed by a
+# rule, and a /24 of many sources that is heavy a while under --levels; the
+# first line of each kind, in the order docs/json.md lists them.
+printf '0.0.0.0/0 tcp dport 22 limit 500\n' >"$WORK/rules1"
+s=$(T 6 4)
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --ban 1s --rules "$WORK/rules1" --levels v4:24 \
+	--events "$WORK/events" --duration "${s}s" >/dev/null 2>&1 &
+rw=$!
+sleep 0.5
+gen --src 198.18.0.9 --rate 3000 --duration 1s &
+g1=$!
+gen --proto tcp --src 198.18.1.5 --dport 22 --rate 2000 --duration 1s &
+g2=$!
+gen --src 198.18.7.1 --sources 200 --rate 5000 --duration 2s
+wait "$g1" "$g2" "$rw"
+python3 - "$WORK/events" >"$OUT/events.txt" <<'EOF'
+import json, sys
+lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+order = ["limited", "banned", "unbanned", "released", "limited rule", "heavy", "light"]
+first = {}
+for l in lines:
+    e = json.loads(l)
+    kind = e["event"] + (" rule" if "rule" in e else "")
+    first.setdefault(kind, l)
+# The light line of the prefix that went heavy, when there is one.
+heavy = json.loads(first.get("heavy", "{}")).get("key")
+for l in lines:
+    e = json.loads(l)
+    if e["event"] == "light" and e["key"] == heavy:
+        first["light"] = l
+        break
+print("\n".join(first[k] for k in order if k in first))
+EOF
+
+# BIRD's flow table while a source is banned, from test_bgp's own run (its
+# BIRD and gobgpd setup is the test's; RW_CAPTURE makes it keep the table):
+# the first route of flows4, its type, and the community that says discard.
+# Not in --quick: the suite takes half a minute and needs bird2 and gobgpd.
+if [ -z "$QUICK" ]; then
+	if RW_BIN="$RW" BUILD="$BUILD" RW_CAPTURE="$WORK/bgp" \
+		"$ROOT/tests/integration/act/test_bgp.sh" >"$WORK/bgp.log" 2>&1 && [ -s "$WORK/bgp.ban" ]; then
+		python3 "$ROOT/tools/captures/captures.py" bird "$WORK/bgp.ban" >"$OUT/bird-flows4.txt"
+	else
+		echo "test_bgp failed or kept no table ($WORK/bgp.log's end below): bird-flows4 not made" >&2
+		tail -n 5 "$WORK/bgp.log" >&2
+	fi
+fi
+echo "captures made in $OUT: $(cd "$OUT" && ls | sed 's/\.txt$//' | tr '\n' ' ')"

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "cli/svccli.h"
 #include "service/actpins.h"
+#include "service/persist_multi.h"
 #include "service/pins.h"
 
 /* How long a running loader gets to leave on SIGTERM before its links are cut anyway. */
@@ -114,6 +115,14 @@ static int stop_one(const char *name, void *arg)
 	}
 	if (e == 0)
 		end_loader(&in);
+	/* In libxdp's dispatcher: the program leaves it, the others stay attached. */
+	if (e == 0 && rw_multi_pinned(&in.meta)) {
+		int d = rw_multi_stop(in.dir, &in.meta);
+
+		if (d)
+			fprintf(stderr, "ratewall: %s: cannot leave libxdp's dispatcher: %s\n", name,
+				strerror(-d));
+	}
 	withdraw_routes(name, in.dir);
 	rw_instance_close(&in);
 	if (remove_pins(ctx, name, in.dir))

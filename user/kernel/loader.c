@@ -261,10 +261,15 @@ int rw_xdp_attach_as(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_m
 	memset(at, 0, sizeof(*at));
 	if (!multi)
 		return rw_xdp_attach(prog_fd, ifindex, ifname, mode, at, err, errlen);
-	e = rw_multi_attach(prog_fd, ifindex, ifname, prio, at, err, errlen);
-	if (!e && !bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+	at->ifindex = ifindex;
+	at->link_fd = -1;
+	e = rw_multi_attach(prog_fd, ifindex, ifname, prio, &at->mode, err, errlen);
+	if (e)
+		return e;
+	at->multi = true;
+	if (!bpf_obj_get_info_by_fd(prog_fd, &info, &len))
 		at->prog_id = info.id;
-	return e;
+	return 0;
 }
 
 bool rw_xdp_still_attached(const struct rw_attachment *at)

@@ -9,7 +9,6 @@
 #include <unistd.h>
 #include <xdp/libxdp.h>
 
-#include "kernel/loader.h"
 #include "model/errmsg.h"
 #include "xdp_pass_all.skel.h"
 
@@ -103,17 +102,13 @@ static struct xdp_program *program_of(uint32_t prog_id)
 }
 
 int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int prio,
-		    struct rw_attachment *at, char *err, size_t errlen)
+		    enum rw_xdp_mode *mode, char *err, size_t errlen)
 {
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
 	uint32_t id;
 	int e;
 
-	at->ifindex = ifindex;
-	at->link_fd = -1;
-	at->native_err = 0;
-	at->multi = true;
 	if (rw_xdp_holder_of(ifindex, &id) == RW_XDP_FOREIGN)
 		return fail(err, errlen, -EBUSY,
 			    "%s already has an XDP program (id %u) that is not in libxdp's dispatcher; "
@@ -136,8 +131,7 @@ int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int p
 		return fail(err, errlen, e, "cannot join libxdp's dispatcher on %s: %s", ifname, why);
 	}
 	mp = multiprog_of(ifindex);
-	at->mode = mp && xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB ? RW_XDP_GENERIC
-									: RW_XDP_NATIVE;
+	*mode = mp && xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB ? RW_XDP_GENERIC : RW_XDP_NATIVE;
 	xdp_multiprog__close(mp);
 	return 0;
 }
@@ -171,4 +165,24 @@ int rw_multi_detach(uint32_t prog_id, int ifindex)
 	e = xdp_program__detach(p, ifindex, XDP_MODE_UNSPEC, 0);
 	xdp_program__close(p);
 	return e;
+}
+
+uint32_t rw_multi_link_id(uint32_t prog_id)
+{
+	uint32_t id = 0, found = 0;
+
+	while (!found && prog_id && !bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue; /* gone since it was listed */
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.prog_id == prog_id &&
+		    info.type == BPF_LINK_TYPE_TRACING)
+			found = id;
+		close(fd);
+	}
+	return found;
 }

@@ -63,8 +63,9 @@ static void gather(struct rw_status *st)
 		uint32_t on_prog = 0;
 
 		if (m->ifaces[i].mode & RW_XDP_IN_DISPATCHER) {
-			/* libxdp pins the dispatcher's link: the program is listed there or not. */
-			st->attached[i] = rw_multi_attached(st->prog_id, (int)m->ifaces[i].ifindex);
+			/* libxdp pins the dispatcher's link: the program's link to it, if any. */
+			st->link_id[i] = rw_multi_link_id(st->prog_id);
+			st->attached[i] = st->link_id[i] != 0;
 			continue;
 		}
 		fd = rw_pin_open_link(in->dir, m->ifaces[i].name);

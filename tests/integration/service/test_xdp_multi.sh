@@ -139,7 +139,11 @@ check_filter_alone b
 in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1
 
 # (c) a program of its own (not libxdp's) on the interface
-ip -n "$TB_RCV" link set dev "$TB_RX" xdpdrv obj "$BUILD/xdp_pass_all.bpf.o" sec xdp
+if ! ip -n "$TB_RCV" link set dev "$TB_RX" xdpdrv obj "$BUILD/xdp_pass_all.bpf.o" sec xdp; then
+	fail "(c) a program of its own attaches (the interface was not left bare)"
+	finish
+	exit 1
+fi
 OTHER=$(ip -n "$TB_RCV" -d link show dev "$TB_RX" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
 for mode in multi auto; do
 	in_rcv "$RW" run "$TB_RX" --xdp-mode $mode --duration 1s --pps 10k >/dev/null 2>"$WORK/c.$mode.err"

@@ -12,7 +12,8 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Iinclude -Iuser -I$(BUILD) \
 	    -DRW_LIBEXEC_DIR='"$(LIBEXECDIR)"'
-LDLIBS   += $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm \
+LDLIBS   += $(shell pkg-config --libs libxdp 2>/dev/null || echo -lxdp) \
+	    $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm \
 	    $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread \
 	    $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) \
 	    $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
@@ -36,7 +37,8 @@ UNIT_TEST_SRCS := $(wildcard tests/unit/*.c tests/unit/*/*.c)
 
 BPF_OBJS := $(BUILD)/ratewall.bpf.o $(BUILD)/xdp_drop_all.bpf.o $(BUILD)/xdp_pass_all.bpf.o \
 	    $(BUILD)/rwgen.bpf.o
-SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/rwgen.skel.h
+SKELS    := $(BUILD)/ratewall.skel.h $(BUILD)/xdp_drop_all.skel.h $(BUILD)/xdp_pass_all.skel.h \
+	    $(BUILD)/rwgen.skel.h
 
 # --bgp's session to gobgpd (user/bgp/ratewall-gobgp), found beside the
 # binary: the helper, and GoBGP's API messages compiled by protoc from
@@ -107,6 +109,8 @@ $(BUILD)/ratewall.skel.h: $(BUILD)/ratewall.bpf.o
 	$(BPFTOOL) gen skeleton $< name ratewall_bpf > $@
 $(BUILD)/xdp_drop_all.skel.h: $(BUILD)/xdp_drop_all.bpf.o
 	$(BPFTOOL) gen skeleton $< name xdp_drop_all_bpf > $@
+$(BUILD)/xdp_pass_all.skel.h: $(BUILD)/xdp_pass_all.bpf.o
+	$(BPFTOOL) gen skeleton $< name xdp_pass_all_bpf > $@
 $(BUILD)/rwgen.skel.h: $(BUILD)/rwgen.bpf.o
 	$(BPFTOOL) gen skeleton $< name rwgen_bpf > $@
 

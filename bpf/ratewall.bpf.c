@@ -40,6 +40,7 @@
 #include "policy.h"
 #include "untracked.h"
 #include "track.h"
+#include <xdp/xdp_helpers.h>
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -180,6 +181,16 @@ static __always_inline void rw_rank_kinds(struct rw_scratch *sc, const struct rw
 		}
 	}
 }
+
+/*
+ * Its place in libxdp's dispatcher, as xdp-loader and libxdp read it: a pass
+ * goes on to the next program, a drop ends the chain (--xdp-priority
+ * overrides the priority when ratewall attaches it).
+ */
+struct {
+	__uint(priority, RW_XDP_RUN_PRIO);
+	__uint(XDP_PASS, 1);
+} XDP_RUN_CONFIG(ratewall_xdp);
 
 SEC("xdp.frags")
 int ratewall_xdp(struct xdp_md *ctx)

@@ -67,6 +67,13 @@ enum rw_key_kind {
 
 /* --v6-prefix: leading bits of an IPv6 address a src, dst or pair key keeps. */
 #define RW_DEFAULT_V6_PREFIX 64
+/*
+ * The program's place in libxdp's dispatcher (lower runs first): after
+ * xdp-filter's 10, so that what its rules deny costs ratewall nothing, and
+ * before libxdp's default 50. The object declares it (XDP_RUN_CONFIG).
+ */
+#define RW_XDP_RUN_PRIO 20
+#define RW_XDP_MAX_PRIO 1000
 
 /*
  * A key: one struct for every kind, unused fields zero, so keys of any kind

@@ -162,8 +162,9 @@ static int attach_all(struct rw_session *s)
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		uint32_t i = s->nat;
 
-		if (rw_xdp_attach(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i],
-				  s->cfg->xdp_mode, &s->at[i], err, sizeof(err))) {
+		if (rw_xdp_attach_as(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i],
+				     s->cfg->xdp_mode, s->lp.multi, s->cfg->xdp_priority, &s->at[i],
+				     err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
 			while (s->nat)
 				rw_xdp_detach(&s->at[--s->nat]);
@@ -363,7 +364,7 @@ void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 		snprintf(burst, sizeof(burst), "paced, burst %.3g ms", cfg->burst_ns / 1e6);
 	for (uint32_t i = 0; i < s->nat; i++)
 		fprintf(stderr, "ratewall: attached to %s (%s XDP)\n", cfg->ifnames[i],
-			s->at[i].mode == RW_XDP_NATIVE ? "native" : "generic");
+			rw_xdp_mode_name(rw_xdp_stored_mode(&s->at[i])));
 	rw_key_kinds_text(cfg->rank_mask, ranked, sizeof(ranked));
 	fprintf(stderr, "ratewall: keys: %s (IPv6 addresses by /%u); also ranked: %s\n",
 		rw_key_kind_name(cfg->key_kind), cfg->v6_prefix, ranked);

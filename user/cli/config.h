@@ -13,7 +13,8 @@
 #include "ratewall.h"
 
 enum rw_sort { RW_SORT_PPS, RW_SORT_BPS, RW_SORT_DROPS };
-enum rw_xdp_mode { RW_XDP_AUTO, RW_XDP_NATIVE, RW_XDP_GENERIC };
+/* multi: a place in libxdp's dispatcher, beside other XDP programs (kernel/multiprog.h). */
+enum rw_xdp_mode { RW_XDP_AUTO, RW_XDP_NATIVE, RW_XDP_GENERIC, RW_XDP_MULTI };
 /* The kernel clock that places packets in slots; userspace reads the same one. */
 enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 
@@ -59,6 +60,7 @@ struct rw_config {
 	uint64_t duration_ns; /* 0 = until a signal */
 	enum rw_sort sort;
 	enum rw_xdp_mode xdp_mode;
+	uint32_t xdp_priority; /* the dispatcher's order: lower runs first */
 	enum rw_clock clock;
 	bool json;
 	bool tui;       /* the full-screen view instead of the table */

@@ -214,7 +214,7 @@ static int parse_bgp_own(const struct rw_opt *o, const char *arg, struct rw_cli_
 }
 
 const char *const rw_sort_names[] = { "pps", "bps", "drops", NULL };         /* enum rw_sort */
-static const char *const mode_names[] = { "auto", "native", "generic", NULL }; /* enum rw_xdp_mode */
+static const char *const mode_names[] = { "auto", "native", "generic", "multi", NULL }; /* enum rw_xdp_mode */
 static const char *const clock_names[] = { "auto", "precise", "coarse", NULL }; /* enum rw_clock */
 static const char *const malformed_names[] = { "pass", "drop", NULL };         /* malformed_drop */
 
@@ -268,7 +268,14 @@ const struct rw_opt rw_options[] = {
 	{ "sort", 0, RW_OPT_CHOICE, CFG(sort), .choices = rw_sort_names, .def = "pps",
 	  .flags = KEY | RW_OPT_TOP, .help = "ranking order" },
 	{ "xdp-mode", 0, RW_OPT_CHOICE, CFG(xdp_mode), .choices = mode_names, .def = "auto",
-	  .flags = KEY, .help = "native XDP, generic XDP, or auto: native, else generic" },
+	  .flags = KEY,
+	  .help = "native XDP, generic XDP, auto: native, else generic; or multi: a place in "
+		  "libxdp's dispatcher beside other XDP programs (taken anyway when an interface "
+		  "has one)" },
+	{ "xdp-priority", 0, RW_OPT_COUNT, CFG(xdp_priority), .min = 0, .max = RW_XDP_MAX_PRIO,
+	  .def = STR(RW_XDP_RUN_PRIO), .arg = "N", .flags = KEY,
+	  .help = "in libxdp's dispatcher: lower runs first (xdp-filter's is 10: the default runs "
+		  "after its deny rules)" },
 	{ "clock", 0, RW_OPT_CHOICE, CFG(clock), .choices = clock_names, .def = "auto",
 	  .flags = PINNED,
 	  .help = "kernel clock for slots; auto: coarse when a slot lasts 20 of its ticks or more "

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel/multiprog.h"
 #include "kernel/window.h"
 #include "model/errmsg.h"
 #include "ratewall.h"
@@ -86,7 +87,7 @@ static int load_skeleton(const struct rw_load_params *p, uint32_t ncpus, uint32_
 			 char *stats, size_t stats_len, struct ratewall_bpf **out)
 {
 	struct ratewall_bpf *skel = ratewall_bpf__open();
-	int err;
+	int err, anchor = -1;
 
 	if (!skel)
 		return -errno;
@@ -118,8 +119,14 @@ static int load_skeleton(const struct rw_load_params *p, uint32_t ncpus, uint32_
 	}
 	if (!err && p->prepare)
 		err = p->prepare(skel, p->prepare_arg);
+	if (!err && p->multi) {
+		anchor = rw_multi_prepare(skel->progs.ratewall_xdp);
+		err = anchor < 0 ? anchor : 0;
+	}
 	if (!err)
 		err = ratewall_bpf__load(skel);
+	if (anchor >= 0)
+		close(anchor);
 	if (err) {
 		ratewall_bpf__destroy(skel);
 		return err;
@@ -216,9 +223,10 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 	if (bpf_xdp_query(ifindex, 0, &q) == 0 && q.attach_mode != XDP_ATTACHED_NONE)
 		return fail(err, errlen, -EBUSY,
 			    "%s already has an XDP program (id %u); ratewall will not replace it "
-			    "(remove it with: ip link set dev %s xdp off; if ratewall --persist "
-			    "pinned it: ratewall stop %s)",
-			    ifname, q.prog_id ? q.prog_id : q.skb_prog_id, ifname, ifname);
+			    "(to run both, load it through libxdp's dispatcher, e.g. xdp-loader load "
+			    "%s PROGRAM.o, then start ratewall again; to remove it: ip link set dev %s "
+			    "xdp off; if ratewall --persist pinned it: ratewall stop %s)",
+			    ifname, q.prog_id ? q.prog_id : q.skb_prog_id, ifname, ifname, ifname);
 
 	if (mode == RW_XDP_NATIVE || mode == RW_XDP_AUTO) {
 		fd = link_xdp(prog_fd, ifindex, XDP_FLAGS_DRV_MODE);
@@ -243,11 +251,34 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 	return 0;
 }
 
+int rw_xdp_attach_as(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode, bool multi,
+		     unsigned int prio, struct rw_attachment *at, char *err, size_t errlen)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+	int e;
+
+	memset(at, 0, sizeof(*at));
+	if (!multi)
+		return rw_xdp_attach(prog_fd, ifindex, ifname, mode, at, err, errlen);
+	at->ifindex = ifindex;
+	at->link_fd = -1;
+	e = rw_multi_attach(prog_fd, ifindex, ifname, prio, &at->mode, err, errlen);
+	if (e)
+		return e;
+	at->multi = true;
+	if (!bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		at->prog_id = info.id;
+	return 0;
+}
+
 bool rw_xdp_still_attached(const struct rw_attachment *at)
 {
 	struct bpf_link_info info;
 	__u32 len = sizeof(info);
 
+	if (at->multi)
+		return rw_multi_attached(at->prog_id, at->ifindex);
 	memset(&info, 0, sizeof(info));
 	if (at->link_fd < 0 || bpf_obj_get_info_by_fd(at->link_fd, &info, &len))
 		return false;
@@ -256,6 +287,10 @@ bool rw_xdp_still_attached(const struct rw_attachment *at)
 
 void rw_xdp_detach(struct rw_attachment *at)
 {
+	/* libxdp pins the dispatcher's link: leaving it is asked for (the others stay). */
+	if (at->multi && !at->keep && at->prog_id)
+		rw_multi_detach(at->prog_id, at->ifindex);
+	at->multi = false;
 	/* Closing the only reference to the link detaches the program. */
 	if (at->link_fd >= 0)
 		close(at->link_fd);

@@ -33,6 +33,8 @@ struct rw_load_params {
 	 * the program or refused it with E2BIG (NULL: nowhere; 0: not known).
 	 */
 	uint32_t *verified_insns;
+	/* Loaded to join libxdp's dispatcher (kernel/multiprog.h) rather than an interface. */
+	bool multi;
 };
 
 /* Past this many instructions the kernel's verifier gives up (E2BIG). */
@@ -56,16 +58,38 @@ struct rw_attachment {
 	int link_fd;
 	enum rw_xdp_mode mode; /* native or generic, as attached */
 	int native_err;        /* --xdp-mode auto fell back to generic: why native was refused (-errno) */
+	bool multi;            /* in libxdp's dispatcher (link_fd -1: libxdp pins its own link) */
+	bool keep;             /* --persist: stays in the dispatcher when the loader leaves */
+	uint32_t prog_id;      /* multi: the program to take out of the dispatcher */
 };
+
+/* How the pinned record keeps an attachment's mode: native or generic, and this bit if multi. */
+#define RW_XDP_IN_DISPATCHER 0x100u
+static inline uint32_t rw_xdp_stored_mode(const struct rw_attachment *at)
+{
+	return (uint32_t)at->mode | (at->multi ? RW_XDP_IN_DISPATCHER : 0);
+}
+/* "native", "generic", "multi native" or "multi generic". */
+static inline const char *rw_xdp_mode_name(uint32_t stored)
+{
+	bool native = (stored & ~RW_XDP_IN_DISPATCHER) == RW_XDP_NATIVE;
+
+	if (stored & RW_XDP_IN_DISPATCHER)
+		return native ? "multi native" : "multi generic";
+	return native ? "native" : "generic";
+}
 
 /*
  * Attaches prog_fd through a BPF link, so the program goes away with the
  * process however it ends (unless the link is pinned). Refuses an interface
- * that already has XDP.
+ * that already has XDP (libxdp's dispatcher: rw_xdp_attach_as).
  * Returns 0 or a negative errno with a one-line reason in err.
  */
 int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode,
 		  struct rw_attachment *at, char *err, size_t errlen);
+/* rw_xdp_attach, or a place in libxdp's dispatcher at priority prio when multi. */
+int rw_xdp_attach_as(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode, bool multi,
+		     unsigned int prio, struct rw_attachment *at, char *err, size_t errlen);
 void rw_xdp_detach(struct rw_attachment *at);
 /* False once the interface is gone: the kernel then detaches the link itself. */
 bool rw_xdp_still_attached(const struct rw_attachment *at);

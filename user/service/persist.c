@@ -15,12 +15,14 @@
 #include "cli/cli.h"
 #include "cli/exit.h"
 #include "kernel/enforced.h"
+#include "kernel/multiprog.h"
 #include "kernel/rules_maps.h"
 #include "model/clock.h"
 #include "ratewall.skel.h"
 #include "service/actpins.h"
 #include "service/pins.h"
 #include "service/session.h"
+#include "service/persist_multi.h"
 
 static uint64_t realtime_ns(void)
 {
@@ -53,7 +55,7 @@ static void meta_options(struct rw_meta *m, const struct rw_session *s)
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
 		strcpy(m->ifaces[i].name, cfg->ifnames[i]);
 		m->ifaces[i].ifindex = s->lp.ifindex[i];
-		m->ifaces[i].mode = s->at[i].mode;
+		m->ifaces[i].mode = rw_xdp_stored_mode(&s->at[i]);
 	}
 	m->netns_ino = rw_netns_ino();
 	m->interval_ns = cfg->interval_ns;
@@ -159,13 +161,16 @@ static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode
 	char err[256], name[32];
 	int e;
 
-	e = rw_xdp_attach(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i], mode, &s->at[i],
-			  err, sizeof(err));
+	e = rw_xdp_attach_as(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i], mode,
+			     s->lp.multi, s->cfg->xdp_priority, &s->at[i], err, sizeof(err));
 	if (e) {
 		fprintf(stderr, "ratewall: %s\n", err);
 		return e;
 	}
+	s->at[i].keep = true;
 	rw_session_say_attached(s, i);
+	if (s->at[i].multi)
+		return 0; /* libxdp pins the dispatcher's link itself */
 	rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
 	e = pin_as(s, s->at[i].link_fd, name);
 	if (e)
@@ -242,6 +247,7 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 	return -1;
 undo:
 	/* Nothing half-made stays behind: detach what was attached, remove every pin (a journal of routes stays). */
+	rw_multi_leave_all(s);
 	rw_act_pins_remove(s->inst.dir);
 	if (s->inst.meta_fd >= 0)
 		close(s->inst.meta_fd);
@@ -283,8 +289,18 @@ static int adopt(struct rw_session *s)
 	prog_id = rw_prog_id(s->prog_fd);
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		uint32_t i = s->nat;
-		int fd = live_link(s, i, prog_id);
+		bool multi = m->ifaces[i].mode & RW_XDP_IN_DISPATCHER;
+		int fd = multi ? -1 : live_link(s, i, prog_id);
 
+		s->lp.multi = multi;
+		if (multi && rw_multi_attached(prog_id, (int)s->lp.ifindex[i])) {
+			s->at[i] = (struct rw_attachment){ .ifindex = (int)s->lp.ifindex[i],
+							   .link_fd = -1, .multi = true, .keep = true,
+							   .prog_id = prog_id,
+							   .mode = (enum rw_xdp_mode)(m->ifaces[i].mode &
+										  ~RW_XDP_IN_DISPATCHER) };
+			continue;
+		}
 		if (fd >= 0) {
 			s->at[i] = (struct rw_attachment){ .ifindex = (int)s->lp.ifindex[i],
 							   .link_fd = fd,
@@ -296,7 +312,7 @@ static int adopt(struct rw_session *s)
 			s->cfg->ifnames[i]);
 		if (attach_pinned(s, i, (enum rw_xdp_mode)m->ifaces[i].mode))
 			return RW_EXIT_RUNTIME;
-		m->ifaces[i].mode = s->at[i].mode;
+		m->ifaces[i].mode = rw_xdp_stored_mode(&s->at[i]);
 	}
 	s->lp.hash_seed = m->hash_seed;
 	s->start_ns = m->start_clock_ns;
@@ -371,6 +387,10 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 		fprintf(stderr, "ratewall: instance %s has no pinned program; remove it with: "
 			"ratewall stop --name %s\n", m->name, m->name);
 		return RW_EXIT_RUNTIME;
+	}
+	if (rw_multi_pinned(m)) {
+		close(old_prog);
+		return rw_multi_no_swap(m->name);
 	}
 	s->lp.hash_seed = rc.layout ? m->hash_seed : 0;
 	s->lp.prepare = reuse_pinned;

@@ -14,6 +14,7 @@
 
 #include "cli/exit.h"
 #include "kernel/flowtab.h"
+#include "kernel/multiprog.h"
 #include "kernel/rules_maps.h"
 #include "model/units.h"
 #include "rank/thresholds.h"
@@ -89,6 +90,12 @@ static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *p
 			"%u instructions (limit %u); ratewall is tested on Linux 6.12 and 6.18 "
 			"(Debian bookworm: linux-image-6.12-amd64)\n",
 			uname(&u) ? "?" : u.release, insns, RW_VERIFIER_INSNS_LIMIT);
+	} else if (e == -EPERM && s->lp.multi) {
+		/* Root and still refused: a kernel that allows no extension (tracing) program. */
+		fprintf(stderr, "ratewall: Linux %s refuses the extension (freplace) program that "
+			"libxdp's dispatcher runs, so ratewall cannot share %s with other XDP "
+			"programs here; without --xdp-mode multi it takes an interface of its own\n",
+			uname(&u) ? "?" : u.release, s->cfg->nifaces > 1 ? "the interfaces" : "the interface");
 	} else if (e == -ENOMEM || e == -E2BIG) {
 		char mem[32];
 
@@ -124,6 +131,7 @@ int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
 	int e;
 
 	s->lp.verified_insns = &insns;
+	s->lp.multi = rw_multi_wanted(s->cfg->xdp_mode, s->lp.ifindex, s->cfg->nifaces);
 	e = rw_bpf_load(&s->lp, &s->skel);
 	s->lp.verified_insns = NULL;
 	if (e)
@@ -133,7 +141,6 @@ int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
 	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
 	return -1;
 }
-
 
 void rw_session_say_attached(const struct rw_session *s, uint32_t i)
 {

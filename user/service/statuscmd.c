@@ -16,6 +16,7 @@
 #include "kernel/enforced.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
+#include "kernel/multiprog.h"
 #include "kernel/table.h"
 #include "model/clock.h"
 #include "model/json.h"
@@ -68,6 +69,12 @@ static void gather(struct rw_status *st)
 	for (uint32_t i = 0; i < m->nifaces; i++) {
 		uint32_t on_prog = 0;
 
+		if (m->ifaces[i].mode & RW_XDP_IN_DISPATCHER) {
+			/* libxdp pins the dispatcher's link: the program's link to it, if any. */
+			st->link_id[i] = rw_multi_link_id(st->prog_id);
+			st->attached[i] = st->link_id[i] != 0;
+			continue;
+		}
 		fd = rw_pin_open_link(in->dir, m->ifaces[i].name);
 		if (fd < 0)
 			continue;
@@ -178,7 +185,7 @@ static void print_text(const struct rw_status *st)
 	for (uint32_t i = 0; i < m->nifaces; i++)
 		printf("  %-12s %s (ifindex %u, %s XDP, %s, link id %u)\n", i ? "" : "interfaces",
 		       m->ifaces[i].name, m->ifaces[i].ifindex,
-		       m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
+		       rw_xdp_mode_name(m->ifaces[i].mode),
 		       st->attached[i] ? "attached" : "NOT attached", st->link_id[i]);
 	rw_key_kinds_text(m->rank_mask, a, sizeof(a));
 	printf("  keys         %s (IPv6 addresses by /%u); also ranked: %s\n",
@@ -247,7 +254,7 @@ static void print_json(const struct rw_status *st, bool first)
 		printf("%s{\"name\": ", i ? ", " : "");
 		rw_json_string(stdout, m->ifaces[i].name);
 		printf(", \"ifindex\": %u, \"mode\": \"%s\", \"attached\": %s, \"link_id\": %u}",
-		       m->ifaces[i].ifindex, m->ifaces[i].mode == RW_XDP_NATIVE ? "native" : "generic",
+		       m->ifaces[i].ifindex, rw_xdp_mode_name(m->ifaces[i].mode),
 		       st->attached[i] ? "true" : "false", st->link_id[i]);
 	}
 	printf("], \"key_kind\": \"%s\", \"v6_prefix\": %u, \"rank\": [", rw_key_kind_name(m->key_kind),

@@ -13,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/svccli.h"
 #include "service/actpins.h"
+#include "service/persist_multi.h"
 #include "service/pins.h"
 
 /* How long a running loader gets to leave on SIGTERM before its links are cut anyway. */
@@ -153,6 +154,14 @@ static int stop_one(const char *name, void *arg)
 		fprintf(stderr, "ratewall: %s: its loader, a ratewall of layout version %u, still "
 			"runs: its links are cut all the same; end it (systemctl stop ratewall@IFACE)\n",
 			name, in.meta.layout);
+	/* In libxdp's dispatcher: the program leaves it, the others stay attached. */
+	if (e == 0 && rw_multi_pinned(&in.meta)) {
+		int d = rw_multi_stop(in.dir, &in.meta);
+
+		if (d)
+			fprintf(stderr, "ratewall: %s: cannot leave libxdp's dispatcher: %s\n", name,
+				strerror(-d));
+	}
 	withdraw_routes(name, in.dir);
 	rw_instance_close(&in);
 	if (remove_pins(ctx, name, in.dir))

@@ -226,7 +226,7 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			", \"mode\": \"%s\", \"rx_packets\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
 			", \"passed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"dropped_bytes\": %" PRIu64
 			"}",
-			r->at[i].mode == RW_XDP_NATIVE ? "native" : "generic", (uint64_t)st->rx_packets,
+			rw_xdp_mode_name(rw_xdp_stored_mode(&r->at[i])), (uint64_t)st->rx_packets,
 			(uint64_t)st->rx_bytes, iface_passed[i], (uint64_t)st->dropped,
 			(uint64_t)st->dropped_bytes);
 	}

@@ -1,0 +1,156 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# ratewall beside xdp-filter (Debian's xdp-tools) in libxdp's dispatcher, on
+# one veth, seen from outside ratewall: nft counters after XDP, the
+# generator's count and time, and xdp-loader status.
+#  (a) xdp-filter first, ratewall joins it (its default mode): both listed;
+#      a source at 10x is admitted at the limit within 1 % over the flood;
+#      xdp-filter's deny rule still drops; stopping ratewall leaves xdp-filter
+#      attached and dropping, and the rest passing
+#  (b) ratewall first (--xdp-mode multi --persist), xdp-filter joins it: the
+#      same; a loader killed and started again adopts the pinned program
+#      while xdp-filter stays attached; ratewall stop leaves xdp-filter
+#  (c) a program that is not libxdp's is refused, never replaced, with the
+#      hint to load it through the dispatcher (xdp-loader)
+# A kernel that refuses extension programs (libxdp's dispatcher needs them)
+# gets one check instead: --xdp-mode multi says so in one line and exits 1.
+# Every command that touches libxdp runs with nsenter (in_rcv), never `ip netns
+# exec`: libxdp pins the dispatcher's links in /sys/fs/bpf, which `ip netns
+# exec` hides behind a fresh /sys.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+LIMIT=10000
+OFFERED=100000
+FLOOD_S=4
+DENIED=198.18.0.99
+PIN_DIR=/sys/fs/bpf/rwtest$$
+RW_ARGS=(--pps 10k --window 500ms --slots 32 --json)
+
+tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+# xdp-filter's own pins (/sys/fs/bpf/xdp-filter) go with it; the namespaces
+# go after, with the dispatcher.
+trap 'in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1; cleanup' EXIT
+nft_observe src ip saddr { 198.18.0.1, 198.18.0.2 }
+nft_observe deny ip saddr $DENIED
+
+# run_rw OUT ARGS...: ratewall run on the receiver (nsenter: the host's bpffs),
+# RW_PID ratewall itself (nsenter execs it); waits until it attached.
+run_rw() {
+	local out=$1
+	shift
+	nsenter --net="/run/netns/$TB_RCV" "$RW" run "$TB_RX" "$@" >"$out" 2>"$out.err" &
+	RW_PID=$!
+	wait_attached "$out.err"
+}
+# listed NAME: xdp-loader status lists a program whose name starts with NAME.
+listed() { in_rcv xdp-loader status "$TB_RX" 2>/dev/null | grep -q " $1"; }
+filter_up() {
+	in_rcv xdp-filter load -m native "$TB_RX" >"$WORK/filter.out" 2>&1 &&
+		in_rcv xdp-filter ip -m src $DENIED >>"$WORK/filter.out" 2>&1
+}
+# flood NAME [SRC]: a source (198.18.0.1) at 10x for FLOOD_S and the denied one beside it; sets
+# ADMITTED (what passed XDP of the source), GEN_RUN (the generator's time),
+# DENIED_SENT and DENIED_PASSED.
+flood() {
+	local s0 d0
+	s0=$(nft_count src)
+	d0=$(nft_count deny)
+	gen --src $DENIED --rate 1000 --count 1000 >"$WORK/$1.deny.gen" &
+	local deny_pid=$!
+	gen --src "${2:-198.18.0.1}" --rate $OFFERED --count $((OFFERED * FLOOD_S)) >"$WORK/$1.gen"
+	wait $deny_pid
+	sleep 0.2
+	ADMITTED=$(($(nft_count src) - s0))
+	DENIED_PASSED=$(($(nft_count deny) - d0))
+	DENIED_SENT=$(sent_of "$WORK/$1.deny.gen")
+	GEN_RUN=$(python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print(f\"{j['seconds']} s, at most {j['behind_ms']} ms late\")" \
+		"$WORK/$1.gen" 2>/dev/null || echo "no report")
+}
+# The generator paces its frames on a schedule (it catches up when late), so
+# the flood lasts FLOOD_S from its first frame to its last: a source ratewall
+# has not seen is admitted at the limit over that span (one seen before may
+# have saved up some of its rate: each flood has a new source). The
+# generator's own time (printed) adds its start.
+check_flood() {
+	local expect=$((LIMIT * FLOOD_S))
+	echo "     ($1) admitted $ADMITTED of the source over the ${FLOOD_S} s flood (limit: $expect;" \
+		"the generator's run: $GEN_RUN); the denied source: $DENIED_PASSED of $DENIED_SENT passed"
+	check "($1) ratewall's limit holds within 1 %" within "$ADMITTED" "$expect" 0.01
+	check "($1) xdp-filter's deny rule still drops" test "$DENIED_PASSED" -eq 0 -a "$DENIED_SENT" -gt 0
+}
+# After ratewall left: the denied source still dropped, the other one passes whole.
+check_filter_alone() {
+	local s0 d0
+	s0=$(nft_count src)
+	d0=$(nft_count deny)
+	gen --count 500 --rate 5000 >/dev/null
+	gen --src $DENIED --count 500 --rate 5000 >/dev/null
+	sleep 0.2
+	check "($1) xdp-filter is still listed, ratewall no longer" eval 'listed xdpfilt && ! listed ratewall_xdp'
+	check "($1) xdp-filter still drops the denied source" test "$(($(nft_count deny) - d0))" -eq 0
+	check "($1) the other source passes whole (500)" test "$(($(nft_count src) - s0))" -eq 500
+}
+
+# A kernel without extension programs: one clear line, and nothing attached.
+in_rcv "$RW" run "$TB_RX" --xdp-mode multi --duration 1s --pps 10k >/dev/null 2>"$WORK/probe.err"
+if grep -q "refuses the extension (freplace) program" "$WORK/probe.err"; then
+	echo "     $(uname -r) refuses extension programs: $(cat "$WORK/probe.err")"
+	check "(0) --xdp-mode multi is refused in one line" test "$(wc -l <"$WORK/probe.err")" -eq 1
+	check "(0) nothing is left attached" eval '! xdp_attached "$TB_RCV" "$TB_RX"'
+	finish
+	exit
+fi
+
+# (a) xdp-filter first
+filter_up || { fail "(a) xdp-filter loads"; cat "$WORK/filter.out"; finish; exit 1; }
+run_rw "$WORK/a.json" "${RW_ARGS[@]}" || fail "(a) ratewall starts beside xdp-filter"
+check "(a) ratewall joins the dispatcher by itself" grep -q "(multi native XDP)" "$WORK/a.json.err"
+check "(a) xdp-loader status lists both" eval 'listed xdpfilt && listed ratewall_xdp'
+flood a
+check_flood a
+stop_ratewall INT
+check "(a) ratewall exits 0" test $? -eq 0
+check_filter_alone a
+in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1
+
+# (b) ratewall first, pinned; xdp-filter joins it
+run_rw "$WORK/b.json" "${RW_ARGS[@]}" --xdp-mode multi --persist --pin-dir "$PIN_DIR" ||
+	fail "(b) ratewall starts in the dispatcher"
+filter_up || fail "(b) xdp-filter joins ratewall's dispatcher"
+check "(b) xdp-loader status lists both" eval 'listed xdpfilt && listed ratewall_xdp'
+flood b
+check_flood b
+PROG=$("$RW" status --json --pin-dir "$PIN_DIR" | python3 -c "import json, sys; print(json.load(sys.stdin)['instances'][0]['prog_id'])")
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+check "(b) without a loader both stay listed" eval 'listed xdpfilt && listed ratewall_xdp'
+run_rw "$WORK/b2.json" "${RW_ARGS[@]}" --xdp-mode multi --persist --pin-dir "$PIN_DIR" ||
+	fail "(b) ratewall starts again"
+check "(b) the restart adopts the pinned program" grep -q "adopted instance .* (program id $PROG)" "$WORK/b2.json.err"
+check "(b) status: attached" eval '"$RW" status --json --pin-dir "$PIN_DIR" | grep -q "\"attached\": true"'
+check "(b) xdp-filter stayed attached" listed xdpfilt
+flood b2 198.18.0.2
+check_flood b2
+stop_ratewall INT
+in_rcv "$RW" stop "$TB_RX" --pin-dir "$PIN_DIR" 2>"$WORK/stop.err"
+check "(b) ratewall stop exits 0" test $? -eq 0
+check_filter_alone b
+in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1
+
+# (c) a program of its own (not libxdp's) on the interface
+if ! ip -n "$TB_RCV" link set dev "$TB_RX" xdpdrv obj "$BUILD/xdp_pass_all.bpf.o" sec xdp; then
+	fail "(c) a program of its own attaches (the interface was not left bare)"
+	finish
+	exit 1
+fi
+OTHER=$(ip -n "$TB_RCV" -d link show dev "$TB_RX" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')
+for mode in multi auto; do
+	in_rcv "$RW" run "$TB_RX" --xdp-mode $mode --duration 1s --pps 10k >/dev/null 2>"$WORK/c.$mode.err"
+	check "(c) --xdp-mode $mode: refused (exit 1)" test $? -eq 1
+	check "(c) --xdp-mode $mode: the error says to load it with xdp-loader" grep -q "xdp-loader load $TB_RX" "$WORK/c.$mode.err"
+	check "(c) --xdp-mode $mode: the program is not replaced" test \
+		"$(ip -n "$TB_RCV" -d link show dev "$TB_RX" | sed -n 's/.*prog\/xdp id \([0-9]*\).*/\1/p')" = "$OTHER"
+done
+ip -n "$TB_RCV" link set dev "$TB_RX" xdpdrv off
+finish

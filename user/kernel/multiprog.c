@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "kernel/multiprog.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <linux/if_link.h>
+#include <string.h>
+#include <unistd.h>
+#include <xdp/libxdp.h>
+
+#include "model/errmsg.h"
+#include "xdp_pass_all.skel.h"
+
+#define fail rw_fail
+
+/* libxdp's own messages would interleave with ratewall's; its errors are said here. */
+static int quiet(enum libxdp_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+static struct xdp_multiprog *multiprog_of(int ifindex)
+{
+	struct xdp_multiprog *mp;
+
+	libxdp_set_print(quiet);
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	return libxdp_get_error(mp) ? NULL : mp;
+}
+
+enum rw_xdp_holder rw_xdp_holder_of(int ifindex, uint32_t *prog_id)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	struct xdp_multiprog *mp;
+	enum rw_xdp_holder h;
+
+	*prog_id = 0;
+	if (bpf_xdp_query(ifindex, 0, &q) || q.attach_mode == XDP_ATTACHED_NONE)
+		return RW_XDP_FREE;
+	*prog_id = q.prog_id ? q.prog_id : q.skb_prog_id;
+	mp = multiprog_of(ifindex);
+	h = mp && !xdp_multiprog__is_legacy(mp) ? RW_XDP_DISPATCHER : RW_XDP_FOREIGN;
+	xdp_multiprog__close(mp);
+	return h;
+}
+
+bool rw_multi_wanted(enum rw_xdp_mode mode, const uint32_t *ifindex, uint32_t n)
+{
+	uint32_t id;
+
+	if (mode == RW_XDP_MULTI)
+		return true;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rw_xdp_holder_of((int)ifindex[i], &id) == RW_XDP_DISPATCHER)
+			return true;
+	}
+	return false;
+}
+
+int rw_multi_prepare(struct bpf_program *prog)
+{
+	struct xdp_pass_all_bpf *anchor = xdp_pass_all_bpf__open_and_load();
+	int fd, e;
+
+	if (!anchor)
+		return -errno;
+	fd = dup(bpf_program__fd(anchor->progs.xdp_pass_all));
+	xdp_pass_all_bpf__destroy(anchor);
+	if (fd < 0)
+		return -errno;
+	e = bpf_program__set_type(prog, BPF_PROG_TYPE_EXT);
+	if (!e)
+		e = bpf_program__set_expected_attach_type(prog, 0);
+	if (!e)
+		e = bpf_program__set_attach_target(prog, fd, "xdp_pass_all");
+	if (e) {
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static uint32_t prog_id_of(int fd)
+{
+	struct bpf_prog_info info = { 0 };
+	uint32_t len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.id;
+}
+
+static struct xdp_program *program_of(uint32_t prog_id)
+{
+	struct xdp_program *p;
+
+	libxdp_set_print(quiet);
+	p = xdp_program__from_id(prog_id);
+	return libxdp_get_error(p) ? NULL : p;
+}
+
+int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int prio,
+		    enum rw_xdp_mode *mode, char *err, size_t errlen)
+{
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	uint32_t id;
+	int e;
+
+	if (rw_xdp_holder_of(ifindex, &id) == RW_XDP_FOREIGN)
+		return fail(err, errlen, -EBUSY,
+			    "%s already has an XDP program (id %u) that is not in libxdp's dispatcher; "
+			    "ratewall will not replace it (load it through the dispatcher instead, "
+			    "e.g.: xdp-loader load %s PROGRAM.o; then start ratewall again)",
+			    ifname, id, ifname);
+	p = program_of(prog_id_of(prog_fd));
+	if (!p)
+		return fail(err, errlen, -ENOENT, "cannot open the loaded program for libxdp");
+	xdp_program__set_run_prio(p, prio);
+	/* A pass goes on to the next program; a drop (or anything else) ends the chain. */
+	xdp_program__set_chain_call_enabled(p, XDP_PASS, true);
+	xdp_program__set_chain_call_enabled(p, XDP_DROP, false);
+	e = xdp_program__attach(p, ifindex, XDP_MODE_UNSPEC, 0);
+	xdp_program__close(p);
+	if (e) {
+		char why[128];
+
+		libxdp_strerror(e, why, sizeof(why));
+		return fail(err, errlen, e, "cannot join libxdp's dispatcher on %s: %s", ifname, why);
+	}
+	mp = multiprog_of(ifindex);
+	*mode = mp && xdp_multiprog__attach_mode(mp) == XDP_MODE_SKB ? RW_XDP_GENERIC : RW_XDP_NATIVE;
+	xdp_multiprog__close(mp);
+	return 0;
+}
+
+bool rw_multi_attached(uint32_t prog_id, int ifindex)
+{
+	struct xdp_multiprog *mp = multiprog_of(ifindex);
+	struct xdp_program *p = NULL;
+	bool found = false;
+
+	if (!mp || xdp_multiprog__is_legacy(mp)) {
+		xdp_multiprog__close(mp);
+		return false;
+	}
+	while ((p = xdp_multiprog__next_prog(p, mp)))
+		found |= xdp_program__id(p) == prog_id;
+	xdp_multiprog__close(mp);
+	return found;
+}
+
+int rw_multi_detach(uint32_t prog_id, int ifindex)
+{
+	struct xdp_program *p;
+	int e;
+
+	if (!rw_multi_attached(prog_id, ifindex))
+		return 0;
+	p = program_of(prog_id);
+	if (!p)
+		return -ENOENT;
+	e = xdp_program__detach(p, ifindex, XDP_MODE_UNSPEC, 0);
+	xdp_program__close(p);
+	return e;
+}
+
+uint32_t rw_multi_link_id(uint32_t prog_id)
+{
+	uint32_t id = 0, found = 0;
+
+	while (!found && prog_id && !bpf_link_get_next_id(id, &id)) {
+		struct bpf_link_info info;
+		uint32_t len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue; /* gone since it was listed */
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.prog_id == prog_id &&
+		    info.type == BPF_LINK_TYPE_TRACING)
+			found = id;
+		close(fd);
+	}
+	return found;
+}

@@ -32,6 +32,28 @@ static struct xdp_multiprog *multiprog_of(int ifindex)
 	return libxdp_get_error(mp) ? NULL : mp;
 }
 
+/*
+ * Whether program id is libxdp's dispatcher, by its name. libxdp is asked
+ * about an interface only then: for a legacy program, libxdp 1.3 kept a
+ * descriptor of it open past xdp_multiprog__close, which held a program an
+ * upgrade had swapped out in the kernel for as long as the loader ran.
+ */
+static bool is_dispatcher(uint32_t id)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+	bool yes;
+
+	if (fd < 0)
+		return false;
+	memset(&info, 0, sizeof(info));
+	yes = !bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	      strncmp(info.name, "xdp_dispatcher", sizeof(info.name)) == 0;
+	close(fd);
+	return yes;
+}
+
 enum rw_xdp_holder rw_xdp_holder_of(int ifindex, uint32_t *prog_id)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
@@ -42,6 +64,8 @@ enum rw_xdp_holder rw_xdp_holder_of(int ifindex, uint32_t *prog_id)
 	if (bpf_xdp_query(ifindex, 0, &q) || q.attach_mode == XDP_ATTACHED_NONE)
 		return RW_XDP_FREE;
 	*prog_id = q.prog_id ? q.prog_id : q.skb_prog_id;
+	if (!is_dispatcher(*prog_id))
+		return RW_XDP_FOREIGN;
 	mp = multiprog_of(ifindex);
 	h = mp && !xdp_multiprog__is_legacy(mp) ? RW_XDP_DISPATCHER : RW_XDP_FOREIGN;
 	xdp_multiprog__close(mp);

@@ -34,9 +34,9 @@ int rw_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, 
 		memcpy(host, s, (size_t)(colon - s));
 		host[colon - s] = '\0';
 		port = colon + 1;
-		if (strchr(host, ':')) /* ::1:9100 could be read two ways */
+		if (strchr(host, ':')) /* ::1:9477 could be read two ways */
 			return fail(err, errlen, "--metrics: '%s': an IPv6 address goes in [ ], "
-				    "e.g. [::1]:9100", s);
+				    "e.g. [::1]:9477", s);
 	}
 	if (rw_parse_uint(port, 1, 65535, &p))
 		return fail(err, errlen, "--metrics: '%s' is not a port from 1 to 65535", port);

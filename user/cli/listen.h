@@ -9,12 +9,12 @@
 #define RW_LISTEN_DEFAULT_ADDR "127.0.0.1"
 
 /*
- * "9100" (127.0.0.1), "0.0.0.0:9100", "[::1]:9100", "[::]:9100". Fills the
+ * "9477" (127.0.0.1), "0.0.0.0:9477", "[::1]:9477", "[::]:9477". Fills the
  * address; -EINVAL with the reason in err.
  */
 int rw_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len, char *err,
 		    size_t errlen);
-/* "127.0.0.1:9100" / "[::1]:9100" for messages. */
+/* "127.0.0.1:9477" / "[::1]:9477" for messages. */
 void rw_format_listen(const struct sockaddr_storage *ss, char *buf, size_t len);
 
 #endif

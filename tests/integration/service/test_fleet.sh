@@ -227,6 +227,20 @@ for g in json.load(sys.stdin)["data"]["groups"]:
 fi
 check "(d) no tick late, target down or missing, history error: then or now" test -z "$other"
 
+# send_counts TAG SRC LONGER: on each host, one paced generator of 64 sources
+# from SRC, each sending what $WORK/TAG.HOST.counts gives it over SECS (the
+# generator runs LONGER s more); their pids added to PIDS.
+send_counts() {
+	local i rate
+	for i in 0 1 2; do
+		rate=$(awk -v s="$SECS" '{ t += $1 } END { print t / s }' "$WORK/$1.$i.counts")
+		ip netns exec "${SNDS[$i]}" "$GEN" --dev "${TXS[$i]}" --dst-mac "${MACS[$i]}" \
+			--src "$2" --sources 64 --dist "counts:$WORK/$1.$i.counts" --rate "$rate" \
+			--duration $((SECS + $3))s --per-source >"$WORK/$1.$i.sent" &
+		PIDS+=($!)
+	done
+}
+
 # (e) The spread. Each host gets 64 sources of 198.18.10.0/26 from one paced
 # generator (a shuffled mix): five heavies of its own at 1400 pps, the spread
 # source 198.18.10.0 at 1000 pps on hosts 1 and 2 and 150 on host 3 (1.7 % of
@@ -244,12 +258,8 @@ for j in range(1 + 5 * host, 6 + 5 * host):
     pps[j] = 1400
 print("\n".join(str(p * secs) for p in pps))
 PY
-	rate=$(awk -v s="$SECS" '{ t += $1 } END { print t / s }' "$WORK/spread.$i.counts")
-	ip netns exec "${SNDS[$i]}" "$GEN" --dev "${TXS[$i]}" --dst-mac "${MACS[$i]}" \
-		--src 198.18.10.0 --sources 64 --dist "counts:$WORK/spread.$i.counts" --rate "$rate" \
-		--duration $((SECS + 4))s --per-source >"$WORK/spread.$i.sent" &
-	PIDS+=($!)
 done
+send_counts spread 198.18.10.0 4
 sleep 8 # the windows hold only the spread, and 5 s of scrapes of it
 SPREAD='topk(3, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))'
 query "$SPREAD" >"$WORK/spread.topk.json"
@@ -394,12 +404,8 @@ for j in range(1 + 10 * host, 11 + 10 * host):
     pps[j] = 700
 print("\n".join(str(p * secs) for p in pps))
 PY
-	rate=$(awk -v s="$SECS" '{ t += $1 } END { print t / s }' "$WORK/f.$i.counts")
-	ip netns exec "${SNDS[$i]}" "$GEN" --dev "${TXS[$i]}" --dst-mac "${MACS[$i]}" \
-		--src 198.18.20.0 --sources 64 --dist "counts:$WORK/f.$i.counts" --rate "$rate" \
-		--duration $((SECS + 2))s --per-source >"$WORK/f.$i.sent" &
-	PIDS+=($!)
 done
+send_counts f 198.18.20.0 2
 sleep 8 # the windows fill, and 5 s of scrapes of them
 fleet_case f_default
 restart_fleet --metrics-min-share 0 || fail "(f) the instances restart with --metrics-min-share 0"

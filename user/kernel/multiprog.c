@@ -5,7 +5,10 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
+#include <net/if.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
 
@@ -125,6 +128,22 @@ static struct xdp_program *program_of(uint32_t prog_id)
 	return libxdp_get_error(p) ? NULL : p;
 }
 
+/* ifname's MTU in this network namespace, 0 if unknown. */
+static int mtu_of(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (!ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
 int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int prio,
 		    enum rw_xdp_mode *mode, char *err, size_t errlen)
 {
@@ -150,8 +169,22 @@ int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int p
 	xdp_program__close(p);
 	if (e) {
 		char why[128];
+		int mtu = mtu_of(ifname);
 
 		libxdp_strerror(e, why, sizeof(why));
+		/*
+		 * libxdp 1.3 makes a frags-aware dispatcher only of programs it
+		 * loads itself, and ratewall loads its own (to fill its maps
+		 * first): a driver refuses its dispatcher when frames may be
+		 * larger than a page (a veth: ERANGE above an MTU of 3 506).
+		 */
+		if (mtu > RW_XDP_ONE_PAGE_MTU)
+			return fail(err, errlen, e,
+				    "cannot join libxdp's dispatcher on %s: %s (its MTU, %d, "
+				    "passes frames larger than a page, which a dispatcher with ratewall "
+				    "in it cannot take: libxdp 1.3 makes it so only of programs it loads "
+				    "itself; lower the MTU, or run ratewall alone there: --xdp-mode native)",
+				    ifname, why, mtu);
 		return fail(err, errlen, e, "cannot join libxdp's dispatcher on %s: %s", ifname, why);
 	}
 	mp = multiprog_of(ifindex);

@@ -29,6 +29,13 @@ struct bpf_program;
 int rw_multi_prepare(struct bpf_program *prog);
 
 /*
+ * The largest MTU whose frames fit one page as XDP sees them on a veth (4096
+ * less the headroom, the skb's shared info and the Ethernet header); a driver
+ * needs a frags-aware program above about this.
+ */
+#define RW_XDP_ONE_PAGE_MTU 3506
+
+/*
  * Joins prog_fd to ifindex's dispatcher at priority prio (making one if there
  * is none); mode gets the dispatcher's, native or generic.
  */

@@ -174,8 +174,9 @@ jumbo() {
 }
 
 # Single mode's program is frags-aware (SEC("xdp.frags")), on any kernel;
-# in the dispatcher (f) it cannot be.
-jumbo "jumbo, single"
+# in the dispatcher (f) it cannot be. Native: in generic XDP (which auto
+# falls back to) a program that is not frags-aware gets each frame whole.
+jumbo "jumbo, single" --xdp-mode native
 
 # A kernel without extension programs: one clear line, and nothing attached.
 in_rcv "$RW" run "$TB_RX" --xdp-mode multi --duration 1s --pps 10k >/dev/null 2>"$WORK/probe.err"

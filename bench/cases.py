@@ -44,7 +44,7 @@ ROWS = [
      ["xdp_drop_all", *TOYS, "ratewall"]),
     ("64k_over", "64 Ki sources over their limit, shuffled", (65536, 4, "shuffled"), "xdp_drop_all", "drop",
      ["xdp_drop_all", *TOYS, "ratewall", "ratewall_rules", "ratewall_flow", "ratewall_rank", RANK_TOY,
-      "nft_meter", "iptables_hashlimit"]),
+      "ratewall_multi", "nft_meter", "iptables_hashlimit"]),
     ("64k_over_rr", "64 Ki sources over their limit, round-robin (flatters: insertion order)",
      (65536, 4, "uniform"), "xdp_drop_all", "drop", ["xdp_drop_all", "toy_d64", "ratewall"]),
     ("64k_under", "64 Ki sources under their limit, shuffled", (65536, 4, "shuffled"), "xdp_pass_all", "pass",
@@ -70,6 +70,12 @@ ROWS = [
 KEY_CASES = {"ratewall_flow": "flow", "ratewall_dst": "dst"}
 # --key src with other kinds ranked beside it (--rank): what each costs a packet.
 RANK_CASES = {"ratewall_rank": ["dst", "pair"]}
+# ratewall in libxdp's dispatcher (--xdp-mode multi), alone in it: what the
+# dispatcher costs beside the `ratewall` case of the same row. A kernel that
+# refuses extension programs (the dispatcher's) skips it.
+MULTI_CASE = "ratewall_multi"
+MULTI_ARGS = ["--xdp-mode", "multi"]
+MULTI_REFUSED = "refuses the extension (freplace) program"
 # The largest row, left out of BENCH_QUICK.
 ROW_1M = ("1m_over", "1 Mi IPv6 sources over their limit, shuffled, `--max-flows 1M`",
           (1048576, 6, "shuffled"), "xdp_drop_all", "drop",

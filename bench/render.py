@@ -2,9 +2,11 @@
 """How a result of `make bench` reads: the plain table it prints (table), and
 the page docs/performance.md (page), both from the result alone, so a saved
 run renders the same at any time."""
+import json
 import os
 
-from cases import KEY_CASES, LIMIT_PPS, RANK_CASES, RANK_TOY, ROWS_ALL, TCP_DELAY, TOYS, accuracy_seconds
+import results as runs
+from cases import KEY_CASES, LIMIT_PPS, MULTI_CASE, RANK_CASES, RANK_TOY, ROWS_ALL, TCP_DELAY, TOYS, accuracy_seconds
 from targets import (MEMORY_TARGET_MIB, PROGCOST_TARGET_NS, all_checks, by_case, memory_check, outcome,
                      progcost_check, row_checks)
 
@@ -73,6 +75,13 @@ def throughput_lines(results):
         lines.append("ratewall program in situ (kernel.bpf_stats_enabled): " + ", ".join(insitu))
     if toys_insitu:
         lines.append("64 B toy in situ: " + ", ".join(toys_insitu))
+    multi, alone = by.get(("64k_over", MULTI_CASE), {}), by.get(("64k_over", "ratewall"), {})
+    if "skipped" in multi:
+        lines.append(f"ratewall in libxdp's dispatcher (`--xdp-mode multi`, 64 Ki row): skipped: {multi['skipped']}")
+    elif "mpps" in multi and "mpps" in alone:
+        lines.append(f"ratewall in libxdp's dispatcher (`--xdp-mode multi`, 64 Ki row): {multi['mpps']:.2f} Mpps, "
+                     f"+{1e3 / multi['mpps'] - 1e3 / alone['mpps']:.0f} ns a packet beyond ratewall alone"
+                     + (f"; in situ {multi['prog_ns_in_situ']} ns" if "prog_ns_in_situ" in multi else ""))
     return lines
 
 
@@ -237,4 +246,41 @@ def page(results, name):
     ]
     parts = ["\n".join(intro), how, "## Targets\n\n" + "\n".join(targets_lines(results)),
              "## Figures\n\n" + figures(results)]
+    if os.path.exists(runs.DISPATCHER):
+        with open(runs.DISPATCHER) as f:
+            parts.append("\n".join(dispatcher_lines(json.load(f))))
     return "\n\n".join(parts) + "\n"
+
+
+def dispatcher_lines(d):
+    """The section on libxdp's dispatcher, from bench/results/dispatcher.json (bench/dispatcher.py)."""
+    m, med = d["machine"], d["median"]
+    host = f" on a host's {d['host_cpu']}" if d.get("host_cpu") else ""
+    lines = ["## libxdp's dispatcher (`--xdp-mode multi`)", "",
+             f"ratewall alone on the interface and alone in libxdp's dispatcher, the row \"{d['label']}\" "
+             f"interleaved in {len(d['rounds'])} rounds (each round in the other order; each figure the median "
+             f"of {d['runs_per_case']} runs of {d['packets_per_run']} frames), {d['date']}, "
+             f"by `bench/dispatcher.py` (`bench/results/dispatcher.json`): Linux {m['kernel']}, "
+             f"{m['cores']} CPUs ({m['cpu_model']}){host}. "
+             "The dispatcher runs first and calls ratewall's program from its slot: what that costs a packet "
+             "is 1/Mpps in the dispatcher - 1/Mpps alone, and in situ (kernel.bpf_stats_enabled) the "
+             "dispatcher's run time, which holds ratewall's, less ratewall's alone. `make bench` measures "
+             "the same case once (`ratewall_multi`) where the kernel allows extension programs, and skips "
+             "it where not ([usage](usage.md#beside-other-xdp-programs)).", "",
+             "| round | order | alone Mpps | in the dispatcher Mpps | cost a packet ns | in situ: alone ns "
+             "| in situ: dispatcher ns |", "|---|---|---|---|---|---|---|"]
+    for r in d["rounds"]:
+        a, x = r["ratewall"], r[MULTI_CASE]
+        lines.append(f"| {r['round']} | {', '.join('dispatcher' if c == MULTI_CASE else 'alone' for c in r['order'])} "
+                     f"| {a['mpps']:.3f} | {x['mpps']:.3f} | {r['cost_ns']:+.0f} | {a.get('prog_ns_in_situ')} "
+                     f"| {x.get('prog_ns_in_situ')} |")
+    costs = [r["cost_ns"] for r in d["rounds"]]
+    lines += ["", f"Median over the rounds: {med['ratewall_mpps']:.3f} Mpps alone, {med['multi_mpps']:.3f} Mpps in the "
+              f"dispatcher: **{med['cost_ns']:+.0f} ns a packet**"
+              + (f" ({med['cost_ns_in_situ']:+.0f} ns in situ)" if "cost_ns_in_situ" in med else "") + "."]
+    if min(costs) < 0 < max(costs):
+        # A cost whose sign changes from round to round is not measured: say so, with the spread.
+        lines[-1] += (f" The rounds disagree even on its sign ({min(costs):+.0f} to {max(costs):+.0f} ns): on this "
+                      "machine the dispatcher costs less than its noise, which is the measurement's bound, "
+                      "not a figure for a real CPU.")
+    return lines

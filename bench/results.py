@@ -9,6 +9,8 @@ import os
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "bench", "results")
 LATEST = os.path.join(RESULTS, "latest.json")
+# What libxdp's dispatcher costs (bench/dispatcher.py, in a guest whose kernel runs it).
+DISPATCHER = os.path.join(RESULTS, "dispatcher.json")
 PAGE = os.path.join(ROOT, "docs", "performance.md")
 
 

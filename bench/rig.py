@@ -3,6 +3,7 @@
 (tests/harness/testbed.sh), `ratewall run` in the receiver, the programs'
 in-situ statistics and the machine's description."""
 import fcntl
+import glob
 import json
 import os
 import platform
@@ -68,6 +69,11 @@ class Testbed:
     def rcv_cmd(self, *args):
         return ["ip", "netns", "exec", self.rcv, *args]
 
+    def rcv_net_cmd(self, *args):
+        """In the receiver's network namespace only: libxdp pins the dispatcher's links in
+        /sys/fs/bpf, which `ip netns exec` hides behind a fresh /sys."""
+        return ["nsenter", f"--net=/run/netns/{self.rcv}", *args]
+
     def gen(self, *args, timeout=120):
         out = sh(["ip", "netns", "exec", self.snd, GEN or f"{BUILD}/rwgen", "--dev", self.tx,
                   "--dst-mac", self.mac, *map(str, args)], timeout=timeout)
@@ -104,8 +110,9 @@ class Ratewall:
         self.err = open(f"/tmp/{TB}.rw.err", "w+")
         self.out = open(f"/tmp/{TB}.rw.json", "w+") if out else subprocess.DEVNULL
         cpu = str(NCPUS - 1)
-        self.p = subprocess.Popen(tb.rcv_cmd("taskset", "-c", cpu, f"{BUILD}/ratewall", "run", tb.rx,
-                                             *map(str, args), "--json"),
+        in_rcv = tb.rcv_net_cmd if "multi" in args else tb.rcv_cmd
+        self.p = subprocess.Popen(in_rcv("taskset", "-c", cpu, f"{BUILD}/ratewall", "run", tb.rx,
+                                         *map(str, args), "--json"),
                                   stdout=self.out, stderr=self.err)
         Ratewall.RUNNING.add(self)
         for _ in range(1200):  # preallocating a million flows takes seconds
@@ -123,9 +130,22 @@ class Ratewall:
         self.out.seek(0)
         return [json.loads(l) for l in self.out if l.strip()]
 
+    def prog_id(self):
+        """ratewall's program: the interface's, or in libxdp's dispatcher there the one of
+        its programs that libxdp pinned (/sys/fs/bpf/xdp/dispatch-IFINDEX-ID/progN-prog)
+        under ratewall's name."""
+        prog_id, name, _ = self.tb.xdp_prog()
+        if name != "xdp_dispatcher":
+            return prog_id
+        for pin in sorted(glob.glob(f"/sys/fs/bpf/xdp/dispatch-*-{prog_id}/prog*-prog")):
+            info = json.loads(sh(["bpftool", "prog", "show", "pinned", pin, "-j"], check=False) or "{}")
+            if info.get("name") == "ratewall_xdp":
+                return info["id"]
+        return None
+
     def dropped(self):
         """Packets the program dropped, summed over CPUs from its stats map."""
-        prog_id = self.tb.xdp_prog()[0]
+        prog_id = self.prog_id()
         if prog_id is None:
             return None
         prog = json.loads(sh(["bpftool", "prog", "show", "id", str(prog_id), "-j"]))

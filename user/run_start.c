@@ -163,7 +163,7 @@ static int attach_all(struct rw_session *s)
 		uint32_t i = s->nat;
 
 		if (rw_xdp_attach_as(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i],
-				     s->cfg->xdp_mode, s->lp.multi, s->cfg->xdp_priority, &s->at[i],
+				     s->cfg->xdp_mode, s->lp.multi, &s->at[i],
 				     err, sizeof(err))) {
 			fprintf(stderr, "ratewall: %s\n", err);
 			while (s->nat)

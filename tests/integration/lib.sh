@@ -131,6 +131,7 @@ gen_stop() {
 
 # An nft netdev ingress table on the receiver: runs after XDP, so it counts
 # exactly what ratewall passed. nft_observe NAME MATCH...; nft_count NAME.
+# OBS_DEV=IFACE: on that interface of the receiver's rather than TB_RX.
 nft_observe() {
 	local name=$1
 	shift
@@ -138,7 +139,7 @@ nft_observe() {
 table netdev rwobs_$name {
 	counter seen {}
 	chain in {
-		type filter hook ingress device "$TB_RX" priority 0; policy accept;
+		type filter hook ingress device "${OBS_DEV:-$TB_RX}" priority 0; policy accept;
 		$* counter name seen
 	}
 }

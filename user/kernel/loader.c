@@ -120,7 +120,7 @@ static int load_skeleton(const struct rw_load_params *p, uint32_t ncpus, uint32_
 	if (!err && p->prepare)
 		err = p->prepare(skel, p->prepare_arg);
 	if (!err && p->multi) {
-		anchor = rw_multi_prepare(skel->progs.ratewall_xdp);
+		anchor = rw_multi_prepare(skel->obj, skel->progs.ratewall_xdp, p->xdp_priority);
 		err = anchor < 0 ? anchor : 0;
 	}
 	if (!err)
@@ -252,7 +252,7 @@ int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode
 }
 
 int rw_xdp_attach_as(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode, bool multi,
-		     unsigned int prio, struct rw_attachment *at, char *err, size_t errlen)
+		     struct rw_attachment *at, char *err, size_t errlen)
 {
 	struct bpf_prog_info info = { 0 };
 	uint32_t len = sizeof(info);
@@ -263,7 +263,7 @@ int rw_xdp_attach_as(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_m
 		return rw_xdp_attach(prog_fd, ifindex, ifname, mode, at, err, errlen);
 	at->ifindex = ifindex;
 	at->link_fd = -1;
-	e = rw_multi_attach(prog_fd, ifindex, ifname, prio, &at->mode, err, errlen);
+	e = rw_multi_attach(prog_fd, ifindex, ifname, &at->mode, err, errlen);
 	if (e)
 		return e;
 	at->multi = true;

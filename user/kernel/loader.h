@@ -35,6 +35,7 @@ struct rw_load_params {
 	uint32_t *verified_insns;
 	/* Loaded to join libxdp's dispatcher (kernel/multiprog.h) rather than an interface. */
 	bool multi;
+	unsigned int xdp_priority; /* multi: its run priority there (--xdp-priority) */
 };
 
 /* Past this many instructions the kernel's verifier gives up (E2BIG). */
@@ -87,9 +88,12 @@ static inline const char *rw_xdp_mode_name(uint32_t stored)
  */
 int rw_xdp_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode,
 		  struct rw_attachment *at, char *err, size_t errlen);
-/* rw_xdp_attach, or a place in libxdp's dispatcher at priority prio when multi. */
+/*
+ * rw_xdp_attach, or a place in libxdp's dispatcher when multi (at the
+ * priority the program was loaded with: rw_load_params.xdp_priority).
+ */
 int rw_xdp_attach_as(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode mode, bool multi,
-		     unsigned int prio, struct rw_attachment *at, char *err, size_t errlen);
+		     struct rw_attachment *at, char *err, size_t errlen);
 void rw_xdp_detach(struct rw_attachment *at);
 /* False once the interface is gone: the kernel then detaches the link itself. */
 bool rw_xdp_still_attached(const struct rw_attachment *at);

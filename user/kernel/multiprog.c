@@ -2,10 +2,14 @@
 #include "kernel/multiprog.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
+#include <net/if.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <xdp/libxdp.h>
 
@@ -85,11 +89,65 @@ bool rw_multi_wanted(enum rw_xdp_mode mode, const uint32_t *ifindex, uint32_t n)
 	return false;
 }
 
-int rw_multi_prepare(struct bpf_program *prog)
+/*
+ * XDP_RUN_CONFIG(name) is a variable _name in the section .xdp_run_config
+ * whose type is a struct of members `int (*priority)[N]`: N, an array's
+ * length, is the value. The array and pointer types may be shared with
+ * other members or maps of the same N, so the member is pointed at new
+ * ones rather than changed in place.
+ */
+int rw_multi_set_prio(struct bpf_object *obj, const char *name, unsigned int prio)
 {
-	struct xdp_pass_all_bpf *anchor = xdp_pass_all_bpf__open_and_load();
+	struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *sec, *t;
+	const struct btf_var_secinfo *v;
+	const struct btf_array *arr;
+	int sec_id, struct_id = -1, member = -1, arr_id, ptr_id;
+	char want[64];
+
+	if (!btf || snprintf(want, sizeof(want), "_%s", name) >= (int)sizeof(want))
+		return -ENOENT;
+	sec_id = btf__find_by_name_kind(btf, ".xdp_run_config", BTF_KIND_DATASEC);
+	if (sec_id < 0)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, (__u32)sec_id);
+	v = btf_var_secinfos(sec);
+	for (int i = 0; i < btf_vlen(sec) && struct_id < 0; i++, v++) {
+		t = btf__type_by_id(btf, v->type);
+		if (btf_is_var(t) && !strcmp(btf__name_by_offset(btf, t->name_off), want))
+			struct_id = (int)t->type;
+	}
+	if (struct_id < 0 || !btf_is_struct(t = btf__type_by_id(btf, (__u32)struct_id)))
+		return -ENOENT;
+	for (int i = 0; i < btf_vlen(t) && member < 0; i++) {
+		if (!strcmp(btf__name_by_offset(btf, btf_members(t)[i].name_off), "priority"))
+			member = i;
+	}
+	if (member < 0)
+		return -ENOENT;
+	t = btf__type_by_id(btf, btf_members(t)[member].type);
+	if (!btf_is_ptr(t) || !btf_is_array(t = btf__type_by_id(btf, t->type)))
+		return -EINVAL;
+	arr = btf_array(t);
+	arr_id = btf__add_array(btf, (int)arr->index_type, (int)arr->type, (__u32)prio);
+	ptr_id = arr_id < 0 ? arr_id : btf__add_ptr(btf, arr_id);
+	if (ptr_id < 0)
+		return ptr_id;
+	/* Adding types may have moved them all: the struct is looked up again. */
+	t = btf__type_by_id(btf, (__u32)struct_id);
+	((struct btf_member *)btf_members(t))[member].type = (__u32)ptr_id;
+	return 0;
+}
+
+int rw_multi_prepare(struct bpf_object *obj, struct bpf_program *prog, unsigned int prio)
+{
+	struct xdp_pass_all_bpf *anchor;
 	int fd, e;
 
+	e = rw_multi_set_prio(obj, bpf_program__name(prog), prio);
+	if (e)
+		return e;
+	anchor = xdp_pass_all_bpf__open_and_load();
 	if (!anchor)
 		return -errno;
 	fd = dup(bpf_program__fd(anchor->progs.xdp_pass_all));
@@ -125,8 +183,24 @@ static struct xdp_program *program_of(uint32_t prog_id)
 	return libxdp_get_error(p) ? NULL : p;
 }
 
-int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int prio,
-		    enum rw_xdp_mode *mode, char *err, size_t errlen)
+/* ifname's MTU in this network namespace, 0 if unknown. */
+static int mtu_of(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), mtu = 0;
+
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (!ioctl(fd, SIOCGIFMTU, &ifr))
+		mtu = ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, enum rw_xdp_mode *mode,
+		    char *err, size_t errlen)
 {
 	struct xdp_multiprog *mp;
 	struct xdp_program *p;
@@ -142,16 +216,30 @@ int rw_multi_attach(int prog_fd, int ifindex, const char *ifname, unsigned int p
 	p = program_of(prog_id_of(prog_fd));
 	if (!p)
 		return fail(err, errlen, -ENOENT, "cannot open the loaded program for libxdp");
-	xdp_program__set_run_prio(p, prio);
-	/* A pass goes on to the next program; a drop (or anything else) ends the chain. */
-	xdp_program__set_chain_call_enabled(p, XDP_PASS, true);
-	xdp_program__set_chain_call_enabled(p, XDP_DROP, false);
+	/*
+	 * Its priority and chain-call actions (a pass goes on to the next
+	 * program, a drop ends the chain) are its BTF's: libxdp's setters
+	 * refuse a loaded program (rw_multi_set_prio put --xdp-priority there).
+	 */
 	e = xdp_program__attach(p, ifindex, XDP_MODE_UNSPEC, 0);
 	xdp_program__close(p);
 	if (e) {
 		char why[128];
+		int mtu = mtu_of(ifname);
 
 		libxdp_strerror(e, why, sizeof(why));
+		/*
+		 * libxdp 1.3 makes a frags-aware dispatcher only of programs it
+		 * loads itself, and ratewall loads its own (to fill its maps
+		 * first): a driver refuses its dispatcher when frames may be
+		 * larger than a page (a veth: ERANGE above an MTU of 3 506).
+		 */
+		if (mtu > RW_XDP_ONE_PAGE_MTU)
+			return fail(err, errlen, e,
+				    "cannot join libxdp's dispatcher on %s: its MTU, %d, passes "
+				    "frames over a page, which libxdp 1.3 cannot take with ratewall; "
+				    "lower it, or use --xdp-mode native",
+				    ifname, mtu);
 		return fail(err, errlen, e, "cannot join libxdp's dispatcher on %s: %s", ifname, why);
 	}
 	mp = multiprog_of(ifindex);

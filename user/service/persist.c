@@ -162,7 +162,7 @@ static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode
 	int e;
 
 	e = rw_xdp_attach_as(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i], mode,
-			     s->lp.multi, s->cfg->xdp_priority, &s->at[i], err, sizeof(err));
+			     s->lp.multi, &s->at[i], err, sizeof(err));
 	if (e) {
 		fprintf(stderr, "ratewall: %s\n", err);
 		return e;

@@ -132,6 +132,7 @@ int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
 
 	s->lp.verified_insns = &insns;
 	s->lp.multi = rw_multi_wanted(s->cfg->xdp_mode, s->lp.ifindex, s->cfg->nifaces);
+	s->lp.xdp_priority = s->cfg->xdp_priority;
 	e = rw_bpf_load(&s->lp, &s->skel);
 	s->lp.verified_insns = NULL;
 	if (e)

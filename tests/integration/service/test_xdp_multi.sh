@@ -10,10 +10,23 @@
 #  (b) ratewall first (--xdp-mode multi --persist), xdp-filter joins it: the
 #      same; a loader killed and started again adopts the pinned program
 #      while xdp-filter stays attached; ratewall stop leaves xdp-filter
+#  (d) two interfaces, xdp-filter on each, ratewall joins both dispatchers:
+#      the same on the second; stopping it leaves xdp-filter dropping on both
+#  (e) --xdp-priority orders it: at 5 it runs before xdp-filter (10), and
+#      counts the frames xdp-filter then denies; at 20, after it, it never
+#      sees them; xdp-loader status lists them in that order
+#  (f) multi-buffer frames (MTU 9000): libxdp 1.3 loads a frags-aware
+#      dispatcher only of programs it loads itself, never with ratewall's (it
+#      loads its own, to fill its maps first), and a veth refuses one that is
+#      not at that MTU: --xdp-mode multi is refused in one line that names
+#      the MTU and the way out, nothing left attached. Single mode's program
+#      is frags-aware: it sees each frame of 8000 bytes and limits them
+#      (checked before the probe, on any kernel)
 #  (c) a program that is not libxdp's is refused, never replaced, with the
 #      hint to load it through the dispatcher (xdp-loader)
 # A kernel that refuses extension programs (libxdp's dispatcher needs them)
-# gets one check instead: --xdp-mode multi says so in one line and exits 1.
+# gets the single-mode jumbo check and one more: --xdp-mode multi says so in
+# one line and exits 1.
 # Every command that touches libxdp runs with nsenter (in_rcv), never `ip netns
 # exec`: libxdp pins the dispatcher's links in /sys/fs/bpf, which `ip netns
 # exec` hides behind a fresh /sys.
@@ -28,11 +41,29 @@ PIN_DIR=/sys/fs/bpf/rwtest$$
 RW_ARGS=(--pps 10k --window 500ms --slots 32 --json)
 
 tb_up "$(tb_name)" 1 || { fail "testbed"; finish; exit 1; }
+# A second veth between the same namespaces, for (d).
+TX2=${TB_NAME}c
+RX2=${TB_NAME}d
+if ! ip link add "$TX2" netns "$TB_SND" type veth peer "$RX2" netns "$TB_RCV" ||
+	! ip -n "$TB_SND" link set "$TX2" up || ! ip -n "$TB_RCV" link set "$RX2" up; then
+	fail "the second veth"
+	finish
+	exit 1
+fi
+RX2_MAC=$(ip -n "$TB_RCV" -o link show "$RX2" | sed 's/.*link\/ether \([0-9a-f:]*\).*/\1/')
 # xdp-filter's own pins (/sys/fs/bpf/xdp-filter) go with it; the namespaces
 # go after, with the dispatcher.
-trap 'in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1; cleanup' EXIT
+trap 'in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1; in_rcv xdp-filter unload "$RX2" >/dev/null 2>&1; cleanup' EXIT
 nft_observe src ip saddr { 198.18.0.1, 198.18.0.2 }
 nft_observe deny ip saddr $DENIED
+nft_observe jumbo ip saddr 198.18.0.4 meta length gt 7000
+OBS_DEV=$RX2 nft_observe src2 ip saddr { 198.18.0.1, 198.18.0.3 }
+OBS_DEV=$RX2 nft_observe deny2 ip saddr $DENIED
+# Where flood and check_filter_alone send and count: the first veth, or with
+# ON=2 the second.
+ON=""
+send() { if [ -n "$ON" ]; then ip netns exec "$TB_SND" "$GEN" --dev "$TX2" --dst-mac "$RX2_MAC" "$@"; else gen "$@"; fi; }
+on_if() { if [ -n "$ON" ]; then echo "$RX2"; else echo "$TB_RX"; fi; }
 
 # run_rw OUT ARGS...: ratewall run on the receiver (nsenter: the host's bpffs),
 # RW_PID ratewall itself (nsenter execs it); waits until it attached.
@@ -43,26 +74,34 @@ run_rw() {
 	RW_PID=$!
 	wait_attached "$out.err"
 }
-# listed NAME: xdp-loader status lists a program whose name starts with NAME.
-listed() { in_rcv xdp-loader status "$TB_RX" 2>/dev/null | grep -q " $1"; }
+# listed NAME [IFACE]: xdp-loader status lists a program whose name starts
+# with NAME on IFACE (on_if's).
+listed() { in_rcv xdp-loader status "${2:-$(on_if)}" 2>/dev/null | grep -q " $1"; }
+# order: the dispatcher's programs on TB_RX in the order they run.
+order() { in_rcv xdp-loader status "$TB_RX" 2>/dev/null | awk '$1 == "=>" { printf "%s ", $3 }'; }
 filter_up() {
-	in_rcv xdp-filter load -m native "$TB_RX" >"$WORK/filter.out" 2>&1 &&
+	in_rcv xdp-filter load -m native "${1:-$TB_RX}" >"$WORK/filter.out" 2>&1 &&
 		in_rcv xdp-filter ip -m src $DENIED >>"$WORK/filter.out" 2>&1
+}
+# seen FILE: the frames ratewall saw (its last --json report's totals).
+seen() {
+	python3 -c "import json, sys; print([json.loads(l) for l in open(sys.argv[1]) if '\"totals\"' in l][-1]['totals']['rx_packets'])" \
+		"$1" 2>/dev/null || echo -1
 }
 # flood NAME [SRC]: a source (198.18.0.1) at 10x for FLOOD_S and the denied one beside it; sets
 # ADMITTED (what passed XDP of the source), GEN_RUN (the generator's time),
 # DENIED_SENT and DENIED_PASSED.
 flood() {
 	local s0 d0
-	s0=$(nft_count src)
-	d0=$(nft_count deny)
-	gen --src $DENIED --rate 1000 --count 1000 >"$WORK/$1.deny.gen" &
+	s0=$(nft_count src$ON)
+	d0=$(nft_count deny$ON)
+	send --src $DENIED --rate 1000 --count 1000 >"$WORK/$1.deny.gen" &
 	local deny_pid=$!
-	gen --src "${2:-198.18.0.1}" --rate $OFFERED --count $((OFFERED * FLOOD_S)) >"$WORK/$1.gen"
+	send --src "${2:-198.18.0.1}" --rate $OFFERED --count $((OFFERED * FLOOD_S)) >"$WORK/$1.gen"
 	wait $deny_pid
 	sleep 0.2
-	ADMITTED=$(($(nft_count src) - s0))
-	DENIED_PASSED=$(($(nft_count deny) - d0))
+	ADMITTED=$(($(nft_count src$ON) - s0))
+	DENIED_PASSED=$(($(nft_count deny$ON) - d0))
 	DENIED_SENT=$(sent_of "$WORK/$1.deny.gen")
 	GEN_RUN=$(python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print(f\"{j['seconds']} s, at most {j['behind_ms']} ms late\")" \
 		"$WORK/$1.gen" 2>/dev/null || echo "no report")
@@ -91,15 +130,53 @@ check_flood() {
 # After ratewall left: the denied source still dropped, the other one passes whole.
 check_filter_alone() {
 	local s0 d0
-	s0=$(nft_count src)
-	d0=$(nft_count deny)
-	gen --count 500 --rate 5000 >/dev/null
-	gen --src $DENIED --count 500 --rate 5000 >/dev/null
+	s0=$(nft_count src$ON)
+	d0=$(nft_count deny$ON)
+	send --count 500 --rate 5000 >/dev/null
+	send --src $DENIED --count 500 --rate 5000 >/dev/null
 	sleep 0.2
-	check "($1) xdp-filter is still listed, ratewall no longer" eval 'listed xdpfilt && ! listed ratewall_xdp'
-	check "($1) xdp-filter still drops the denied source" test "$(($(nft_count deny) - d0))" -eq 0
-	check "($1) the other source passes whole (500)" test "$(($(nft_count src) - s0))" -eq 500
+	check "($1) xdp-filter is still listed on $(on_if), ratewall no longer" eval 'listed xdpfilt && ! listed ratewall_xdp'
+	check "($1) xdp-filter still drops the denied source on $(on_if)" test "$(($(nft_count deny$ON) - d0))" -eq 0
+	check "($1) the other source passes whole on $(on_if) (500)" test "$(($(nft_count src$ON) - s0))" -eq 500
 }
+
+# jumbo LABEL ARGS...: ratewall (--pps 50, ARGS) on TB_RX at MTU 9000, and
+# 500 frames of 8000 bytes (several buffers each in XDP) from a new source at
+# 2000 a second: ratewall sees each, and passes at most its limit over the
+# time they took, what a key saves up (2 x its burst of 100 ms) and a few for
+# the coarse clock's tick. MTU 1500 after.
+jumbo() {
+	local label=$1 out=$WORK/jumbo.$1 j0 secs admitted n max
+	shift
+	if ! ip -n "$TB_SND" link set dev "$TB_TX" mtu 9000 || ! ip -n "$TB_RCV" link set dev "$TB_RX" mtu 9000; then
+		fail "($label) MTU 9000 on the veth"
+		return
+	fi
+	j0=$(nft_count jumbo)
+	if ! run_rw "$out.json" --pps 50 --window 1s --json --interval 100ms "$@" 2>/dev/null; then
+		fail "($label) ratewall attaches at MTU 9000: $(head -n 1 "$out.json.err")"
+	else
+		ok "($label) ratewall attaches at MTU 9000 ($(grep -o '(.*XDP)' "$out.json.err" | head -n 1))"
+		ip netns exec "$TB_SND" python3 "$ROOT/tests/harness/jumbo_send.py" "$TB_TX" "$TB_RX_MAC" \
+			198.18.0.4 500 8000 2000 >"$out.send"
+		sleep 0.3
+		stop_ratewall INT
+		admitted=$(($(nft_count jumbo) - j0))
+		secs=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seconds"])' "$out.send" 2>/dev/null || echo 0)
+		n=$(seen "$out.json")
+		max=$(awk -v s="$secs" 'BEGIN { printf "%d", 50 * (s + 0.2) * 1.01 + 3 }')
+		echo "     ($label) 500 frames of 8000 bytes sent in $secs s: ratewall saw $n, $admitted passed"
+		check "($label) ratewall saw each of the 500 multi-buffer frames" test "$n" -eq 500
+		check "($label) ... and held them to its limit (1 to $max passed)" test "$admitted" -ge 1 -a "$admitted" -le "$max"
+	fi
+	ip -n "$TB_RCV" link set dev "$TB_RX" mtu 1500
+	ip -n "$TB_SND" link set dev "$TB_TX" mtu 1500
+}
+
+# Single mode's program is frags-aware (SEC("xdp.frags")), on any kernel;
+# in the dispatcher (f) it cannot be. Native: in generic XDP (which auto
+# falls back to) a program that is not frags-aware gets each frame whole.
+jumbo "jumbo, single" --xdp-mode native
 
 # A kernel without extension programs: one clear line, and nothing attached.
 in_rcv "$RW" run "$TB_RX" --xdp-mode multi --duration 1s --pps 10k >/dev/null 2>"$WORK/probe.err"
@@ -146,6 +223,59 @@ in_rcv "$RW" stop "$TB_RX" --pin-dir "$PIN_DIR" 2>"$WORK/stop.err"
 check "(b) ratewall stop exits 0" test $? -eq 0
 check_filter_alone b
 in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1
+
+# (d) two interfaces, xdp-filter on both; ratewall joins both dispatchers
+if ! filter_up || ! filter_up "$RX2"; then
+	fail "(d) xdp-filter loads on $TB_RX and $RX2"
+	cat "$WORK/filter.out"
+fi
+run_rw "$WORK/d.json" "$RX2" "${RW_ARGS[@]}" || fail "(d) ratewall starts on two interfaces beside xdp-filter"
+check "(d) xdp-loader status lists both on $TB_RX and on $RX2" \
+	eval 'listed xdpfilt "$TB_RX" && listed ratewall_xdp "$TB_RX" && listed xdpfilt "$RX2" && listed ratewall_xdp "$RX2"'
+ON=2
+flood d 198.18.0.3
+check_flood d
+ON=""
+stop_ratewall INT
+check "(d) ratewall exits 0" test $? -eq 0
+check_filter_alone d
+ON=2
+check_filter_alone d
+ON=""
+in_rcv xdp-filter unload "$RX2" >/dev/null 2>&1
+
+# (e) the priority: before xdp-filter (10) at 5, after it at 20
+for prio in 5 20; do
+	run_rw "$WORK/e$prio.json" "${RW_ARGS[@]}" --interval 100ms --xdp-priority $prio || fail "(e) ratewall starts at priority $prio"
+	ran=$(order)
+	d0=$(nft_count deny)
+	gen --src $DENIED --count 500 --rate 5000 >/dev/null
+	sleep 0.3
+	stop_ratewall INT
+	n=$(seen "$WORK/e$prio.json")
+	echo "     (e) --xdp-priority $prio: the dispatcher runs: $ran; ratewall saw $n of the 500 frames xdp-filter denies"
+	if [ $prio = 5 ]; then
+		check "(e) at 5 ratewall runs before xdp-filter" eval '[[ "$ran" == ratewall_xdp*xdpfilt* ]]'
+		check "(e) at 5 ratewall counts the frames xdp-filter then denies (500)" test "$n" -eq 500
+	else
+		check "(e) at 20 ratewall runs after xdp-filter" eval '[[ "$ran" == xdpfilt*ratewall_xdp* ]]'
+		check "(e) at 20 ratewall never sees them (0)" test "$n" -eq 0
+	fi
+	check "(e) at $prio xdp-filter still drops them" test "$(($(nft_count deny) - d0))" -eq 0
+done
+in_rcv xdp-filter unload "$TB_RX" >/dev/null 2>&1
+
+# (f) at MTU 9000 the dispatcher, not frags-aware with ratewall in it, is refused
+ip -n "$TB_SND" link set dev "$TB_TX" mtu 9000
+ip -n "$TB_RCV" link set dev "$TB_RX" mtu 9000
+in_rcv "$RW" run "$TB_RX" --xdp-mode multi --duration 1s --pps 10k >/dev/null 2>"$WORK/f.err"
+check "(f) --xdp-mode multi at MTU 9000: refused (exit 1)" test $? -eq 1
+echo "     (f) $(cat "$WORK/f.err")"
+check "(f) ... in one line, which names the MTU and --xdp-mode native" \
+	eval '[ "$(wc -l <"$WORK/f.err")" -eq 1 ] && grep -q "MTU, 9000.*--xdp-mode native" "$WORK/f.err"'
+check "(f) ... and nothing is left attached" eval '! xdp_attached "$TB_RCV" "$TB_RX"'
+ip -n "$TB_RCV" link set dev "$TB_RX" mtu 1500
+ip -n "$TB_SND" link set dev "$TB_TX" mtu 1500
 
 # (c) a program of its own (not libxdp's) on the interface
 if ! ip -n "$TB_RCV" link set dev "$TB_RX" xdpdrv obj "$BUILD/xdp_pass_all.bpf.o" sec xdp; then

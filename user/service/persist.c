@@ -23,42 +23,11 @@
 #include "service/pins.h"
 #include "service/session.h"
 #include "service/persist_multi.h"
-
-static uint64_t realtime_ns(void)
-{
-	return rw_clock_ns(CLOCK_REALTIME);
-}
+#include "service/persist_pin.h"
 
 static bool pinned(const struct rw_session *s)
 {
 	return s->inst.meta_fd >= 0;
-}
-
-static int pin_as(const struct rw_session *s, int fd, const char *what)
-{
-	return rw_pin_fd(s->inst.dir, fd, what);
-}
-
-/* The options a program enforces, as the record keeps them. */
-static void meta_options(struct rw_meta *m, const struct rw_session *s)
-{
-	const struct rw_config *cfg = s->cfg;
-
-	m->enforced = s->lp.enforced;
-	m->pps = cfg->pps;
-	m->bps = cfg->bps;
-	m->window_ns = cfg->window_ns;
-	m->ncpus = s->ncpus;
-	m->hash_seed = s->lp.hash_seed;
-	m->nifaces = cfg->nifaces;
-	memset(m->ifaces, 0, sizeof(m->ifaces));
-	for (uint32_t i = 0; i < cfg->nifaces; i++) {
-		strcpy(m->ifaces[i].name, cfg->ifnames[i]);
-		m->ifaces[i].ifindex = s->lp.ifindex[i];
-		m->ifaces[i].mode = rw_xdp_stored_mode(&s->at[i]);
-	}
-	m->netns_ino = rw_netns_ino();
-	m->interval_ns = cfg->interval_ns;
 }
 
 /* Keys of another kind or prefix mean nothing to the new program: its tables start afresh. */
@@ -127,20 +96,6 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 	}
 }
 
-static int write_meta(struct rw_session *s)
-{
-	s->inst.meta.heartbeat_ns = realtime_ns();
-	return rw_meta_write(s->inst.meta_fd, &s->inst.meta);
-}
-
-/* The loader's own fields, when it takes the instance over. */
-static void meta_loader(struct rw_meta *m)
-{
-	m->loader_pid = (uint32_t)getpid();
-	m->loader_start_ns = realtime_ns();
-	m->loads++;
-}
-
 /* The pinned link of interface i when it is live there with program prog_id; else -1. */
 static int live_link(const struct rw_session *s, uint32_t i, uint32_t prog_id)
 {
@@ -155,72 +110,6 @@ static int live_link(const struct rw_session *s, uint32_t i, uint32_t prog_id)
 	return -1;
 }
 
-/* Attaches the program to interface i and pins the link. */
-static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode)
-{
-	char err[256], name[32];
-	int e;
-
-	e = rw_xdp_attach_as(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i], mode,
-			     s->lp.multi, &s->at[i], err, sizeof(err));
-	if (e) {
-		fprintf(stderr, "ratewall: %s\n", err);
-		return e;
-	}
-	s->at[i].keep = true;
-	rw_session_say_attached(s, i);
-	if (s->at[i].multi)
-		return 0; /* libxdp pins the dispatcher's link itself */
-	rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
-	e = pin_as(s, s->at[i].link_fd, name);
-	if (e)
-		fprintf(stderr, "ratewall: cannot pin the link of %s in %s: %s\n", s->cfg->ifnames[i],
-			s->inst.dir, strerror(-e));
-	return e;
-}
-
-/* Pins every map of the skeleton (those in keep[] are pinned already). */
-static int pin_maps(struct rw_session *s, const bool *kept)
-{
-	struct bpf_map *map;
-	char name[64];
-	int i = 0, e;
-
-	bpf_object__for_each_map(map, s->skel->obj) {
-		if (bpf_map__is_internal(map))
-			continue;
-		if (kept && kept[i++])
-			continue;
-		rw_pin_map_name(name, sizeof(name), bpf_map__name(map));
-		e = pin_as(s, bpf_map__fd(map), name);
-		if (e) {
-			fprintf(stderr, "ratewall: cannot pin map %s in %s: %s\n", bpf_map__name(map),
-				s->inst.dir, strerror(-e));
-			return e;
-		}
-	}
-	return 0;
-}
-
-/* The record of a program this loader loaded (its flow state new): made and written, not pinned. */
-static int new_meta(struct rw_session *s)
-{
-	struct rw_meta *m = &s->inst.meta;
-
-	s->start_ns = rw_clock_ns(s->clock);
-	memset(m, 0, sizeof(*m));
-	memcpy(m->magic, RW_META_MAGIC, sizeof(m->magic));
-	m->layout = RW_LAYOUT_VERSION;
-	m->size = sizeof(*m);
-	strcpy(m->name, s->cfg->name);
-	meta_options(m, s);
-	m->created_ns = realtime_ns();
-	m->start_clock_ns = s->start_ns;
-	meta_loader(m);
-	s->inst.meta_fd = rw_meta_create();
-	return s->inst.meta_fd < 0 ? s->inst.meta_fd : write_meta(s);
-}
-
 /* A new instance: load, pin the maps and program, attach and pin links, then the record. */
 static int create(struct rw_session *s, const struct rw_memplan *plan)
 {
@@ -230,14 +119,14 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 		rw_act_pins_remove(s->inst.dir);
 		return e;
 	}
-	if (rw_first_thresholds(s) || rw_session_rules(s, false) || pin_maps(s, NULL) ||
-	    pin_as(s, s->prog_fd, "prog"))
+	if (rw_first_thresholds(s) || rw_session_rules(s, false) || rw_persist_pin_maps(s, NULL) ||
+	    rw_persist_pin_as(s, s->prog_fd, "prog"))
 		goto undo;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
-		if (attach_pinned(s, s->nat, s->cfg->xdp_mode))
+		if (rw_persist_attach_pinned(s, s->nat, s->cfg->xdp_mode))
 			goto undo;
 	}
-	if (new_meta(s) || pin_as(s, s->inst.meta_fd, "meta")) {
+	if (rw_persist_new_meta(s) || rw_persist_pin_as(s, s->inst.meta_fd, "meta")) {
 		fprintf(stderr, "ratewall: cannot pin the instance record in %s: %s\n", s->inst.dir,
 			strerror(errno));
 		goto undo;
@@ -310,7 +199,7 @@ static int adopt(struct rw_session *s)
 		/* The link is gone (a crash while creating it): attach the pinned program again. */
 		fprintf(stderr, "ratewall: %s had no live link of this instance; attaching again\n",
 			s->cfg->ifnames[i]);
-		if (attach_pinned(s, i, (enum rw_xdp_mode)m->ifaces[i].mode))
+		if (rw_persist_attach_pinned(s, i, (enum rw_xdp_mode)m->ifaces[i].mode))
 			return RW_EXIT_RUNTIME;
 		m->ifaces[i].mode = rw_xdp_stored_mode(&s->at[i]);
 	}
@@ -319,9 +208,9 @@ static int adopt(struct rw_session *s)
 	s->inherited = true;
 	if (rw_session_rules(s, false))
 		return RW_EXIT_RUNTIME;
-	meta_loader(m);
+	rw_persist_meta_loader(m);
 	m->interval_ns = s->cfg->interval_ns;
-	if (write_meta(s))
+	if (rw_persist_write_meta(s))
 		return RW_EXIT_RUNTIME;
 	fprintf(stderr, "ratewall: adopted instance %s (program id %u): its flows and windows go on\n",
 		m->name, prog_id);
@@ -429,7 +318,7 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 			}
 			continue;
 		}
-		if (attach_pinned(s, i, s->cfg->xdp_mode))
+		if (rw_persist_attach_pinned(s, i, s->cfg->xdp_mode))
 			goto fail;
 	}
 	/* Interfaces no longer listed: their links go. */
@@ -453,15 +342,15 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 	}
 	close(old_prog);
 	/* The links run the new program: its maps and it replace the old ones' pins. */
-	if (pin_maps(s, rc.kept) || pin_as(s, s->prog_fd, "prog"))
+	if (rw_persist_pin_maps(s, rc.kept) || rw_persist_pin_as(s, s->prog_fd, "prog"))
 		goto fail_pinned;
-	meta_options(m, s);
+	rw_persist_meta_options(m, s);
 	if (!rc.layout)
 		m->start_clock_ns = rw_clock_ns(s->clock);
 	s->start_ns = m->start_clock_ns;
 	s->inherited = rc.layout;
-	meta_loader(m);
-	if (write_meta(s))
+	rw_persist_meta_loader(m);
+	if (rw_persist_write_meta(s))
 		goto fail_pinned;
 	fprintf(stderr, "ratewall: replaced program id %u with %u on instance %s (%s); flow state %s\n",
 		old_id, new_id, m->name, why,
@@ -619,7 +508,7 @@ static int upgrade(struct rw_session *s, const struct rw_memplan *plan, uint32_t
 		uint32_t i = s->nat;
 
 		if (f.link_fd[i] < 0) {
-			if (attach_pinned(s, i, s->cfg->xdp_mode))
+			if (rw_persist_attach_pinned(s, i, s->cfg->xdp_mode))
 				goto out;
 			continue;
 		}
@@ -639,10 +528,10 @@ static int upgrade(struct rw_session *s, const struct rw_memplan *plan, uint32_t
 		char name[32];
 
 		rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
-		e = pin_as(s, s->at[i].link_fd, name);
+		e = rw_persist_pin_as(s, s->at[i].link_fd, name);
 	}
-	if (e || pin_maps(s, NULL) || pin_as(s, s->prog_fd, "prog") || new_meta(s) ||
-	    pin_as(s, s->inst.meta_fd, "meta_new") ||
+	if (e || rw_persist_pin_maps(s, NULL) || rw_persist_pin_as(s, s->prog_fd, "prog") ||
+	    rw_persist_new_meta(s) || rw_persist_pin_as(s, s->inst.meta_fd, "meta_new") ||
 	    rw_pin_path(path, sizeof(path), s->inst.dir, "meta") ||
 	    rw_pin_path(tmp, sizeof(tmp), s->inst.dir, "meta_new") || rename(tmp, path)) {
 		fprintf(stderr, "ratewall: the upgrade of instance %s did not complete (the new "
@@ -823,7 +712,7 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 void rw_persist_heartbeat(struct rw_session *s)
 {
 	if (pinned(s))
-		write_meta(s);
+		rw_persist_write_meta(s);
 }
 
 int rw_persist_heavy_start(struct rw_session *s, bool levels)
@@ -842,7 +731,7 @@ int rw_persist_heavy_start(struct rw_session *s, bool levels)
 	s->heavy_fd = rw_heavy_create();
 	if (s->heavy_fd < 0)
 		return s->heavy_fd;
-	e = pin_as(s, s->heavy_fd, "heavy");
+	e = rw_persist_pin_as(s, s->heavy_fd, "heavy");
 	if (e) {
 		close(s->heavy_fd);
 		s->heavy_fd = -1;
@@ -853,7 +742,8 @@ int rw_persist_heavy_start(struct rw_session *s, bool levels)
 void rw_persist_heavy(struct rw_session *s, const struct rw_hhh_item *item, uint32_t n,
 		      uint64_t total_packets)
 {
-	struct rw_heavy_record r = { .at_ns = realtime_ns(), .total_packets = total_packets,
+	struct rw_heavy_record r = { .at_ns = rw_clock_ns(CLOCK_REALTIME),
+				     .total_packets = total_packets,
 				     .share_pct = s->cfg->hhh_share_pct };
 
 	if (s->heavy_fd < 0)
@@ -868,7 +758,7 @@ void rw_persist_error(struct rw_session *s, const char *msg)
 	if (!pinned(s))
 		return;
 	rw_meta_error(&s->inst.meta, msg);
-	write_meta(s);
+	rw_persist_write_meta(s);
 }
 
 void rw_persist_leave(struct rw_session *s, int exit_status)
@@ -877,7 +767,7 @@ void rw_persist_leave(struct rw_session *s, int exit_status)
 
 	if (pinned(s) && s->inst.meta.loader_pid == (uint32_t)getpid()) {
 		s->inst.meta.loader_pid = 0;
-		write_meta(s);
+		rw_persist_write_meta(s);
 		rw_default_instance_name(s->cfg->ifnames, s->cfg->nifaces, ifaces);
 		if (s->nat)
 			fprintf(stderr, "ratewall: %s goes on enforcing on %s without a loader%s "

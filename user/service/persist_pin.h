@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What this loader pins of a program it loaded: the maps, the program, the
- * links, and the instance record as this loader writes it: what a pinned
- * instance's starts share (persist.c: create, adopt, swap, and the upgrade
- * over another layout version's pins).
+ * links, and the instance record as this loader writes it. Shared by the
+ * pinned instance's starts (persist.c: create, adopt, swap) and the upgrade
+ * over another layout version's pins (upgrade.c), which persist.c calls:
+ * here, upgrade.c needs nothing of persist.c, and no circle forms.
  */
 #ifndef RW_PERSIST_PIN_H
 #define RW_PERSIST_PIN_H

@@ -28,7 +28,7 @@
  * Version of every pinned layout (the maps below and the loader's metadata
  * record). Bump it on any change a pinned instance would misread: a loader
  * never reads pinned state of another version; --replace swaps its own
- * program into that state's links (service/persist.c). The Makefile builds
+ * program into that state's links (service/upgrade.c). The Makefile builds
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION

@@ -5,7 +5,6 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/if_link.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,42 +22,12 @@
 #include "service/pins.h"
 #include "service/session.h"
 #include "service/persist_multi.h"
-
-static uint64_t realtime_ns(void)
-{
-	return rw_clock_ns(CLOCK_REALTIME);
-}
+#include "service/persist_pin.h"
+#include "service/upgrade.h"
 
 static bool pinned(const struct rw_session *s)
 {
 	return s->inst.meta_fd >= 0;
-}
-
-static int pin_as(const struct rw_session *s, int fd, const char *what)
-{
-	return rw_pin_fd(s->inst.dir, fd, what);
-}
-
-/* The options a program enforces, as the record keeps them. */
-static void meta_options(struct rw_meta *m, const struct rw_session *s)
-{
-	const struct rw_config *cfg = s->cfg;
-
-	m->enforced = s->lp.enforced;
-	m->pps = cfg->pps;
-	m->bps = cfg->bps;
-	m->window_ns = cfg->window_ns;
-	m->ncpus = s->ncpus;
-	m->hash_seed = s->lp.hash_seed;
-	m->nifaces = cfg->nifaces;
-	memset(m->ifaces, 0, sizeof(m->ifaces));
-	for (uint32_t i = 0; i < cfg->nifaces; i++) {
-		strcpy(m->ifaces[i].name, cfg->ifnames[i]);
-		m->ifaces[i].ifindex = s->lp.ifindex[i];
-		m->ifaces[i].mode = rw_xdp_stored_mode(&s->at[i]);
-	}
-	m->netns_ino = rw_netns_ino();
-	m->interval_ns = cfg->interval_ns;
 }
 
 /* Keys of another kind or prefix mean nothing to the new program: its tables start afresh. */
@@ -127,20 +96,6 @@ static void describe_differences(const struct rw_meta *m, const struct rw_sessio
 	}
 }
 
-static int write_meta(struct rw_session *s)
-{
-	s->inst.meta.heartbeat_ns = realtime_ns();
-	return rw_meta_write(s->inst.meta_fd, &s->inst.meta);
-}
-
-/* The loader's own fields, when it takes the instance over. */
-static void meta_loader(struct rw_meta *m)
-{
-	m->loader_pid = (uint32_t)getpid();
-	m->loader_start_ns = realtime_ns();
-	m->loads++;
-}
-
 /* The pinned link of interface i when it is live there with program prog_id; else -1. */
 static int live_link(const struct rw_session *s, uint32_t i, uint32_t prog_id)
 {
@@ -155,72 +110,6 @@ static int live_link(const struct rw_session *s, uint32_t i, uint32_t prog_id)
 	return -1;
 }
 
-/* Attaches the program to interface i and pins the link. */
-static int attach_pinned(struct rw_session *s, uint32_t i, enum rw_xdp_mode mode)
-{
-	char err[256], name[32];
-	int e;
-
-	e = rw_xdp_attach_as(s->prog_fd, (int)s->lp.ifindex[i], s->cfg->ifnames[i], mode,
-			     s->lp.multi, &s->at[i], err, sizeof(err));
-	if (e) {
-		fprintf(stderr, "ratewall: %s\n", err);
-		return e;
-	}
-	s->at[i].keep = true;
-	rw_session_say_attached(s, i);
-	if (s->at[i].multi)
-		return 0; /* libxdp pins the dispatcher's link itself */
-	rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
-	e = pin_as(s, s->at[i].link_fd, name);
-	if (e)
-		fprintf(stderr, "ratewall: cannot pin the link of %s in %s: %s\n", s->cfg->ifnames[i],
-			s->inst.dir, strerror(-e));
-	return e;
-}
-
-/* Pins every map of the skeleton (those in keep[] are pinned already). */
-static int pin_maps(struct rw_session *s, const bool *kept)
-{
-	struct bpf_map *map;
-	char name[64];
-	int i = 0, e;
-
-	bpf_object__for_each_map(map, s->skel->obj) {
-		if (bpf_map__is_internal(map))
-			continue;
-		if (kept && kept[i++])
-			continue;
-		rw_pin_map_name(name, sizeof(name), bpf_map__name(map));
-		e = pin_as(s, bpf_map__fd(map), name);
-		if (e) {
-			fprintf(stderr, "ratewall: cannot pin map %s in %s: %s\n", bpf_map__name(map),
-				s->inst.dir, strerror(-e));
-			return e;
-		}
-	}
-	return 0;
-}
-
-/* The record of a program this loader loaded (its flow state new): made and written, not pinned. */
-static int new_meta(struct rw_session *s)
-{
-	struct rw_meta *m = &s->inst.meta;
-
-	s->start_ns = rw_clock_ns(s->clock);
-	memset(m, 0, sizeof(*m));
-	memcpy(m->magic, RW_META_MAGIC, sizeof(m->magic));
-	m->layout = RW_LAYOUT_VERSION;
-	m->size = sizeof(*m);
-	strcpy(m->name, s->cfg->name);
-	meta_options(m, s);
-	m->created_ns = realtime_ns();
-	m->start_clock_ns = s->start_ns;
-	meta_loader(m);
-	s->inst.meta_fd = rw_meta_create();
-	return s->inst.meta_fd < 0 ? s->inst.meta_fd : write_meta(s);
-}
-
 /* A new instance: load, pin the maps and program, attach and pin links, then the record. */
 static int create(struct rw_session *s, const struct rw_memplan *plan)
 {
@@ -230,14 +119,14 @@ static int create(struct rw_session *s, const struct rw_memplan *plan)
 		rw_act_pins_remove(s->inst.dir);
 		return e;
 	}
-	if (rw_first_thresholds(s) || rw_session_rules(s, false) || pin_maps(s, NULL) ||
-	    pin_as(s, s->prog_fd, "prog"))
+	if (rw_first_thresholds(s) || rw_session_rules(s, false) || rw_persist_pin_maps(s, NULL) ||
+	    rw_persist_pin_as(s, s->prog_fd, "prog"))
 		goto undo;
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
-		if (attach_pinned(s, s->nat, s->cfg->xdp_mode))
+		if (rw_persist_attach_pinned(s, s->nat, s->cfg->xdp_mode))
 			goto undo;
 	}
-	if (new_meta(s) || pin_as(s, s->inst.meta_fd, "meta")) {
+	if (rw_persist_new_meta(s) || rw_persist_pin_as(s, s->inst.meta_fd, "meta")) {
 		fprintf(stderr, "ratewall: cannot pin the instance record in %s: %s\n", s->inst.dir,
 			strerror(errno));
 		goto undo;
@@ -310,7 +199,7 @@ static int adopt(struct rw_session *s)
 		/* The link is gone (a crash while creating it): attach the pinned program again. */
 		fprintf(stderr, "ratewall: %s had no live link of this instance; attaching again\n",
 			s->cfg->ifnames[i]);
-		if (attach_pinned(s, i, (enum rw_xdp_mode)m->ifaces[i].mode))
+		if (rw_persist_attach_pinned(s, i, (enum rw_xdp_mode)m->ifaces[i].mode))
 			return RW_EXIT_RUNTIME;
 		m->ifaces[i].mode = rw_xdp_stored_mode(&s->at[i]);
 	}
@@ -319,9 +208,9 @@ static int adopt(struct rw_session *s)
 	s->inherited = true;
 	if (rw_session_rules(s, false))
 		return RW_EXIT_RUNTIME;
-	meta_loader(m);
+	rw_persist_meta_loader(m);
 	m->interval_ns = s->cfg->interval_ns;
-	if (write_meta(s))
+	if (rw_persist_write_meta(s))
 		return RW_EXIT_RUNTIME;
 	fprintf(stderr, "ratewall: adopted instance %s (program id %u): its flows and windows go on\n",
 		m->name, prog_id);
@@ -429,7 +318,7 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 			}
 			continue;
 		}
-		if (attach_pinned(s, i, s->cfg->xdp_mode))
+		if (rw_persist_attach_pinned(s, i, s->cfg->xdp_mode))
 			goto fail;
 	}
 	/* Interfaces no longer listed: their links go. */
@@ -453,15 +342,15 @@ static int swap(struct rw_session *s, const struct rw_memplan *plan, const char 
 	}
 	close(old_prog);
 	/* The links run the new program: its maps and it replace the old ones' pins. */
-	if (pin_maps(s, rc.kept) || pin_as(s, s->prog_fd, "prog"))
+	if (rw_persist_pin_maps(s, rc.kept) || rw_persist_pin_as(s, s->prog_fd, "prog"))
 		goto fail_pinned;
-	meta_options(m, s);
+	rw_persist_meta_options(m, s);
 	if (!rc.layout)
 		m->start_clock_ns = rw_clock_ns(s->clock);
 	s->start_ns = m->start_clock_ns;
 	s->inherited = rc.layout;
-	meta_loader(m);
-	if (write_meta(s))
+	rw_persist_meta_loader(m);
+	if (rw_persist_write_meta(s))
 		goto fail_pinned;
 	fprintf(stderr, "ratewall: replaced program id %u with %u on instance %s (%s); flow state %s\n",
 		old_id, new_id, m->name, why,
@@ -473,199 +362,6 @@ fail:
 fail_pinned:
 	fprintf(stderr, "ratewall: the swap did not complete; see: ratewall status\n");
 	return RW_EXIT_RUNTIME;
-}
-
-/*
- * An instance another layout version pinned: nothing in it is read but its
- * links (link_<ifname>, as every version pins them) and a count of its rules.
- */
-struct foreign {
-	const struct rw_session *s;
-	int link_fd[RW_MAX_IFACES]; /* the live link of each listed interface, else -1 */
-	uint32_t old_prog_id[RW_MAX_IFACES];
-	char elsewhere[128];        /* a link on another interface of that name: refused */
-};
-
-static bool listed(const struct rw_config *cfg, const char *ifname, uint32_t *at)
-{
-	for (uint32_t i = 0; i < cfg->nifaces; i++) {
-		if (strcmp(cfg->ifnames[i], ifname) == 0) {
-			*at = i;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Takes the live link of each listed interface; one attached elsewhere is refused by name. */
-static int take_link(const char *ifname, int link_fd, void *arg)
-{
-	struct foreign *f = arg;
-	uint32_t i, prog_id = 0, target;
-
-	if (!listed(f->s->cfg, ifname, &i))
-		return 0;
-	target = rw_link_target(link_fd, &prog_id, NULL);
-	if (target == f->s->lp.ifindex[i]) {
-		f->link_fd[i] = dup(link_fd);
-		f->old_prog_id[i] = prog_id;
-	} else if (target) {
-		snprintf(f->elsewhere, sizeof(f->elsewhere), "its link of %s is attached to ifindex "
-			 "%u, not to %s here (ifindex %u)", ifname, target, ifname,
-			 f->s->lp.ifindex[i]);
-		return -EEXIST;
-	}
-	return 0; /* a link the kernel detached (its interface went): a new one is attached */
-}
-
-/* Links of interfaces no longer listed go with the old program. */
-static int drop_unlisted_link(const char *ifname, int link_fd, void *arg)
-{
-	const struct foreign *f = arg;
-	char name[32], path[PATH_MAX];
-	uint32_t i;
-
-	if (listed(f->s->cfg, ifname, &i))
-		return 0;
-	bpf_link_detach(link_fd);
-	rw_pin_link_name(name, sizeof(name), ifname);
-	if (!rw_pin_path(path, sizeof(path), f->s->inst.dir, name))
-		unlink(path);
-	return 0;
-}
-
-/* Entries in a pinned map of any layout (its rules: an LPM trie), -1 when unknown. */
-static long pinned_entries(const char *dir, const char *map)
-{
-	struct bpf_map_info info;
-	__u32 len = sizeof(info);
-	int fd = rw_pin_open_map_ro(dir, map);
-	long n = -1;
-
-	memset(&info, 0, sizeof(info));
-	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && info.key_size <= 64) {
-		unsigned char key[64], next[64];
-
-		n = 0;
-		for (void *prev = NULL; !bpf_map_get_next_key(fd, prev, next); prev = key, n++)
-			memcpy(key, next, info.key_size);
-	}
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
-/* The mode an XDP program runs in on ifindex now. */
-static enum rw_xdp_mode attached_mode(int ifindex)
-{
-	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-	return bpf_xdp_query(ifindex, 0, &q) == 0 && q.attach_mode == XDP_ATTACHED_SKB ?
-		       RW_XDP_GENERIC : RW_XDP_NATIVE;
-}
-
-/* Swaps the new program into interface i's live link (old_id's), atomically. */
-static int swap_link(struct rw_session *s, uint32_t i, int link_fd, uint32_t old_id)
-{
-	int old_prog = bpf_prog_get_fd_by_id(old_id), e = 0;
-	LIBBPF_OPTS(bpf_link_update_opts, uo, .flags = old_prog >= 0 ? BPF_F_REPLACE : 0,
-		    .old_prog_fd = old_prog >= 0 ? old_prog : 0);
-
-	if (bpf_link_update(link_fd, s->prog_fd, &uo)) {
-		e = -errno;
-		fprintf(stderr, "ratewall: cannot swap the program on %s: %s\n", s->cfg->ifnames[i],
-			strerror(errno));
-	}
-	if (old_prog >= 0)
-		close(old_prog);
-	return e;
-}
-
-/*
- * --replace over an instance of another layout version (an upgrade, or a
- * downgrade): its maps mean nothing to this program, so the new program
- * starts afresh with this configuration's limits and is swapped into the
- * same links, which never leave the interfaces; then every pin of the old
- * one goes (a BGP journal and the record naming its speaker stay, for the
- * act to adopt or withdraw) and this version's record takes the name.
- */
-static int upgrade(struct rw_session *s, const struct rw_memplan *plan, uint32_t old_layout)
-{
-	static const char *const keep_pins[] = { "meta", "act", "bgp_routes", NULL };
-	struct foreign f = { .s = s };
-	char path[PATH_MAX], tmp[PATH_MAX], ids[64] = "";
-	long rules = pinned_entries(s->inst.dir, "rules");
-	int e;
-
-	for (uint32_t i = 0; i < RW_MAX_IFACES; i++)
-		f.link_fd[i] = -1;
-	e = rw_instance_links_each(s->inst.dir, take_link, &f);
-	if (e) {
-		fprintf(stderr, "ratewall: instance %s (pinned layout version %u): %s; give another "
-			"--name, or remove it: ratewall stop --name %s\n", s->cfg->name, old_layout,
-			f.elsewhere[0] ? f.elsewhere : strerror(-e), s->cfg->name);
-		e = RW_EXIT_USAGE;
-		goto out;
-	}
-	s->lp.hash_seed = 0;
-	e = rw_session_load(s, plan);
-	if (e >= 0)
-		goto out;
-	e = RW_EXIT_RUNTIME;
-	/* Before the links switch: the new program meets its rules from its first packet. */
-	if (rw_first_thresholds(s) || rw_session_rules(s, false))
-		goto out;
-	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
-		uint32_t i = s->nat;
-
-		if (f.link_fd[i] < 0) {
-			if (attach_pinned(s, i, s->cfg->xdp_mode))
-				goto out;
-			continue;
-		}
-		if (swap_link(s, i, f.link_fd[i], f.old_prog_id[i]))
-			goto out;
-		s->at[i] = (struct rw_attachment){ .ifindex = (int)s->lp.ifindex[i],
-						   .link_fd = f.link_fd[i],
-						   .mode = attached_mode((int)s->lp.ifindex[i]) };
-		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%s%u", ids[0] ? "," : "",
-			 f.old_prog_id[i]);
-		f.link_fd[i] = -1; /* the session's now */
-	}
-	rw_instance_links_each(s->inst.dir, drop_unlisted_link, &f);
-	/* The old program's pins go; this one's maps, program and record take their names. */
-	e = rw_instance_unpin_keeping(s->inst.dir, keep_pins);
-	for (uint32_t i = 0; !e && i < s->cfg->nifaces; i++) {
-		char name[32];
-
-		rw_pin_link_name(name, sizeof(name), s->cfg->ifnames[i]);
-		e = pin_as(s, s->at[i].link_fd, name);
-	}
-	if (e || pin_maps(s, NULL) || pin_as(s, s->prog_fd, "prog") || new_meta(s) ||
-	    pin_as(s, s->inst.meta_fd, "meta_new") ||
-	    rw_pin_path(path, sizeof(path), s->inst.dir, "meta") ||
-	    rw_pin_path(tmp, sizeof(tmp), s->inst.dir, "meta_new") || rename(tmp, path)) {
-		fprintf(stderr, "ratewall: the upgrade of instance %s did not complete (the new "
-			"program enforces; its pins may be partial): %s; see: ratewall status\n",
-			s->cfg->name, strerror(errno));
-		e = RW_EXIT_RUNTIME;
-		goto out;
-	}
-	fprintf(stderr, "ratewall: upgraded instance %s from pinned layout version %u to %u: program "
-		"id %s replaced by %u in the same XDP links, its limits in force throughout; dropped "
-		"with the old maps: the flow state (windows start afresh: a source may pass up to one "
-		"window more than its limit), totals and counts; rules in force: %ld%s\n",
-		s->cfg->name, old_layout, RW_LAYOUT_VERSION, ids[0] ? ids : "(none attached)",
-		rw_prog_id(s->prog_fd), rules < 0 ? 0 : rules,
-		s->cfg->rules_path[0] ? " (the rules file's are in force again)" :
-		rules > 0 ? " (add them again: ratewall rule add)" : "");
-	e = -1;
-out:
-	for (uint32_t i = 0; i < RW_MAX_IFACES; i++) {
-		if (f.link_fd[i] >= 0)
-			close(f.link_fd[i]);
-	}
-	return e;
 }
 
 /* Opens or makes ROOT/NAME and takes its lock; tells whether it was there before. */
@@ -727,26 +423,6 @@ static void say_rules_capacity(const struct rw_session *s)
 	close(fd);
 }
 
-/*
- * Pinned state of another layout version: never read, never left orphaned.
- * With --replace this loader's program takes its links over; without, the
- * refusal says how, with an exit status a unit does not restart on (2).
- */
-static int foreign_start(struct rw_session *s, const struct rw_memplan *plan)
-{
-	uint32_t layout = s->inst.meta.layout;
-
-	close(s->inst.meta_fd); /* never written: it is not this version's record */
-	s->inst.meta_fd = -1;
-	if (s->cfg->replace)
-		return upgrade(s, plan, layout);
-	fprintf(stderr, "ratewall: instance %s was pinned by a ratewall of layout version %u (this "
-		"one is %u); its program keeps enforcing. Restart with --replace to swap this one's "
-		"program into its links (its windows and counts start afresh), or remove it: "
-		"ratewall stop --name %s\n", s->cfg->name, layout, RW_LAYOUT_VERSION, s->cfg->name);
-	return RW_EXIT_USAGE;
-}
-
 int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 {
 	const struct rw_config *cfg = s->cfg;
@@ -789,7 +465,7 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 	s->inst.meta_fd = e;
 	e = rw_meta_read(s->inst.meta_fd, &s->inst.meta, err, sizeof(err));
 	if (e == -EPROTO && rw_meta_foreign(&s->inst.meta))
-		return foreign_start(s, plan);
+		return rw_foreign_start(s, plan);
 	if (e) {
 		fprintf(stderr, "ratewall: refusing the pinned instance in %s: %s%s; remove it with "
 			"the ratewall that made it, or: ratewall stop --name %s --pin-dir %s\n",
@@ -823,7 +499,7 @@ int rw_persist_start(struct rw_session *s, const struct rw_memplan *plan)
 void rw_persist_heartbeat(struct rw_session *s)
 {
 	if (pinned(s))
-		write_meta(s);
+		rw_persist_write_meta(s);
 }
 
 int rw_persist_heavy_start(struct rw_session *s, bool levels)
@@ -842,7 +518,7 @@ int rw_persist_heavy_start(struct rw_session *s, bool levels)
 	s->heavy_fd = rw_heavy_create();
 	if (s->heavy_fd < 0)
 		return s->heavy_fd;
-	e = pin_as(s, s->heavy_fd, "heavy");
+	e = rw_persist_pin_as(s, s->heavy_fd, "heavy");
 	if (e) {
 		close(s->heavy_fd);
 		s->heavy_fd = -1;
@@ -853,7 +529,8 @@ int rw_persist_heavy_start(struct rw_session *s, bool levels)
 void rw_persist_heavy(struct rw_session *s, const struct rw_hhh_item *item, uint32_t n,
 		      uint64_t total_packets)
 {
-	struct rw_heavy_record r = { .at_ns = realtime_ns(), .total_packets = total_packets,
+	struct rw_heavy_record r = { .at_ns = rw_clock_ns(CLOCK_REALTIME),
+				     .total_packets = total_packets,
 				     .share_pct = s->cfg->hhh_share_pct };
 
 	if (s->heavy_fd < 0)
@@ -868,7 +545,7 @@ void rw_persist_error(struct rw_session *s, const char *msg)
 	if (!pinned(s))
 		return;
 	rw_meta_error(&s->inst.meta, msg);
-	write_meta(s);
+	rw_persist_write_meta(s);
 }
 
 void rw_persist_leave(struct rw_session *s, int exit_status)
@@ -877,7 +554,7 @@ void rw_persist_leave(struct rw_session *s, int exit_status)
 
 	if (pinned(s) && s->inst.meta.loader_pid == (uint32_t)getpid()) {
 		s->inst.meta.loader_pid = 0;
-		write_meta(s);
+		rw_persist_write_meta(s);
 		rw_default_instance_name(s->cfg->ifnames, s->cfg->nifaces, ifaces);
 		if (s->nat)
 			fprintf(stderr, "ratewall: %s goes on enforcing on %s without a loader%s "

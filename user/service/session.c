@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * What every way of starting a run shares, below both the run (run.c) and the
- * pinned-instance paths (persist.c): loading the program into the session,
+ * pinned-instance paths (persist.c, upgrade.c): loading the program into the session,
  * the thresholds a fresh flow state starts with, and the rules.
  */
 #include "service/session.h"

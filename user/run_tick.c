@@ -147,6 +147,12 @@ int rw_run_tick(struct rw_session *s)
 
 	if (s->samples)
 		ring_buffer__consume(s->samples); /* every sample up to now, before the flows */
+	if (s->pcap) {
+		/* Bounded: at most RW_PCAP_TICK_FRAMES written, the rest only counted (act/pcap.h). */
+		rw_pcap_tick_begin(s->pcap, (int64_t)rw_clock_ns(CLOCK_REALTIME) - (int64_t)now);
+		ring_buffer__consume(s->pcap_rb);
+		rw_pcap_tick_end(s->pcap);
+	}
 	if (s->event_rb) {
 		/* Events name their key's rule from the rules read at the last tick. */
 		s->events.rules = &s->tick_rules;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/json.h"
+#include "model/samples.h"
 #include "model/key.h"
 
 static const char *const names[] = { "?",     "limited", "released", "banned",
@@ -123,6 +124,12 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	if (until_ns)
 		fprintf(o->f, ", \"%s\": %.6f", type == RW_EV_BANNED ? "until" : "was_until",
 			wall_of(o, until_ns));
+	if (o->samples && cpu >= 0 && (type == RW_EV_LIMITED || type == RW_EV_BANNED)) {
+		char name[RW_SAMPLE_NAMELEN];
+
+		rw_sample_name(name, sizeof(name), (int64_t)ts_ns + o->sample_offset, key);
+		fprintf(o->f, ", \"sample\": \"%s\"", name);
+	}
 	fprintf(o->f, "}\n");
 }
 

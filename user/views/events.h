@@ -47,6 +47,9 @@ struct rw_events_out {
 	void (*on_event)(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
 			 double until);
 	void *on_event_arg;
+	/* --samples: limited and banned events name their sample, as act/pcap.c names it. */
+	bool samples;
+	int64_t sample_offset; /* the wall clock - the program's clock the names are made with */
 };
 
 /* Whether events are wanted at all: a file, --history, a command, or more. */

@@ -16,6 +16,7 @@
 #include "kernel/rules_maps.h"
 #include "kernel/window.h"
 #include "model/clock.h"
+#include "ratewall.skel.h"
 #include "rank/rank.h"
 #include "rank/thresholds.h"
 #include "run_say.h"
@@ -194,6 +195,15 @@ int rw_run_tick(struct rw_session *s)
 	rw_act_tick(&s->act, &s->events, rep.hhh, rep.nhhh, rep.tick.total.packets, now,
 		    rw_run_act_say, s);
 	rep.act = rw_act_on(&s->act) ? &s->act.counts : NULL;
+	if (s->pcap) {
+		s->pcap_health = (struct rw_samples_health){
+			.frames = s->pcap->frames, .files = s->pcap->made, .bytes = s->pcap->files.total,
+			.removed = s->pcap->files.removed, .not_written = s->pcap->not_written,
+			/* The data path's own count, where this loader loaded it. */
+			.copied = s->skel && s->skel->bss ? s->skel->bss->pcap_frames : 0,
+			.lost = s->skel && s->skel->bss ? s->skel->bss->pcap_lost : 0 };
+		rep.samples = &s->pcap_health;
+	}
 	rw_persist_act(s);
 	if (s->event_rb) {
 		rw_events_tick_end(&s->events, now);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,100 +78,80 @@ void rw_pcap_name_of(const struct rw_pcap_out *o, uint64_t clock_ns, const struc
 	rw_sample_name(buf, len, (int64_t)clock_ns + o->name_offset, key);
 }
 
-static void close_all(struct rw_pcap_out *o)
+/* The tick's frames, by file and then by time: each file is opened once a tick. */
+static int by_file(const void *a, const void *b)
 {
-	for (uint32_t i = 0; i < o->nopen; i++) {
-		int f = rw_sample_dir_find(&o->files, o->open[i].name);
+	const struct rw_pcap_held *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
 
-		pcap_dump_close(o->open[i].d);
-		if (f >= 0)
-			o->files.f[f].open = false;
-	}
-	o->nopen = 0;
-}
-
-/* The open file of name, opened (made, or appended to) when it is not: its slot, or -1. */
-static int open_file(struct rw_pcap_out *o, const char *name, uint64_t frame_bytes)
-{
-	bool made;
-	char path[4400];
-	uint64_t need;
-	int f;
-
-	for (uint32_t i = 0; i < o->nopen; i++)
-		if (strcmp(o->open[i].name, name) == 0)
-			return (int)i;
-	if (o->nopen == RW_PCAP_OPEN)
-		close_all(o);
-	f = rw_sample_dir_find(&o->files, name);
-	made = f < 0;
-	need = frame_bytes + (made ? FILE_HEADER : 0);
-	if (!made)
-		o->files.f[f].open = true; /* not to be removed to make its own room */
-	if (!rw_sample_dir_room(&o->files, need, remove_file, o)) {
-		if (!made && (f = rw_sample_dir_find(&o->files, name)) >= 0)
-			o->files.f[f].open = false;
-		return -1;
-	}
-	path_of(o, name, path, sizeof(path));
-	struct rw_pcap_open *op = &o->open[o->nopen];
-
-	op->d = made ? pcap_dump_open(o->dead, path) : pcap_dump_open_append(o->dead, path);
-	if (!op->d) {
-		if (!made && (f = rw_sample_dir_find(&o->files, name)) >= 0)
-			o->files.f[f].open = false;
-		return -1;
-	}
-	if (made) {
-		if (rw_sample_dir_add(&o->files, name, FILE_HEADER, true) < 0) {
-			pcap_dump_close(op->d);
-			unlink(path);
-			return -1;
-		}
-		o->made++;
-	}
-	snprintf(op->name, sizeof(op->name), "%s", name);
-	return (int)o->nopen++;
+	return c ? c : (x->fr.ts_ns > y->fr.ts_ns) - (x->fr.ts_ns < y->fr.ts_ns);
 }
 
 void rw_pcap_frame(struct rw_pcap_out *o, const void *data, size_t size)
 {
 	const struct rw_pcap_frame *fr = data;
-	char name[RW_SAMPLE_NAMELEN];
-	struct pcap_pkthdr h;
-	uint64_t wall;
-	int slot, f;
+	struct rw_pcap_held *h;
 
 	if (size < sizeof(*fr) || fr->caplen > RW_PCAP_SNAP)
 		return;
-	if (!o->tick_left) {
+	if (o->nheld == RW_PCAP_TICK_FRAMES) {
 		o->not_written++;
 		return;
 	}
-	o->tick_left--;
-	rw_pcap_name_of(o, fr->armed_ns, &fr->key, name, sizeof(name));
-	slot = open_file(o, name, FRAME_HEADER + fr->caplen);
-	if (slot < 0) {
-		o->not_written++;
-		return;
+	h = &o->held[o->nheld++];
+	h->fr = *fr;
+	rw_pcap_name_of(o, fr->armed_ns, &fr->key, h->name, sizeof(h->name));
+}
+
+/* Frames [0, n) of one file into it (made, or appended to): how many were written. */
+static uint32_t write_file(struct rw_pcap_out *o, const struct rw_pcap_held *h, uint32_t n)
+{
+	int f = rw_sample_dir_find(&o->files, h->name);
+	bool made = f < 0, fits;
+	uint64_t bytes = made ? FILE_HEADER : 0;
+	struct pcap_dumper *d;
+	char path[4400];
+
+	if (made && !rw_sample_dir_may_make(&o->files, h->name))
+		return 0; /* removed for the bound: its later frames are not written */
+	for (uint32_t i = 0; i < n; i++)
+		bytes += FRAME_HEADER + h[i].fr.caplen;
+	if (!made)
+		o->files.f[f].open = true; /* not removed to make its own room */
+	fits = rw_sample_dir_room(&o->files, bytes, remove_file, o);
+	f = rw_sample_dir_find(&o->files, h->name);
+	if (f >= 0)
+		o->files.f[f].open = false;
+	if (!fits)
+		return 0;
+	path_of(o, h->name, path, sizeof(path));
+	d = made ? pcap_dump_open(o->dead, path) : pcap_dump_open_append(o->dead, path);
+	if (!d)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t wall = h[i].fr.ts_ns + (uint64_t)o->wall_minus_clock;
+		struct pcap_pkthdr ph = {
+			.ts.tv_sec = (time_t)(wall / 1000000000ULL),
+			/* nanoseconds: the precision the dead handle was opened with */
+			.ts.tv_usec = (suseconds_t)(wall % 1000000000ULL),
+			.caplen = h[i].fr.caplen,
+			.len = h[i].fr.len,
+		};
+
+		pcap_dump((u_char *)d, &ph, h[i].fr.data);
 	}
-	/* A file open on another tick had its room made at open: each frame makes its own. */
-	f = rw_sample_dir_find(&o->files, name);
-	if (f < 0 || (o->files.f[f].size > FILE_HEADER &&
-		      !rw_sample_dir_room(&o->files, FRAME_HEADER + fr->caplen, remove_file, o))) {
-		o->not_written++;
-		return;
+	pcap_dump_close(d);
+	if (made) {
+		if (rw_sample_dir_add(&o->files, h->name, bytes, false) < 0) {
+			unlink(path); /* not counted, so not kept */
+			return 0;
+		}
+		o->made++;
+	} else {
+		o->files.f[f].size += bytes;
+		o->files.total += bytes;
 	}
-	f = rw_sample_dir_find(&o->files, name);
-	wall = fr->ts_ns + (uint64_t)o->wall_minus_clock;
-	h.ts.tv_sec = (time_t)(wall / 1000000000ULL);
-	h.ts.tv_usec = (suseconds_t)(wall % 1000000000ULL); /* nanoseconds: the dead handle's precision */
-	h.caplen = fr->caplen;
-	h.len = fr->len;
-	pcap_dump((u_char *)o->open[slot].d, &h, fr->data);
-	o->files.f[f].size += FRAME_HEADER + fr->caplen;
-	o->files.total += FRAME_HEADER + fr->caplen;
-	o->frames++;
+	return n;
 }
 
 int rw_pcap_start(struct rw_pcap_out *o, const char *dir, uint64_t max, int64_t wall_minus_clock)
@@ -180,6 +161,9 @@ int rw_pcap_start(struct rw_pcap_out *o, const char *dir, uint64_t max, int64_t 
 	*o = (struct rw_pcap_out){ .files.max = max, .name_offset = wall_minus_clock,
 				   .wall_minus_clock = wall_minus_clock };
 	snprintf(o->dir, sizeof(o->dir), "%s", dir);
+	o->held = calloc(RW_PCAP_TICK_FRAMES, sizeof(*o->held));
+	if (!o->held)
+		return -ENOMEM;
 	o->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, RW_PCAP_SNAP,
 						       PCAP_TSTAMP_PRECISION_NANO);
 	if (!o->dead)
@@ -195,17 +179,35 @@ int rw_pcap_start(struct rw_pcap_out *o, const char *dir, uint64_t max, int64_t 
 void rw_pcap_tick_begin(struct rw_pcap_out *o, int64_t wall_minus_clock)
 {
 	o->wall_minus_clock = wall_minus_clock;
-	o->tick_left = RW_PCAP_TICK_FRAMES;
 }
 
 void rw_pcap_tick_end(struct rw_pcap_out *o)
 {
-	close_all(o);
+	uint32_t opened = 0, i = 0, j;
+
+	qsort(o->held, o->nheld, sizeof(*o->held), by_file);
+	for (; i < o->nheld; i = j) {
+		uint32_t n, w = 0;
+
+		for (j = i + 1; j < o->nheld && strcmp(o->held[j].name, o->held[i].name) == 0; j++)
+			;
+		n = j - i;
+		if (opened < RW_PCAP_TICK_FILES) {
+			opened++;
+			w = write_file(o, &o->held[i], n);
+		}
+		o->frames += w;
+		o->not_written += n - w;
+	}
+	o->nheld = 0;
 }
 
 void rw_pcap_stop(struct rw_pcap_out *o)
 {
-	close_all(o);
+	if (o->held)
+		rw_pcap_tick_end(o);
+	free(o->held);
+	o->held = NULL;
 	if (o->dead)
 		pcap_close(o->dead);
 	o->dead = NULL;

@@ -84,6 +84,11 @@ int rw_sample_dir_add(struct rw_sample_dir *d, const char *name, uint64_t size, 
 	return (int)i;
 }
 
+bool rw_sample_dir_may_make(const struct rw_sample_dir *d, const char *name)
+{
+	return strcmp(name, d->floor) > 0;
+}
+
 bool rw_sample_dir_room(struct rw_sample_dir *d, uint64_t need,
 			int (*remove)(void *arg, const char *name), void *arg)
 {
@@ -96,6 +101,8 @@ bool rw_sample_dir_room(struct rw_sample_dir *d, uint64_t need,
 			return false;
 		d->total -= d->f[i].size;
 		d->removed++;
+		if (strcmp(d->f[i].name, d->floor) > 0)
+			strcpy(d->floor, d->f[i].name);
 		memmove(&d->f[i], &d->f[i + 1], (d->n - i - 1) * sizeof(*d->f));
 		d->n--;
 	}

@@ -40,12 +40,19 @@ struct rw_sample_dir {
 	uint64_t total;
 	uint64_t max;     /* --samples-max */
 	uint64_t removed; /* files removed to keep under max, ever */
+	/*
+	 * The newest name removed: a file of a name up to it is not made again
+	 * (its frames would only push out newer files, to be removed in turn).
+	 */
+	char floor[RW_SAMPLE_NAMELEN];
 };
 
 /* A file found in DIR or just made (kept in name order). Its index, or -ENOMEM. */
 int rw_sample_dir_add(struct rw_sample_dir *d, const char *name, uint64_t size, bool open);
 /* Its index, or -1. */
 int rw_sample_dir_find(const struct rw_sample_dir *d, const char *name);
+/* Whether a file of this name, not there, may be made: it is newer than every file removed. */
+bool rw_sample_dir_may_make(const struct rw_sample_dir *d, const char *name);
 /*
  * Makes room for `need` more bytes under max by removing the oldest files
  * that are not open (remove(arg, name) for each; it returns 0 or -errno).

@@ -45,7 +45,7 @@ struct rw_events_out {
 	const struct rw_ruleset *rules; /* the rules in force, to name a key's (NULL: none) */
 	/* --on-event, --bgp: every event is handed on here too, the budget's or not (NULL: none). */
 	void (*on_event)(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
-			 double until);
+			 double until, const char *sample);
 	void *on_event_arg;
 	/* --samples: limited and banned events name their sample, as act/pcap.c names it. */
 	bool samples;

@@ -3,10 +3,10 @@
 # --samples DIR (issue 47): (a) a flood from one banned source yields one pcap
 # that tshark decodes with the flood's addresses and ports and tcpdump reads:
 # at most 64 frames, each cut to 256 bytes with its true length, named in the
-# event's JSON; (b) 1 000 banned sources in 10 s leave at most --samples-max
+# events' JSON and the --on-event command's input; (b) 1 000 banned sources in 10 s leave at most --samples-max
 # on disk, what did not fit counted, and every tick on time; (c) a flood of
-# sources under their limit has nothing copied (the data path's count stays
-# 0); (d) --samples to a file or an unwritable directory, --samples-max 0 or
+# sources under their limit, or dropped by a deny rule, has nothing copied
+# (the data path's count stays 0); (d) --samples to a file or an unwritable directory, --samples-max 0 or
 # garbage: one clear line, exit 2, nothing attached.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -19,7 +19,8 @@ last() { python3 -c "import json, sys; r = [json.loads(l) for l in open(sys.argv
 # --- (a) one banned source -------------------------------------------------------
 mkdir "$WORK/a"
 start_ratewall "$WORK/a.json" --pps 100 --ban 60s --samples "$WORK/a" --json --interval 500ms \
-	--events "$WORK/a.ev" || { fail "(a) ratewall starts"; finish; exit 1; }
+	--events "$WORK/a.ev" --on-event "cp /dev/stdin $WORK/a.hook" --on-event-kinds banned \
+	|| { fail "(a) ratewall starts"; finish; exit 1; }
 gen --src 198.18.0.7 --dst 198.19.0.9 --sport 4321 --dport 53 --size 400 --count 2000 \
 	--rate 4000 --duration 5s >"$WORK/a.gen"
 sleep 1.2 # a tick drains the ring and closes the file
@@ -40,6 +41,8 @@ check "(a) tcpdump -r reads it, nanosecond times, snapshot length 256" \
 	eval 'tcpdump -nn --time-stamp-precision=nano -r "$f" 2>"$WORK/a.td.err" | grep -qE "^[0-9:]+\.[0-9]{9} IP 198.18.0.7.4321 > 198.19.0.9.53" && grep -q "snapshot length 256" "$WORK/a.td.err"'
 check "(a) the limited and banned events name the file (\"sample\")" \
 	test "$(grep -cF "\"sample\": \"$(basename "$f")\"" "$WORK/a.ev")" -eq 2
+check "(a) the --on-event command's input names it too" \
+	grep -qF "\"sample\": \"$(basename "$f")\"" "$WORK/a.hook"
 check "(a) the report counts the frames written, none lost" \
 	test "$(last "$WORK/a.json" "r['samples']['frames'] == $n, r['samples']['lost'], r['samples']['files']")" = "True 0 1"
 
@@ -79,6 +82,16 @@ sleep 1.2
 stop_ratewall INT
 check "(c) $(sent_of "$WORK/c.gen") frames of 10 sources under their limit: none copied, no file" \
 	test "$(last "$WORK/c.json" "r['samples']['copied'], r['samples']['frames'], r['totals']['dropped'] if 'dropped' in r['totals'] else 0")/$(ls "$WORK/c" | wc -l)" = "0 0 0/0"
+
+# ... nor for dropped keys that never turned limited: a deny rule's.
+echo "198.18.3.0/24 deny" >"$WORK/deny.rules"
+start_ratewall "$WORK/c2.json" --pps 100000 --rules "$WORK/deny.rules" --samples "$WORK/c" \
+	--json --interval 500ms || { fail "(c) ratewall starts with a deny rule"; finish; exit 1; }
+gen --src 198.18.3.1 --sources 10 --count 20000 --rate 10000 --duration 5s >"$WORK/c2.gen"
+sleep 1.2
+stop_ratewall INT
+check "(c) $(sent_of "$WORK/c2.gen") frames a deny rule dropped: none copied, no file" \
+	test "$(last "$WORK/c2.json" "r['samples']['copied'], r['samples']['frames'], r['totals']['dropped'] > 10000")/$(ls "$WORK/c" | wc -l)" = "0 0 True/0"
 
 # --- (d) bad input ---------------------------------------------------------------
 touch "$WORK/file"

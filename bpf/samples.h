@@ -5,7 +5,7 @@
  * its first RW_PCAP_FRAMES dropped frames are copied, cut to RW_PCAP_SNAP
  * bytes, into `pcap_ring`. The cost stays with the keys that sample:
  *
- *   - off (cfg_pcap false), nothing of this is compiled into the path;
+ *   - off (cfg_pcap false, a constant), the verifier drops every call;
  *   - on, a drop reads one global count, and looks its key up only while
  *     some key samples (pcap_active non-zero);
  *   - a frame is copied by one function verified once (rw_pcap_copy), into
@@ -19,7 +19,11 @@
 /* --samples: limited and banned keys' first dropped frames go to `pcap_ring` */
 const volatile bool cfg_pcap;
 
-/* Keys armed with frames left: while 0, a drop looks nothing up. */
+/*
+ * Keys armed with frames left: while 0, a drop looks nothing up. A key the
+ * LRU pushes out with frames left keeps it above 0 (lookups that find
+ * nothing: a cost, never a wrong copy).
+ */
 __u32 pcap_active;
 /* Frames written to pcap_ring, and those a full ring refused (the loader reads both). */
 __u64 pcap_frames;

@@ -416,6 +416,12 @@ void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 		cfg->malformed_drop ? "dropped" : "passed",
 		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
 	say_ban_scope(s);
+	if (cfg->samples_dir[0]) {
+		rw_format_bytes((double)cfg->samples_max, mem, sizeof(mem));
+		fprintf(stderr, "ratewall: samples: the first %u dropped frames (%u bytes of each) of "
+			"each limited or banned key as pcap in %s, at most %s\n", RW_PCAP_FRAMES,
+			RW_PCAP_SNAP, cfg->samples_dir, mem);
+	}
 }
 
 int rw_run_start_watch(struct rw_session *s)

@@ -16,7 +16,8 @@ LDLIBS   += $(shell pkg-config --libs libxdp 2>/dev/null || echo -lxdp) \
 	    $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lm \
 	    $(shell pkg-config --libs libmicrohttpd 2>/dev/null || echo -lmicrohttpd) -lpthread \
 	    $(shell pkg-config --libs ncursesw 2>/dev/null || echo -lncursesw -ltinfo) \
-	    $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3)
+	    $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) \
+	    $(shell pkg-config --libs libpcap 2>/dev/null || echo -lpcap)
 BPF_CFLAGS := -O2 -g -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) -Wall -Werror -Iinclude -Ibpf \
 	      $(if $(MULTIARCH),-I/usr/include/$(MULTIARCH))
 

@@ -10,6 +10,7 @@
 #include "maps.h"
 #include "limit.h"
 #include "frag.h"
+#include "samples.h"
 
 /* --- Rules -------------------------------------------------------------------- */
 
@@ -342,6 +343,8 @@ static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 
 	if (ent->limited_epoch && (__u32)(epoch + 1 - ent->limited_epoch) < cfg_slots)
 		return;
 	ent->limited_epoch = (__u32)(epoch + 1) ? (__u32)(epoch + 1) : 1;
+	if (cfg_pcap)
+		rw_pcap_arm(&ent->key, now); /* --samples: the event's frames (samples.h) */
 	if (cfg_events)
 		rw_event(RW_EV_LIMITED, &ent->key, now, 0, ws);
 	if (cfg_ban_ns && rw_kind_of(&ent->key) != RW_KIND_DST) {

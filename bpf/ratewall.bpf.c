@@ -23,7 +23,8 @@
  *   admit    serve a ban, then admit or drop it against its limit (limit.h);
  *            a key over it is limited, and maybe banned (policy.h);
  *   verdict  count it under its rule, and under every --rank kind (counted,
- *            never dropped); drop it unless --dry-run.
+ *            never dropped); --samples copies a dropped frame of a key that
+ *            samples (samples.h); drop it unless --dry-run.
  *
  * Its cost does not grow with the number of sources: a spoofed packet costs a
  * directory line and two sketch lines, a tracked one the directory, its entry
@@ -147,7 +148,7 @@ static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 		return false;
 	rw_drop(tr.f, len);
 	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
-	if ((cfg_events || cfg_ban_ns) && !lim->deny && !banned)
+	if ((cfg_events || cfg_ban_ns || cfg_pcap) && !lim->deny && !banned)
 		rw_limited(tr.ent, t->epoch, t->now, ws);
 drop:
 	ws->drop_packets++;
@@ -240,5 +241,8 @@ int ratewall_xdp(struct xdp_md *ctx)
 	rw_rule_count(&lim, dropped);
 	if (cfg_rank_mask)
 		rw_rank_kinds(sc, &t, len, st, ws);
+	/* Last, where no path follows for the verifier to walk twice: --samples' copy (samples.h). */
+	if (dropped)
+		rw_pcap_frame(ctx, key, t.now, len);
 	return dropped && !cfg_dry_run ? XDP_DROP : XDP_PASS;
 }

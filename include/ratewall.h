@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 13
+#define RW_LAYOUT_VERSION 14
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -666,6 +666,34 @@ struct rw_event {
 	__u64 until_ns; /* banned: when it ends, on the same clock */
 };
 
+/* --- Attack samples (--samples DIR) ---------------------------------------------- */
+
+/*
+ * A `limited` or `banned` key's first RW_PCAP_FRAMES dropped frames, each cut
+ * to RW_PCAP_SNAP bytes, go to the loader through `pcap_ring` (bpf/samples.h),
+ * which writes them as DIR/<time>-<key>.pcap. A key samples while its entry
+ * in `pcap_keys` has frames left; `armed_ns` (the event's time) names the file.
+ */
+#define RW_PCAP_FRAMES 64
+#define RW_PCAP_SNAP 256
+/* Keys sampling at once, at most (an LRU: the oldest budgets go first). */
+#define RW_PCAP_KEYS 4096
+/* 64 frames of 1000 keys' worth in flight between two drains. */
+#define RW_PCAP_RINGBUF (1u << 22)
+struct rw_pcap_budget {
+	__u32 left;     /* frames still to copy */
+	__u32 pad;
+	__u64 armed_ns; /* the program's clock when the event armed it */
+};
+struct rw_pcap_frame {
+	struct rw_key key;
+	__u64 armed_ns; /* the event's time: with the key, the file's name */
+	__u64 ts_ns;    /* when the frame came, on the program's clock */
+	__u32 len;      /* the frame's true length */
+	__u32 caplen;   /* bytes in data[] */
+	__u8 data[RW_PCAP_SNAP];
+};
+
 /* --- Prefix samples (hierarchical heavy hitters) ------------------------------- */
 
 /* One in RW_SAMPLE_EVERY untracked keyed packets goes to the loader, this way. */
@@ -914,6 +942,7 @@ _Static_assert(sizeof(struct rw_wslot) == 144, "rw_wslot layout");
 _Static_assert(__builtin_offsetof(struct rw_wslot, sketch_bytes) + 8 <= 64, "rw_wslot: a packet's counts in one line");
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
+_Static_assert(sizeof(struct rw_pcap_frame) == 64 + RW_PCAP_SNAP, "rw_pcap_frame layout");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");
 _Static_assert(sizeof(struct rw_pace) == 64, "rw_pace layout: one cache line");

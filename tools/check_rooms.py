@@ -55,7 +55,7 @@ import sys
 ROOMS = ["model", "cli", "kernel", "rank", "views", "proc", "bgp", "act", "service", "top"]
 # The data path's headers by role (bpf/README.md), lowest first: each includes
 # only those before it.
-BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "crowd.h", "sketch.h", "history.h", "limit.h", "table.h", "frag.h",
+BPF_ORDER = ["parse.h", "maps.h", "clock.h", "race.h", "crowd.h", "sketch.h", "history.h", "limit.h", "table.h", "frag.h", "samples.h",
              "policy.h", "untracked.h", "track.h"]
 INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]+"([^"]+)"', re.M)  # [ \t], not \s: \s runs over blank lines, quadratic
 SOURCE_TREE = ["user", "bpf", "include", "tools", "bench", "tests"]

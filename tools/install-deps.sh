@@ -21,8 +21,9 @@ set -eu
 # golang-github-osrg-gobgp-dev (GoBGP's .proto files): the build compiles
 # GoBGP's API messages for --bgp's session helper, which runs on python3,
 # python3-grpcio and python3-protobuf; iproute2 for the demo's testbed;
-# libxdp-dev (libxdp's dispatcher: ratewall beside other XDP programs).
-BUILD_PACKAGES="clang llvm libbpf-dev libxdp-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
+# libxdp-dev (libxdp's dispatcher: ratewall beside other XDP programs);
+# libpcap-dev (--samples writes its pcap files through libpcap).
+BUILD_PACKAGES="clang llvm libbpf-dev libxdp-dev libpcap-dev libelf-dev zlib1g-dev bpftool pkg-config make gcc \
 libmicrohttpd-dev libncurses-dev libsqlite3-dev iproute2 python3 \
 protobuf-compiler libprotobuf-dev golang-github-osrg-gobgp-dev python3-grpcio python3-protobuf"
 
@@ -34,9 +35,11 @@ protobuf-compiler libprotobuf-dev golang-github-osrg-gobgp-dev python3-grpcio py
 # dnsmasq-base and bind9-dnsutils (a real reflection); hping3 and
 # python3-scapy (fragments, IPv6 chains); gobgpd and bird2 (--bgp against a
 # real speaker and a real upstream); xdp-tools (xdp-filter and xdp-loader
-# beside ratewall in libxdp's dispatcher).
+# beside ratewall in libxdp's dispatcher); tcpdump and tshark (--samples'
+# pcap files read back as an operator would).
 TEST_PACKAGES="man-db groff-base systemd libclang-rt-dev nftables iptables prometheus curl tmux \
-sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils hping3 python3-scapy gobgpd bird2 xdp-tools"
+sqlite3 iperf3 ethtool dnsmasq-base bind9-dnsutils hping3 python3-scapy gobgpd bird2 xdp-tools \
+tcpdump tshark"
 
 # deb: dpkg-buildpackage (dpkg-checkbuilddeps wants build-essential besides
 # the Build-Depends) and lintian, which make deb runs on the package.

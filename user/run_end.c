@@ -56,6 +56,15 @@ void rw_run_end(struct rw_session *s, int exit_status)
 	rw_ruleset_free(&s->tick_rules);
 	ring_buffer__free(s->samples);
 	ring_buffer__free(s->event_rb);
+	if (s->pcap) {
+		/* The frames still in the ring, then the files closed. */
+		rw_pcap_tick_begin(s->pcap, s->pcap->wall_minus_clock);
+		ring_buffer__consume(s->pcap_rb);
+		ring_buffer__free(s->pcap_rb);
+		rw_pcap_stop(s->pcap);
+		free(s->pcap);
+		s->pcap = NULL;
+	}
 	if (s->metrics.daemon)
 		rw_metrics_stop(&s->metrics);
 	rw_events_close(&s->events);

@@ -87,6 +87,15 @@ int rw_run_check(struct rw_session *s, struct rw_memplan *plan)
 			"flow on %u CPUs (see: ratewall memory)\n", s->ncpus);
 		return RW_EXIT_USAGE;
 	}
+	/* --samples to what is no writable directory is bad usage, said before anything is loaded. */
+	if (cfg->samples_dir[0]) {
+		char err[4400];
+
+		if (rw_pcap_dir_check(cfg->samples_dir, err, sizeof(err))) {
+			fprintf(stderr, "ratewall: %s\n", err);
+			return RW_EXIT_USAGE;
+		}
+	}
 	rw_memplan(s->ncpus, s->max_flows, cfg->slots, cfg->max_rules, plan);
 	if (!plan_fits(plan, s->max_flows, s->ncpus))
 		return RW_EXIT_RUNTIME;
@@ -222,6 +231,31 @@ static int start_events(struct rw_session *s)
 	return s->event_rb ? 0 : -errno;
 }
 
+static int on_pcap_frame(void *ctx, void *data, size_t size)
+{
+	rw_pcap_frame(ctx, data, size);
+	return 0;
+}
+
+/* --samples: the frames' writer; the events name their files as it does. 0 or -errno. */
+static int start_pcap(struct rw_session *s)
+{
+	int64_t offset = (int64_t)rw_clock_ns(CLOCK_REALTIME) - (int64_t)rw_clock_ns(s->clock);
+
+	int e;
+
+	s->pcap = malloc(sizeof(*s->pcap));
+	if (!s->pcap)
+		return -ENOMEM;
+	e = rw_pcap_start(s->pcap, s->cfg->samples_dir, s->cfg->samples_max, offset);
+	if (e)
+		return e;
+	s->events.samples = true;
+	s->events.sample_offset = offset;
+	s->pcap_rb = ring_buffer__new(s->maps.pcap_ring, on_pcap_frame, s->pcap, NULL);
+	return s->pcap_rb ? 0 : -errno;
+}
+
 /* --levels: counts and the sample reader. 0 or -ENOMEM/-errno. */
 static int start_hhh(struct rw_session *s)
 {
@@ -293,6 +327,10 @@ int rw_run_start_parts(struct rw_session *s)
 	}
 	if ((e = rw_persist_heavy_start(s, s->hhh != NULL))) {
 		fprintf(stderr, "ratewall: cannot pin the heavy-prefix record: %s\n", strerror(-e));
+		return -1;
+	}
+	if (cfg->samples_dir[0] && (e = start_pcap(s))) {
+		fprintf(stderr, "ratewall: --samples %s: %s\n", cfg->samples_dir, strerror(-e));
 		return -1;
 	}
 	if (s->lp.events && (e = start_events(s))) {
@@ -378,6 +416,12 @@ void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 		cfg->malformed_drop ? "dropped" : "passed",
 		s->max_flows, RW_SKETCH_ROWS, RW_SKETCH_COLS, s->ncpus, mem);
 	say_ban_scope(s);
+	if (cfg->samples_dir[0]) {
+		rw_format_bytes((double)cfg->samples_max, mem, sizeof(mem));
+		fprintf(stderr, "ratewall: samples: the first %u dropped frames (%u bytes of each) of "
+			"each limited or banned key as pcap in %s, at most %s\n", RW_PCAP_FRAMES,
+			RW_PCAP_SNAP, cfg->samples_dir, mem);
+	}
 }
 
 int rw_run_start_watch(struct rw_session *s)

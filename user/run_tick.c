@@ -16,6 +16,7 @@
 #include "kernel/rules_maps.h"
 #include "kernel/window.h"
 #include "model/clock.h"
+#include "ratewall.skel.h"
 #include "rank/rank.h"
 #include "rank/thresholds.h"
 #include "run_say.h"
@@ -147,6 +148,12 @@ int rw_run_tick(struct rw_session *s)
 
 	if (s->samples)
 		ring_buffer__consume(s->samples); /* every sample up to now, before the flows */
+	if (s->pcap) {
+		/* Bounded: at most RW_PCAP_TICK_FRAMES written, the rest only counted (act/pcap.h). */
+		rw_pcap_tick_begin(s->pcap, (int64_t)rw_clock_ns(CLOCK_REALTIME) - (int64_t)now);
+		ring_buffer__consume(s->pcap_rb);
+		rw_pcap_tick_end(s->pcap);
+	}
 	if (s->event_rb) {
 		/* Events name their key's rule from the rules read at the last tick. */
 		s->events.rules = &s->tick_rules;
@@ -188,6 +195,15 @@ int rw_run_tick(struct rw_session *s)
 	rw_act_tick(&s->act, &s->events, rep.hhh, rep.nhhh, rep.tick.total.packets, now,
 		    rw_run_act_say, s);
 	rep.act = rw_act_on(&s->act) ? &s->act.counts : NULL;
+	if (s->pcap) {
+		s->pcap_health = (struct rw_samples_health){
+			.frames = s->pcap->frames, .files = s->pcap->made, .bytes = s->pcap->files.total,
+			.removed = s->pcap->files.removed, .not_written = s->pcap->not_written,
+			/* The data path's own count, where this loader loaded it. */
+			.copied = s->skel && s->skel->bss ? s->skel->bss->pcap_frames : 0,
+			.lost = s->skel && s->skel->bss ? s->skel->bss->pcap_lost : 0 };
+		rep.samples = &s->pcap_health;
+	}
 	rw_persist_act(s);
 	if (s->event_rb) {
 		rw_events_tick_end(&s->events, now);

@@ -15,5 +15,6 @@ int main(void)
 	run_history_tests();
 	run_hook_tests();
 	run_bgp_tests();
+	run_samples_tests();
 	return tl_finish();
 }

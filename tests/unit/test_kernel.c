@@ -368,7 +368,7 @@ static void test_enforced_options(void)
 	struct rw_enforced e = rw_enforced_of_config(&cfg, 1000, RW_CLOCK_COARSE);
 	char text[512];
 
-	CHECK_EQ(rw_enforced_nfields, 15);
+	CHECK_EQ(rw_enforced_nfields, 16);
 	for (size_t i = 0; i < rw_enforced_nfields; i++) {
 		CHECK(rw_enforced_fields[i].option[0] == '-');
 		for (size_t j = 0; j + 1 < i; j++) {
@@ -380,7 +380,7 @@ static void test_enforced_options(void)
 	rw_enforced_options_text(&e, text, sizeof(text));
 	CHECK_STR(text, "--key src --rank none --v6-prefix 64 --pps 20.0k --bps none "
 			"--window/--slots 1s/10 slots --max-flows 1000 --clock coarse --dry-run off "
-			"--malformed pass --events off --ban off --burst window --levels off");
+			"--malformed pass --events off --ban off --burst window --levels off --samples off");
 }
 
 /* Whether an enforced field's option ("--window/--slots") names the option name. */

@@ -61,5 +61,6 @@ void run_metrics_tests(void);
 void run_history_tests(void);
 void run_hook_tests(void);
 void run_bgp_tests(void);
+void run_samples_tests(void);
 
 #endif

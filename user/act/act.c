@@ -161,7 +161,7 @@ int rw_act_start(struct rw_act *a, const struct rw_config *cfg, int journal_fd,
 }
 
 void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
-		  double until)
+		  double until, const char *sample)
 {
 	struct rw_act *a = arg;
 	struct rw_act_pending *p;
@@ -175,6 +175,8 @@ void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts,
 	p = &a->pending[a->npending++];
 	*p = (struct rw_act_pending){ .type = type, .cpu = cpu, .ts = ts, .until = until,
 				      .key = *key };
+	if (sample)
+		snprintf(p->sample, sizeof(p->sample), "%s", sample);
 	if (type != RW_EV_HEAVY && type != RW_EV_LIGHT)
 		rw_keyset_add(&a->pending_keys, key);
 }
@@ -383,6 +385,8 @@ static void event_json(const struct rw_act *a, const struct rw_act_pending *p, c
 			p->until);
 	if (p->cpu >= 0)
 		fprintf(f, ", \"cpu\": %d", p->cpu);
+	if (p->sample[0])
+		fprintf(f, ", \"sample\": \"%s\"", p->sample);
 	fprintf(f, ", \"interfaces\": [");
 	for (uint32_t i = 0; i < cfg->nifaces; i++) {
 		fprintf(f, i ? ", " : "");

@@ -21,6 +21,7 @@
 #include "act/hook.h"
 #include "cli/config.h"
 #include "model/actcounts.h"
+#include "model/samples.h"
 #include "rank/hhh.h"
 #include "rank/keyset.h"
 #include "ratewall_window.h"
@@ -39,6 +40,7 @@ struct rw_act_pending {
 	bool seen;
 	uint64_t prefix_packets; /* heavy, light: the prefix's packets in the window */
 	double share;            /* heavy: its share (%), net of its heavy more-specific prefixes */
+	char sample[RW_SAMPLE_NAMELEN]; /* --samples: the event's pcap file in DIR, "" none */
 };
 
 /* A route a tick wants announced, and its weight (act.c: want_route). */
@@ -101,7 +103,7 @@ static inline bool rw_act_on(const struct rw_act *a)
 }
 /* An event as the events output writes it (its on_event callback). */
 void rw_act_event(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
-		  double until);
+		  double until, const char *sample);
 /*
  * A destination key of the scan (the main kind's, --rank dst's, or a rule's
  * `per dst` budget) and its window: blackholed when inside --bgp-own and

@@ -25,6 +25,8 @@ enum rw_clock { RW_CLOCK_AUTO, RW_CLOCK_PRECISE, RW_CLOCK_COARSE };
 #define RW_HISTORY_KEEP_NS (7ULL * 86400 * 1000000000ULL)
 #define RW_HISTORY_MAX (256ULL << 20)
 #define RW_HISTORY_MAX_MIN (1ULL << 20)
+/* --samples-max: room for a few files of 64 frames at least */
+#define RW_SAMPLES_MAX_MIN (1ULL << 20)
 
 /* --burst: one default slot; the bank is twice that (docs/design.md, "Admission": measured with TCP) */
 #define RW_DEFAULT_BURST_NS (100ULL * 1000000ULL)
@@ -82,6 +84,8 @@ struct rw_config {
 	char events_path[RW_PATH_MAX]; /* --events FILE or "-", "" = none */
 	char history_path[RW_PATH_MAX]; /* --history FILE (SQLite), "" = none */
 	uint64_t history_keep_ns;     /* --history-keep: windows older than this are deleted */
+	char samples_dir[RW_PATH_MAX]; /* --samples DIR: attack frames as pcap, "" = none */
+	uint64_t samples_max;         /* --samples-max: bytes DIR's samples may take */
 	uint64_t history_max;         /* --history-max: bytes the database may take */
 	char metrics[64];             /* --metrics [ADDR:]PORT, "" = none */
 	uint32_t metrics_min_share_ppm; /* --metrics-min-share: 0 = the top-N only (and without --metrics) */

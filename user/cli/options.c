@@ -326,6 +326,12 @@ const struct rw_opt rw_options[] = {
 	{ "history-max", 0, RW_OPT_SIZE, CFG(history_max), .min = RW_HISTORY_MAX_MIN, .def = "256M",
 	  .arg = "SIZE", .flags = KEY,
 	  .help = "delete the oldest windows to keep the file and its log under SIZE" },
+	{ "samples", 0, RW_OPT_PATH, CFG(samples_dir), .arg = "DIR", .flags = PINNED | RW_OPT_DIR,
+	  .help = "write the first 64 dropped frames (256 bytes of each) of every limited or "
+		  "banned key as DIR/<time>-<key>.pcap, for tcpdump or tshark" },
+	{ "samples-max", 0, RW_OPT_SIZE, CFG(samples_max), .min = RW_SAMPLES_MAX_MIN, .def = "64M",
+	  .arg = "SIZE", .flags = KEY,
+	  .help = "delete the oldest samples to keep DIR's under SIZE" },
 	{ "metrics", 0, RW_OPT_CUSTOM, CFG(metrics), .parse = parse_metrics, .arg = "[ADDR:]PORT",
 	  .flags = KEY,
 	  .help = "serve /metrics for Prometheus (address default 127.0.0.1; IPv6 as [::1]:PORT)" },

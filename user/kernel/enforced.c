@@ -134,6 +134,7 @@ struct rw_enforced rw_enforced_of_config(const struct rw_config *cfg, uint32_t m
 		.ban_ns = cfg->ban_ns,
 		.burst_ns = cfg->burst_ns,
 		.sample = cfg->levels.n[0] || cfg->levels.n[1],
+		.pcap = cfg->samples_dir[0] != '\0',
 	};
 }
 

@@ -38,7 +38,8 @@
 	X(bool, events, "--events", on_off, as_is, kept)         /* limited, banned, unbanned */ \
 	X(uint64_t, ban_ns, "--ban", ban, as_is, kept)           /* 0 = off */             \
 	X(uint64_t, burst_ns, "--burst", burst, as_is, kept)                               \
-	X(bool, sample, "--levels", on_off, as_is, kept) /* untracked packets sampled */
+	X(bool, sample, "--levels", on_off, as_is, kept) /* untracked packets sampled */  \
+	X(bool, pcap, "--samples", on_off, as_is, kept)  /* limited keys' frames copied */
 
 #define RW_ENFORCED_DECLARE(type, field, ...) type field;
 

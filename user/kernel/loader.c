@@ -112,6 +112,11 @@ static int load_skeleton(const struct rw_load_params *p, uint32_t ncpus, uint32_
 	if (!err)
 		err = bpf_map__set_max_entries(skel->maps.rule_stats,
 					       p->max_rules ? p->max_rules : RW_MAX_RULES);
+	/* --samples off: the smallest ring and key set the kernel takes, never written. */
+	if (!err && !p->pcap)
+		err = bpf_map__set_max_entries(skel->maps.pcap_ring, (uint32_t)getpagesize());
+	if (!err && !p->pcap)
+		err = bpf_map__set_max_entries(skel->maps.pcap_keys, 1);
 	if (!err && stats) {
 		err = bpf_program__set_log_level(skel->progs.ratewall_xdp, 4 /* BPF_LOG_STATS */);
 		if (!err)
@@ -199,6 +204,8 @@ void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 	m->rule_stats = bpf_map__fd(skel->maps.rule_stats);
 	m->samples = bpf_map__fd(skel->maps.samples);
 	m->events = bpf_map__fd(skel->maps.events);
+	m->pcap_keys = bpf_map__fd(skel->maps.pcap_keys);
+	m->pcap_ring = bpf_map__fd(skel->maps.pcap_ring);
 }
 
 #define fail rw_fail

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <time.h>
 #include "act/act.h"
+#include "act/pcap.h"
 #include "cli/config.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
@@ -55,6 +56,9 @@ struct rw_session {
 	struct rw_hhh_item *hhh_items;
 	struct rw_events_out events;  /* --events: the output; f NULL without */
 	struct ring_buffer *event_rb; /* the data path's events */
+	struct rw_pcap_out *pcap;     /* --samples: the frames' writer, NULL without */
+	struct ring_buffer *pcap_rb;  /* ... and the data path's frames for it */
+	struct rw_samples_health pcap_health; /* ... its counts, for the report */
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
 	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */

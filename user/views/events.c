@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model/json.h"
+#include "model/samples.h"
 #include "model/key.h"
 
 static const char *const names[] = { "?",     "limited", "released", "banned",
@@ -100,12 +101,15 @@ void rw_events_tick_clear(struct rw_events_out *o)
 static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_key *key,
 			uint64_t ts_ns, int cpu, uint64_t until_ns)
 {
+	char k[RW_KEY_STRLEN], sample[RW_SAMPLE_NAMELEN] = "";
 	uint32_t rule;
-	char k[RW_KEY_STRLEN];
 
+	/* --samples: a limited or banned key's frames go to this file (act/pcap.c names it alike). */
+	if (o->samples && cpu >= 0 && (type == RW_EV_LIMITED || type == RW_EV_BANNED))
+		rw_sample_name(sample, sizeof(sample), (int64_t)ts_ns + o->sample_offset, key);
 	if (o->on_event)
 		o->on_event(o->on_event_arg, type, key, wall_of(o, ts_ns), cpu,
-			    until_ns ? wall_of(o, until_ns) : 0);
+			    until_ns ? wall_of(o, until_ns) : 0, sample[0] ? sample : NULL);
 	if (!budget(o, ts_ns))
 		return;
 	if (o->keep)
@@ -123,6 +127,8 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	if (until_ns)
 		fprintf(o->f, ", \"%s\": %.6f", type == RW_EV_BANNED ? "until" : "was_until",
 			wall_of(o, until_ns));
+	if (sample[0])
+		fprintf(o->f, ", \"sample\": \"%s\"", sample);
 	fprintf(o->f, "}\n");
 }
 

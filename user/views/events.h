@@ -45,8 +45,11 @@ struct rw_events_out {
 	const struct rw_ruleset *rules; /* the rules in force, to name a key's (NULL: none) */
 	/* --on-event, --bgp: every event is handed on here too, the budget's or not (NULL: none). */
 	void (*on_event)(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
-			 double until);
+			 double until, const char *sample);
 	void *on_event_arg;
+	/* --samples: limited and banned events name their sample, as act/pcap.c names it. */
+	bool samples;
+	int64_t sample_offset; /* the wall clock - the program's clock the names are made with */
 };
 
 /* Whether events are wanted at all: a file, --history, a command, or more. */

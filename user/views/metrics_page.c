@@ -181,6 +181,22 @@ static void act_metrics(FILE *out, const struct rw_act_counts *c)
 	}
 }
 
+/* --samples: what became of the frames. */
+static void samples_metrics(FILE *out, const struct rw_samples_health *s)
+{
+	head(out, "ratewall_samples_frames_total", "counter",
+	     "Frames written into --samples files.");
+	fprintf(out, "ratewall_samples_frames_total %" PRIu64 "\n", s->frames);
+	head(out, "ratewall_samples_not_written_total", "counter",
+	     "Sampled frames not written: the data path's ring was full (lost), or the loader "
+	     "could not write them (a tick's budget, --samples-max, a file refused).");
+	fprintf(out, "ratewall_samples_not_written_total{cause=\"lost\"} %" PRIu64 "\n"
+		"ratewall_samples_not_written_total{cause=\"loader\"} %" PRIu64 "\n", s->lost,
+		s->not_written);
+	head(out, "ratewall_samples_bytes", "gauge", "Bytes the --samples files take now.");
+	fprintf(out, "ratewall_samples_bytes %" PRIu64 "\n", s->bytes);
+}
+
 /* --history: how its writes go. */
 static void history_metrics(FILE *out, const struct rw_history_health *h)
 {
@@ -318,6 +334,8 @@ void rw_metrics_render(FILE *out, const struct rw_tick_histogram *h, const struc
 		share_metrics(out, r);
 	if (r->history)
 		history_metrics(out, r->history);
+	if (r->samples)
+		samples_metrics(out, r->samples);
 	if (r->act)
 		act_metrics(out, r->act);
 }

@@ -231,6 +231,12 @@ void rw_report_json(FILE *out, const struct rw_report *r)
 			(uint64_t)st->dropped_bytes);
 	}
 	fprintf(out, "]");
+	if (r->samples)
+		fprintf(out, ", \"samples\": {\"copied\": %" PRIu64 ", \"frames\": %" PRIu64
+			", \"files\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"removed\": %" PRIu64 ", \"not_written\": %" PRIu64
+			", \"lost\": %" PRIu64 "}", r->samples->copied, r->samples->frames, r->samples->files,
+			r->samples->bytes, r->samples->removed, r->samples->not_written, r->samples->lost);
 	if (r->act)
 		rw_act_json(out, r->act);
 	fprintf(out, "}\n");

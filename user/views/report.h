@@ -14,6 +14,17 @@
 #include "rank/rank.h"
 #include "views/events.h"
 
+/* --samples: what became of the data path's frames, ever (act/pcap.h). */
+struct rw_samples_health {
+	uint64_t copied;      /* the data path's: frames it put in its ring */
+	uint64_t frames;      /* written into DIR's files */
+	uint64_t files;       /* made */
+	uint64_t bytes;       /* DIR's samples now, under --samples-max */
+	uint64_t removed;     /* files removed to stay under it */
+	uint64_t not_written; /* over a tick's budget or the bound, or refused by a file */
+	uint64_t lost;        /* the data path's: its ring was full (copied and lost: 0 when adopted) */
+};
+
 /* --history: how its writes go, for /metrics. */
 struct rw_history_health {
 	uint64_t written; /* windows written */
@@ -57,6 +68,7 @@ struct rw_report {
 	const struct rw_ruleset *rules; /* in force, with their counts (NULL: not read) */
 	const struct rw_act_counts *act; /* --on-event, --bgp: what they did (NULL: neither) */
 	const struct rw_history_health *history; /* --history (NULL without) */
+	const struct rw_samples_health *samples; /* --samples (NULL without) */
 };
 
 void rw_report_table(FILE *out, const struct rw_report *r);

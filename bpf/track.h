@@ -74,6 +74,10 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 	struct rw_hot *f;
 	int idx, ret;
 
+	/* This slot's record of the key on this CPU: no line of `keys` read. */
+	idx = rw_find_current(w.home, w.tag, cpu, t->epoch);
+	if (idx >= 0)
+		goto tracked;
 	idx = rw_table_find(key, &w, &state, false);
 	if (idx >= 0) {
 		j = cpu * cfg_entries + (__u32)idx;
@@ -98,6 +102,7 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 		    rw_enter_slot((__u32)idx, key, t, &state, st) < 0)
 			return RW_PASS;
 	}
+tracked:
 	j = cpu * cfg_entries + (__u32)idx;
 	f = bpf_map_lookup_elem(&hot, &j);
 	if (!f)

@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 13
+#define RW_LAYOUT_VERSION 14
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -261,7 +261,14 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
  * the lock only to place and publish the key, and inherit after.
  */
 #define RW_DIR_INHERIT_ONE (1u << 16)
-#define RW_DIR_INHERIT_MASK (0x7fffu << 16)
+#define RW_DIR_INHERIT_MASK (0x3fffu << 16)
+/*
+ * ... and whether two of its ways ever held one tag at once (a 1 in 2^31
+ * chance a pair): a tag that matches may then be another key's, and every
+ * lookup in the bucket compares whole keys (bpf/table.h, rw_find_current).
+ * Set by the insert that places the second; never cleared.
+ */
+#define RW_DIR_DUPTAG (1u << 30)
 
 struct rw_dir {
 	__u32 tag[RW_WAYS];

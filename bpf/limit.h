@@ -55,14 +55,6 @@
 #include "race.h"
 #include "ratewall_window.h"
 
-/* The limits one packet is held to: the command line's, or its rule's. */
-struct rw_limit {
-	__u64 packets, bytes;         /* per window, 0 = none */
-	__u64 cap_packets, cap_bytes; /* promotion thresholds they need */
-	bool deny;                    /* a deny rule: never admitted */
-	__u32 rule;                   /* the id + 1 of the rule that decided them, 0 = none */
-};
-
 /*
  * The order between a CPU's stores to its own record and another CPU's
  * refill reading that record: READ_ONCE / WRITE_ONCE (volatile accesses: one
@@ -138,16 +130,31 @@ struct rw_sum_ctx {
 	__u64 lease_end; /* first epoch at which another CPU's lease lapses */
 };
 
+_Static_assert(sizeof(struct rw_sum_ctx) <= sizeof(((struct rw_scratch *)0)->refill_sum),
+	       "a refill's sums fit the scratch line kept for them");
+
+/* This CPU's refill sums, in its scratch (NULL only if the map is gone). */
+static __always_inline struct rw_sum_ctx *rw_refill_sum(void)
+{
+	__u32 zero = 0;
+	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+
+	return sc ? (struct rw_sum_ctx *)sc->refill_sum : NULL;
+}
+
 static long rw_sum_cpu(__u32 cpu, void *data)
 {
-	struct rw_sum_ctx *sum = data;
-	__u32 j = cpu * cfg_entries + sum->idx;
-	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
-	__u32 lease_p, lease_b, drop_p, drop_b, p, b;
+	struct rw_sum_ctx *sum = rw_refill_sum();
+	__u32 lease_p, lease_b, drop_p, drop_b, p, b, j;
+	struct rw_hot *f;
 	__u16 until;
 	__u8 flags;
 	__u64 fe;
 
+	if (!sum)
+		return 1;
+	j = cpu * cfg_entries + sum->idx;
+	f = bpf_map_lookup_elem(&hot, &j);
 	if (!f)
 		return 1;
 	if (f->gen != rw_st_gen(sum->state))
@@ -478,7 +485,7 @@ static __always_inline void rw_sum_window(struct rw_sum_ctx *sum)
 	sum->bytes = 0;
 	sum->oldest = ~0ULL;
 	sum->lease_end = ~0ULL;
-	bpf_loop(cfg_nr_cpus, rw_sum_cpu, sum, 0);
+	bpf_loop(cfg_nr_cpus, rw_sum_cpu, NULL, 0);
 	rw_smp_rmb(); /* the records before the history: a flush moves counts from one to the other */
 	rw_sum_hist(sum);
 }
@@ -487,6 +494,21 @@ static __always_inline bool rw_over(const struct rw_sum_ctx *sum, const struct r
 {
 	return (lim->packets && sum->packets > lim->packets) ||
 	       (lim->bytes && sum->bytes > lim->bytes);
+}
+
+/*
+ * The entry's state as it is now, for a refill or an early flush, read where
+ * it is needed rather than carried from the lookup through the packet's frame.
+ * The packet's record was stepped into this slot for this entry, and an entry
+ * is removed or given to another key only once idle (ratewall_window.h,
+ * rw_st_idle), which it cannot be meanwhile: the state is the same
+ * occupant's, of the same generation, at most moved on by other CPUs.
+ */
+static __always_inline __u64 rw_entry_state(__u32 idx)
+{
+	struct rw_entry *e = bpf_map_lookup_elem(&keys, &idx);
+
+	return e ? RW_READ_ONCE(e->state) : 0;
 }
 
 static __always_inline bool rw_inheriting(__u32 idx)
@@ -525,30 +547,46 @@ static __always_inline bool rw_inherited(__u32 idx)
 	return true;
 }
 
+/* What a refill decided (rw_refill), and whether it summed the other CPUs' counts. */
+enum {
+	RW_REFILL_DROP,    /* out of window budget (or no record) */
+	RW_REFILL_ADMIT,
+	RW_REFILL_STALLED, /* a new entry's inheritance outlasted the wait */
+	RW_REFILL_PACED,   /* off the key's schedule */
+	RW_REFILL_MET,     /* another refill met the budget first */
+	RW_REFILL_CHECKED = 8,
+};
+
 /*
- * Refills this CPU's lease from what all CPUs left of the window's budget and
- * what the key's schedule allows, the packet being decided counted in. False
- * when it does not fit: off schedule, the packet is dropped with nothing
- * summed; out of window budget, the record is saturated until budget can free
- * up.
+ * Refills this CPU's lease of entry idx from what all CPUs left of the
+ * window's budget and what the key's schedule allows, the packet being
+ * decided counted in: RW_REFILL_ADMIT when it fits. Off schedule, the packet
+ * is dropped with nothing summed; out of window budget, the record is
+ * saturated until budget can free up. The caller counts the outcome in the
+ * interface's stats.
+ *
+ * Global: verified once. Inlined, it was walked again for every state a
+ * packet's path reached it in (every --key, --rank and rule path): with
+ * --burst and every option, 683 k of the verifier's million instructions on
+ * this VM's 6.18 (tests/bpf/test_load.c), 318 k now. Its sums live in this
+ * CPU's scratch (rw_refill_sum), not in its frame, which sits on the packet's.
  */
-static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __u64 state,
-				      __u64 now, __u64 epoch, __u64 len,
-				      const struct rw_limit *lim, struct rw_stats *st)
+__noinline int rw_refill(__u32 idx, __u64 now, __u64 epoch, __u64 len, const struct rw_limit *lim)
 {
-	struct rw_sum_ctx sum = { .idx = idx, .self = cpu, .state = state, .epoch = epoch };
-	__u64 credit_p = 0, credit_b = 0;
+	__u32 cpu = bpf_get_smp_processor_id(), j = cpu * cfg_entries + idx;
+	struct rw_sum_ctx *sum = rw_refill_sum();
+	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
 	struct rw_pace *pc = rw_pace_of(idx);
+	__u64 credit_p = 0, credit_b = 0;
 	__u64 until, lease_p = 0, lease_b = 0;
 	__u32 mark, missed;
 
-	if (!pc)
-		return false;
+	if (!pc || !f || !lim || !sum)
+		return RW_REFILL_DROP;
+	*sum = (struct rw_sum_ctx){ .idx = idx, .self = cpu, .state = rw_entry_state(idx), .epoch = epoch };
 	/* A new entry's history is not all there yet: nothing is summed without it. */
-	if (!rw_inherited(idx)) {
-		st->stalled_drops++;
-		return false;
-	}
+	if (!rw_inherited(idx))
+		return RW_REFILL_STALLED;
 	/*
 	 * This CPU's lease goes back into the pool (carried drops stay marked),
 	 * and what is left of it back into the schedule: a refill comes when the
@@ -569,13 +607,10 @@ static __always_inline bool rw_refill(struct rw_hot *f, __u32 idx, __u32 cpu, __
 	if (pc->gen != f->gen)
 		rw_sched_start(pc, f->gen, now);
 	if ((lim->packets && !rw_sched_read(&pc->packets, now, lim->packets, &credit_p)) ||
-	    (lim->bytes && !rw_sched_read(&pc->bytes, now, lim->bytes, &credit_b))) {
-		st->paced_drops++;
-		return false;
-	}
+	    (lim->bytes && !rw_sched_read(&pc->bytes, now, lim->bytes, &credit_b)))
+		return RW_REFILL_PACED;
 
 window:
-	st->cross_cpu_checks++;
 	/*
 	 * The refill mark: read before the sum (a fetch-and-add of 0, which clang
 	 * emits as a fetch-or: fully ordered, as every BPF atomic that fetches,
@@ -597,15 +632,15 @@ window:
 	 * not the stack.
 	 */
 	f->lease_packets = (__u32)__sync_fetch_and_add(&pc->refills, 0);
-	rw_sum_window(&sum);
-	if (rw_over(&sum, lim))
+	rw_sum_window(sum);
+	if (rw_over(sum, lim))
 		goto full;
 	/*
 	 * The lease: a 1/nr_cpus share of what is left of the window, no more
 	 * than the schedule allows beyond this packet.
 	 */
 	if (lim->packets) {
-		lease_p = rw_clamp32((lim->packets - sum.packets) / cfg_nr_cpus);
+		lease_p = rw_clamp32((lim->packets - sum->packets) / cfg_nr_cpus);
 		if (cfg_burst_ns != RW_BURST_WINDOW) {
 			if (lease_p + 1 > credit_p)
 				lease_p = credit_p ? credit_p - 1 : 0;
@@ -614,7 +649,7 @@ window:
 		}
 	}
 	if (lim->bytes) {
-		lease_b = rw_clamp32((lim->bytes - sum.bytes) / cfg_nr_cpus);
+		lease_b = rw_clamp32((lim->bytes - sum->bytes) / cfg_nr_cpus);
 		if (cfg_burst_ns != RW_BURST_WINDOW) {
 			if (lease_b + len > credit_b)
 				lease_b = credit_b > len ? credit_b - len : 0;
@@ -631,12 +666,11 @@ window:
 	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_LEASE;
 	missed = (__u32)__sync_fetch_and_add(&pc->refills, 1) - mark;
 	if (missed) {
-		if (!rw_room_for_missed(&sum, lim, missed, &lease_p, &lease_b)) {
+		if (!rw_room_for_missed(sum, lim, missed, &lease_p, &lease_b)) {
 			f->flags &= RW_HOT_CARRY_MASK;
 			f->lease_packets = 0;
 			f->lease_bytes = 0;
-			st->met_drops++;
-			return false;
+			return RW_REFILL_MET | RW_REFILL_CHECKED;
 		}
 		/* Less than it stored: a reader meanwhile counts more, never less. */
 		if (!lease_p && !lease_b)
@@ -651,16 +685,16 @@ window:
 		if (lim->bytes)
 			rw_sched_take(&pc->bytes, now, len + lease_b, lim->bytes);
 	}
-	return true;
+	return RW_REFILL_ADMIT | RW_REFILL_CHECKED;
 
 full:
 	/*
 	 * Budget frees up when the oldest admitted slot leaves, or a lease
 	 * lapses; a smaller packet may still fit the bytes left (the room).
 	 */
-	until = sum.oldest != ~0ULL ? sum.oldest + cfg_slots : epoch + cfg_slots;
-	if (sum.lease_end < until)
-		until = sum.lease_end;
+	until = sum->oldest != ~0ULL ? sum->oldest + cfg_slots : epoch + cfg_slots;
+	if (sum->lease_end < until)
+		until = sum->lease_end;
 	if (until <= epoch)
 		until = epoch + 1;
 	/* A new key's first refusal: what it saves until then is a burst at most. */
@@ -674,17 +708,18 @@ full:
 	f->until = (__u16)until;
 	f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;
 	f->lease_packets = 0;
-	f->lease_bytes = lim->bytes && (!lim->packets || sum.packets <= lim->packets) &&
-				 lim->bytes + len > sum.bytes ?
-			 rw_clamp32(lim->bytes + len - sum.bytes) : 0;
-	return false;
+	f->lease_bytes = lim->bytes && (!lim->packets || sum->packets <= lim->packets) &&
+				 lim->bytes + len > sum->bytes ?
+			 rw_clamp32(lim->bytes + len - sum->bytes) : 0;
+	return RW_REFILL_DROP | RW_REFILL_CHECKED;
 }
 
 /* Whether a tracked packet (already counted as offered in f, rw_offer) is admitted. */
-static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u64 state,
-				     __u64 now, __u64 epoch, __u64 len, const struct rw_limit *lim,
-				     struct rw_stats *st)
+static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u64 now, __u64 epoch,
+				     __u64 len, const struct rw_limit *lim, struct rw_stats *st)
 {
+	int r;
+
 	if (!lim->packets && !lim->bytes)
 		return true;
 	if ((f->flags & RW_HOT_SAT) && rw_before(epoch, f->until) && len > f->lease_bytes)
@@ -707,7 +742,13 @@ static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u32 cpu, __u
 			RW_WRITE_ONCE(f->lease_bytes, f->lease_bytes - (__u32)len);
 		return true;
 	}
-	return rw_refill(f, idx, cpu, state, now, epoch, len, lim, st);
+	r = rw_refill(idx, now, epoch, len, lim);
+	st->cross_cpu_checks += !!(r & RW_REFILL_CHECKED);
+	r &= ~RW_REFILL_CHECKED;
+	st->stalled_drops += r == RW_REFILL_STALLED;
+	st->paced_drops += r == RW_REFILL_PACED;
+	st->met_drops += r == RW_REFILL_MET;
+	return r == RW_REFILL_ADMIT;
 }
 
 #endif /* RW_BPF_LIMIT_H */

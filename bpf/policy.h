@@ -340,6 +340,8 @@ static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 
 				       struct rw_wslot *ws)
 {
 	/* limited_epoch holds epoch + 1 (low 32 bits): 0 is "never", epoch 0 a real slot */
+	if (!ent)
+		return;
 	if (ent->limited_epoch && (__u32)(epoch + 1 - ent->limited_epoch) < cfg_slots)
 		return;
 	ent->limited_epoch = (__u32)(epoch + 1) ? (__u32)(epoch + 1) : 1;
@@ -357,8 +359,11 @@ static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 
 /* --ban: whether the source is banned now; a ban that ran out ends here, once. */
 static __always_inline bool rw_banned(struct rw_entry *ent, __u64 now, struct rw_wslot *ws)
 {
-	__u64 until = ent->ban_until_ns;
+	__u64 until;
 
+	if (!ent)
+		return false;
+	until = ent->ban_until_ns;
 	if (!until)
 		return false;
 	if (now < until)

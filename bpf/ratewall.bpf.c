@@ -139,17 +139,17 @@ static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 		return false;
 	if (ret == RW_DROP)
 		goto drop;
-	banned = cfg_ban_ns && rw_banned(tr.ent, t->now, ws);
+	banned = cfg_ban_ns && rw_banned(rw_entry_at(tr.idx), t->now, ws);
 	/* Offered first: a refill's sum holds this packet, a concurrent one sees it once at least. */
 	rw_offer(tr.f, len);
 	admit = !lim->deny && !banned &&
-		rw_admit(tr.f, tr.idx, tr.cpu, tr.state, t->now, t->epoch, len, lim, st);
+		rw_admit(tr.f, tr.idx, t->now, t->epoch, len, lim, st);
 	if (admit)
 		return false;
 	rw_drop(tr.f, len);
 	/* Over its limit (not denied, not serving a ban): limited, and maybe banned. */
 	if ((cfg_events || cfg_ban_ns || cfg_pcap) && !lim->deny && !banned)
-		rw_limited(tr.ent, t->epoch, t->now, ws);
+		rw_limited(rw_entry_at(tr.idx), t->epoch, t->now, ws);
 drop:
 	ws->drop_packets++;
 	ws->drop_bytes += len;
@@ -204,7 +204,7 @@ int ratewall_xdp(struct xdp_md *ctx)
 	struct rw_scratch *sc;
 	struct rw_wslot *ws;
 	struct rw_stats *st;
-	struct rw_limit lim;
+	struct rw_limit *lim;
 	struct rw_time t;
 	bool dropped;
 	int ret;
@@ -236,9 +236,10 @@ int ratewall_xdp(struct xdp_md *ctx)
 		sc->flow = *key;
 		rw_key_derive(&sc->flow, cfg_key_kind, key);
 	}
-	dropped = rw_decide(ctx, key, &t, len, st, ws, &lim, sc);
+	lim = &sc->lim;
+	dropped = rw_decide(ctx, key, &t, len, st, ws, lim, sc);
 	rw_frag_verdict(sc, dropped);
-	rw_rule_count(&lim, dropped);
+	rw_rule_count(lim, dropped);
 	if (cfg_rank_mask)
 		rw_rank_kinds(sc, &t, len, st, ws);
 	/* Last, where no path follows for the verifier to walk twice: --samples' copy (samples.h). */

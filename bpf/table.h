@@ -171,6 +171,76 @@ static __always_inline int rw_table_find(const struct rw_key *key, const struct 
 }
 
 /*
+ * The record-proven lookup: entry idx of the first way of home bucket b whose
+ * tag is the key's, when this CPU's record of it already counts in this slot;
+ * -1 otherwise, and the whole lookup follows. Such a packet reads no line of
+ * `keys`, what a tracked packet costs most at 64 Ki sources (bench/: the line
+ * of a 6.5 MB array the toy program does not have).
+ *
+ * Why the record is proof: it steps into a slot only for a packet whose whole
+ * key matched the entry (rw_enter_slot), and an entry is removed, revived or
+ * given to another key only once idle or quiet (ratewall_window.h), which an
+ * entry counted in this slot cannot be for a window yet. So it is the same
+ * occupant, of the same generation, whose state is less than rw_lazy_slots
+ * behind: all that the whole lookup would find. A record holds its slot's low
+ * 32 bits only, so the proof holds while every epoch fits in them (2^32
+ * slots: 13.6 years of uptime at the default 100 ms slot, 49.7 days at the
+ * shortest, 1 ms); later every packet takes the whole lookup.
+ *
+ * What the tag cannot tell: a packet of a key that is not tracked, with a
+ * tracked key's home bucket and 31-bit tag, is counted as that key's (at most
+ * RW_WAYS in 2^31 of such packets: docs/limits.md). Two tracked keys with one
+ * tag in one bucket make it compare keys (RW_DIR_DUPTAG), and tests that
+ * force collisions by clearing hash bits test the whole lookup.
+ *
+ * Global: verified once, and what follows a found entry is walked for an
+ * index the verifier cannot bound either way.
+ */
+__noinline int rw_find_current(__u32 b, __u32 tag, __u32 cpu, __u64 epoch)
+{
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+	__u32 way = RW_WAYS, idx, j;
+	struct rw_hot *f;
+
+	if (!d || cfg_hash_mask != ~0ULL || epoch > RW_U32_MAX)
+		return -1;
+#pragma unroll
+	for (__u32 i = 0; i < RW_WAYS; i++) {
+		if (d->tag[i] == tag) {
+			way = i;
+			break;
+		}
+	}
+	if (way >= RW_WAYS || (d->ctl & RW_DIR_DUPTAG))
+		return -1;
+	idx = b * RW_WAYS + way;
+	j = cpu * cfg_entries + idx;
+	f = bpf_map_lookup_elem(&hot, &j);
+	/* Offered nothing: never stepped into a slot (a new map reads epoch 0). */
+	if (!f || f->epoch != epoch || !f->packets)
+		return -1;
+	return (int)idx;
+}
+
+/*
+ * Whether bucket b holds tag in a way other than `way`. Read after the tag is
+ * published (a full barrier): of two inserts placing one tag in one bucket at
+ * once, one sees the other. Global: verified once, its frame off the
+ * insert's.
+ */
+__noinline int rw_tag_elsewhere(__u32 b, __u32 way, __u32 tag)
+{
+	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
+	int seen = 0;
+
+	if (!d)
+		return 0;
+	for (__u32 i = 0; i < RW_WAYS; i++)
+		seen |= i != way && RW_READ_ONCE(d->tag[i]) == tag;
+	return seen;
+}
+
+/*
  * The look again under the insert lock (rw_promote): the key's entry index,
  * or -1. Global, a frame of its own: inlined, its loops grew the insert's
  * frame, which is on the deepest call chain (the inheritance's), past the
@@ -576,7 +646,16 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	__sync_lock_test_and_set(&ent->state,
 				 rw_st_make(epoch, rw_st_gen(old) + 1,
 					    RW_ST_LIVE | RW_ST_INHERIT | (overflow ? RW_ST_OVERFLOW : 0)));
+	/*
+	 * A tag the bucket holds already is marked before the new one can be
+	 * matched (rw_find_current), and looked for again after: another
+	 * insert may be placing it there at once, from another home bucket.
+	 */
+	if (rw_tag_elsewhere(b, (__u32)way, w.tag))
+		__sync_fetch_and_or(&d->ctl, RW_DIR_DUPTAG);
 	__sync_lock_test_and_set(&d->tag[way], w.tag);
+	if (rw_tag_elsewhere(b, (__u32)way, w.tag))
+		__sync_fetch_and_or(&d->ctl, RW_DIR_DUPTAG);
 	__sync_fetch_and_add(&home->ctl, RW_DIR_INHERIT_ONE);
 	__sync_fetch_and_and(&home->ctl, ~RW_DIR_LOCK);
 	st->new_flows++;

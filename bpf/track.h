@@ -24,8 +24,10 @@
  * rather than wrap and lose 4 GiB of its window.
  */
 static __always_inline void rw_flush_early(struct rw_hot *f, __u32 idx, const struct rw_time *t,
-					   __u64 state, __u64 len, struct rw_stats *st)
+					   __u64 len, struct rw_stats *st)
 {
+	__u64 state = rw_entry_state(idx);
+
 	if (rw_flush(f, idx, t->epoch, t->slot, rw_hot_epoch(f, rw_st_epoch(state)))) {
 		st->hist_flushes++;
 		return;
@@ -37,13 +39,21 @@ static __always_inline void rw_flush_early(struct rw_hot *f, __u32 idx, const st
 		f->drop_bytes = RW_U32_MAX - (__u32)len;
 }
 
-/* A key's entry and this CPU's record of it, stepped into this slot. */
+/*
+ * A key's entry and this CPU's record of it, stepped into this slot. Only the
+ * index of the entry: a packet reads its line only for a ban or an event
+ * (rw_entry_at), and the frame it is kept in sits under the verifier's limit.
+ */
 struct rw_tracked {
-	struct rw_entry *ent;
 	struct rw_hot *f;
-	__u64 state;
-	__u32 idx, cpu;
+	__u32 idx;
 };
+
+/* The entry's line, for a ban or an event (NULL only if idx is out of the map). */
+static __always_inline struct rw_entry *rw_entry_at(__u32 idx)
+{
+	return bpf_map_lookup_elem(&keys, &idx);
+}
 
 /*
  * Finds the key's entry, or counts the key in the sketch and promotes it by
@@ -61,16 +71,18 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 	struct rw_where w = rw_where_of(h, cfg_nbuckets);
 	__u32 j, cpu = bpf_get_smp_processor_id();
 	__u64 state = 0;
-	struct rw_entry *ent;
 	struct rw_hot *f;
 	int idx, ret;
 
+	/* This slot's record of the key on this CPU: no line of `keys` read. */
+	idx = rw_find_current(w.home, w.tag, cpu, t->epoch);
+	if (idx >= 0)
+		goto tracked;
 	idx = rw_table_find(key, &w, &state, false);
 	if (idx >= 0) {
-		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
 		j = cpu * cfg_entries + (__u32)idx;
 		f = bpf_map_lookup_elem(&hot, &j);
-		if (!ent || !f)
+		if (!f)
 			return RW_PASS;
 		/*
 		 * The common case ends here: this slot, this generation (the entry's
@@ -85,24 +97,24 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 		ret = rw_untracked(key, h, w.home, t, t->slot, len, st, ws, lim, &idx, kind, sample);
 		if (ret != RW_TRACK)
 			return ret;
-		ent = bpf_map_lookup_elem(&keys, (__u32 *)&idx);
-		j = cpu * cfg_entries + (__u32)idx;
-		f = bpf_map_lookup_elem(&hot, &j);
-		if (!ent || !f)
-			return RW_PASS;
 		/* Matched again: its state, read now, must still be this key's. */
 		if (!rw_match_promoted((__u32)idx, key, &state) ||
 		    rw_enter_slot((__u32)idx, key, t, &state, st) < 0)
 			return RW_PASS;
 	}
+tracked:
+	j = cpu * cfg_entries + (__u32)idx;
+	f = bpf_map_lookup_elem(&hot, &j);
+	if (!f)
+		return RW_PASS;
 	/*
 	 * 32-bit byte counts: flushed within the slot from half their range on,
 	 * so that a flush that must wait (its history slot being restarted) is
 	 * tried again by every packet, with 2 GiB of room meanwhile.
 	 */
 	if ((f->bytes | f->drop_bytes) & RW_HOT_FLUSH_MARK)
-		rw_flush_early(f, (__u32)idx, t, state, len, st);
-	*tr = (struct rw_tracked){ .ent = ent, .f = f, .state = state, .idx = (__u32)idx, .cpu = cpu };
+		rw_flush_early(f, (__u32)idx, t, len, st);
+	*tr = (struct rw_tracked){ .f = f, .idx = (__u32)idx };
 	return RW_TRACK;
 }
 

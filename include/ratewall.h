@@ -261,7 +261,14 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
  * the lock only to place and publish the key, and inherit after.
  */
 #define RW_DIR_INHERIT_ONE (1u << 16)
-#define RW_DIR_INHERIT_MASK (0x7fffu << 16)
+#define RW_DIR_INHERIT_MASK (0x3fffu << 16)
+/*
+ * ... and whether two of its ways ever held one tag at once (a 1 in 2^31
+ * chance a pair): a tag that matches may then be another key's, and every
+ * lookup in the bucket compares whole keys (bpf/table.h, rw_find_current).
+ * Set by the insert that places the second; never cleared.
+ */
+#define RW_DIR_DUPTAG (1u << 30)
 
 struct rw_dir {
 	__u32 tag[RW_WAYS];
@@ -490,6 +497,14 @@ static inline __u32 rw_table_buckets(__u32 max_flows)
 	return (__u32)((entries + RW_WAYS - 1) / RW_WAYS);
 }
 
+/* The limits one packet is held to: the command line's, or its rule's (bpf/limit.h). */
+struct rw_limit {
+	__u64 packets, bytes;         /* per window, 0 = none */
+	__u64 cap_packets, cap_bytes; /* promotion thresholds they need */
+	__u8 deny;                    /* a deny rule: never admitted */
+	__u32 rule;                   /* the id + 1 of the rule that decided them, 0 = none */
+};
+
 /*
  * Per-CPU scratch of the data path: the clock read once a jiffy (the coarse
  * clock cannot change within one), and the per-slot sums gathered from every
@@ -544,6 +559,14 @@ struct rw_scratch {
 	 */
 	__u32 crowd_take;
 	__u32 crowd_raw;
+	/*
+	 * A refill's sums over every CPU and the history (bpf/limit.h, struct
+	 * rw_sum_ctx): here, not in the refill's frame, which sits on the
+	 * packet's under the verifier's 512 bytes.
+	 */
+	__u64 refill_sum[7];
+	/* The packet's limits: here, not in its frame, which the insert's call chain fills. */
+	struct rw_limit lim;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -950,7 +973,7 @@ _Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
 	       "history values, and so the gap before a schedule, are whole 8-byte words");
 _Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
 	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
-_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80,
+_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80 + 56 + sizeof(struct rw_limit),
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

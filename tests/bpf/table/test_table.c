@@ -1537,10 +1537,63 @@ static void test_table_parallel_promotion_inherits_once(void)
 	CHECK_EQ(mismatch, 0);
 }
 
+/*
+ * A packet whose record already counts in this slot reads no key (bpf/table.h,
+ * rw_find_current), so a key placed in a bucket that holds its tag already
+ * marks the bucket (RW_DIR_DUPTAG): its packets are then its own, never the
+ * other key's, even while that key's record counts in this slot. B is planted
+ * in A's home bucket, way 0, with A's tag; A's first packet finds B's record
+ * idle, so it is inserted beside B; then B's record counts in this slot and A
+ * sends again.
+ */
+static void test_table_a_shared_tag_compares_keys(void)
+{
+	struct rw_key a = key4(SRC4), b = key4(SRC4 + 1);
+	struct rw_hot rec = { 0 }, now_b;
+	const uint64_t epoch = 10;
+	cpu_set_t orig;
+	struct rw_where w;
+	struct rw_window_sum ws;
+	uint32_t j, b_idx;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	if (!pin_cpu(0) || !env_open_mode(&e, 10, 100 * MS, 0, 0, 1000, (struct env_mode){ .hash_seed = 7 }))
+		goto out;
+	set_time(&e, epoch * 100 * MS + 5 * MS);
+	w = rw_where_of(rw_hash(&a, 7), e.t.nbuckets);
+	b_idx = w.home * RW_WAYS;
+	j = b_idx; /* CPU 0's record */
+	e.t.ent[b_idx].key = b;
+	e.t.ent[b_idx].home = w.home;
+	__atomic_store_n(&e.t.ent[b_idx].state, rw_st_make(epoch, 1, RW_ST_LIVE), __ATOMIC_SEQ_CST);
+	__atomic_store_n(&e.t.dir[w.home].tag[0], w.tag, __ATOMIC_SEQ_CST);
+	rec.epoch = (uint32_t)(epoch - 1);
+	rec.packets = 1;
+	rec.gen = 1;
+	CHECK_EQ(bpf_map_update_elem(e.fds.hot, &j, &rec, BPF_ANY), 0);
+
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+	CHECK_EQ(entries_of(&e, &a), 1);
+	CHECK(e.t.dir[w.home].ctl & RW_DIR_DUPTAG);
+
+	rec.epoch = (uint32_t)epoch; /* B now counts in this slot on this CPU */
+	CHECK_EQ(bpf_map_update_elem(e.fds.hot, &j, &rec, BPF_ANY), 0);
+	CHECK_EQ(passed_of(&e, SRC4, 4), 4);
+	CHECK(flow_window(&e, &a, epoch, &ws));
+	CHECK_EQ(ws.packets, 5);
+	CHECK_EQ(bpf_map_lookup_elem(e.fds.hot, &j, &now_b), 0);
+	CHECK_EQ(now_b.packets, 1);
+	env_close(&e);
+out:
+	sched_setaffinity(0, sizeof(orig), &orig);
+}
+
 void run_table_tests(void)
 {
 	RUN(test_table_many_keys);
 	RUN(test_table_equal_hashes_never_merge);
+	RUN(test_table_a_shared_tag_compares_keys);
 	RUN(test_table_full_set_keeps_limited);
 	RUN(test_table_full_set_keeps_banned);
 	RUN(test_table_delete_races_a_packet);

@@ -27,8 +27,8 @@
  *            samples (samples.h); drop it unless --dry-run.
  *
  * Its cost does not grow with the number of sources: a spoofed packet costs a
- * directory line and two sketch lines, a tracked one the directory, its entry
- * line and this CPU's record.
+ * directory line and two sketch lines, a tracked one the directory and this
+ * CPU's record (and its entry's line once a slot: table.h, rw_find_current).
  */
 #include "parse.h"
 #include "maps.h"

@@ -240,8 +240,9 @@ static inline __u64 rw_limit_threshold(__u64 limit, __u32 ncpus, __u64 cap)
  *         word that inserts, revivals and deletes change by compare-and-swap.
  *   hot   one 32-byte record per CPU and entry, CPU-major (CPU c's records are
  *         one contiguous stretch): everything a packet of a tracked source
- *         reads and writes, so the common case is one line of `keys` (read,
- *         never written) and one line of this CPU's own.
+ *         reads and writes, so the common case is the directory line and one
+ *         line of this CPU's own; the first packet of a slot also reads the
+ *         entry's line of `keys` (never written on that path).
  *   hist  per entry, the flushed per-slot counts of every CPU, touched once a
  *         slot per CPU, by a refill, and by the loader.
  *

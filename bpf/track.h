@@ -78,7 +78,10 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 	idx = rw_find_current(w.home, w.tag, cpu, t->epoch);
 	if (idx >= 0)
 		goto tracked;
-	idx = rw_table_find(key, &w, &state, false);
+	if (idx != RW_NOT_TRACKED)
+		idx = rw_table_find(key, &w, &state, false);
+	else
+		idx = -1;
 	if (idx >= 0) {
 		j = cpu * cfg_entries + (__u32)idx;
 		f = bpf_map_lookup_elem(&hot, &j);

@@ -110,6 +110,17 @@ __noinline int rw_bucket_find_from(__u32 b, __u32 from, __u32 tag, const struct 
 	return -1;
 }
 
+/* The first way of bucket d whose tag is tag, RW_WAYS when none is. */
+static __always_inline __u32 rw_first_way(const struct rw_dir *d, __u32 tag)
+{
+#pragma unroll
+	for (__u32 i = 0; i < RW_WAYS; i++) {
+		if (d->tag[i] == tag)
+			return i;
+	}
+	return RW_WAYS;
+}
+
 /*
  * Index of key's entry in bucket d (number b), or -1: the tags compared first,
  * then one key where one matches. The key match is inlined once, not once a
@@ -118,15 +129,8 @@ __noinline int rw_bucket_find_from(__u32 b, __u32 from, __u32 tag, const struct 
 static __always_inline int rw_bucket_find(const struct rw_dir *d, __u32 b, __u32 tag,
 					  const struct rw_key *key, __u64 *state)
 {
-	__u32 way = RW_WAYS;
+	__u32 way = rw_first_way(d, tag);
 
-#pragma unroll
-	for (__u32 i = 0; i < RW_WAYS; i++) {
-		if (d->tag[i] == tag) {
-			way = i;
-			break;
-		}
-	}
 	if (way >= RW_WAYS)
 		return -1;
 	if (rw_entry_match(b * RW_WAYS + way, key, state, RW_MATCH_ONCE))
@@ -203,18 +207,12 @@ static __always_inline int rw_table_find(const struct rw_key *key, const struct 
 static __always_inline int rw_find_current(__u32 b, __u32 tag, __u32 cpu, __u64 epoch)
 {
 	struct rw_dir *d = bpf_map_lookup_elem(&dir, &b);
-	__u32 way = RW_WAYS, idx, j;
+	__u32 way, idx, j;
 	struct rw_hot *f;
 
 	if (!d || cfg_hash_mask != ~0ULL || epoch > RW_U32_MAX)
 		return -1;
-#pragma unroll
-	for (__u32 i = 0; i < RW_WAYS; i++) {
-		if (d->tag[i] == tag) {
-			way = i;
-			break;
-		}
-	}
+	way = rw_first_way(d, tag);
 	/* No way has the tag, nor has the key an overflow bucket to be in: not tracked. */
 	if (way >= RW_WAYS)
 		return d->ctl & RW_DIR_OVERFLOW_MASK ? -1 : RW_NOT_TRACKED;

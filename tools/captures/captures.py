@@ -22,6 +22,10 @@ run with CAPTURE_DIR=DIR.
   captures.py bird FILE         BIRD's `show route all` (FILE) as the README
                                 shows it: flows4's first route, its type and
                                 the community that says discard
+  captures.py table FILE ROWS   a text report's header and first ROWS rows
+  captures.py rules-json REPORTS EVENTS
+                                a JSON report's rules and top, and the first
+                                limited event of a rule
 
 The shape of a line is the line with its numbers, addresses, times, dates
 and yes/no masked and its runs of blanks made one: headers, column names,
@@ -252,16 +256,68 @@ def cmd_bird(path):
     return 0
 
 
+def reports(lines):
+    """The text reports in ratewall's output: each from its time line to its
+    total line, without either."""
+    out, cur = [], None
+    for line in lines:
+        if re.match(r"^\d\d:\d\d:\d\d  ", line):
+            cur = []
+        elif line.startswith("total ") and cur is not None:
+            out.append(cur)
+            cur = None
+        elif cur is not None:
+            cur.append(line)
+    return out
+
+
+def cmd_table(path, rows):
+    """A report's table as usage.md shows it: its header and first ROWS rows,
+    from the middle one of the reports that have that many (the generators
+    start after ratewall and stop before it)."""
+    found = reports(open(path, encoding="utf-8").read().split("\n"))
+    full = [r for r in found if len(r) > rows] or sorted(found, key=len)[-1:]
+    if not full:
+        print(f"{path}: no report in it", file=sys.stderr)
+        return 1
+    print("\n".join(full[len(full) // 2][:rows + 1]))
+    return 0
+
+
+def cmd_rules_json(path, events):
+    """recipes.md's JSON: of the middle report that has a limited top key,
+    its rules and top as lines of their own; then the first limited event
+    that names a rule."""
+    found = [json.loads(line) for line in open(path, encoding="utf-8") if line.startswith('{"ts"')]
+    found = [r for r in found if r.get("top") and r["top"][0].get("limited")]
+    event = next((line.strip() for line in open(events, encoding="utf-8")
+                  if '"limited"' in line and '"rule"' in line), None)
+    if not found or event is None:
+        print(f"{path}, {events}: no report with a limited key, or no limited event of a rule",
+              file=sys.stderr)
+        return 1
+    report = found[len(found) // 2]
+    for k in ("rules", "top"):
+        print(f"{json.dumps(k)}: {json.dumps(report[k], ensure_ascii=False)}")
+    print(event)
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "list":
         return cmd_list(argv[2])
     if len(argv) == 3 and argv[1] == "bird":
         return cmd_bird(argv[2])
+    if len(argv) == 4 and argv[1] == "table":
+        return cmd_table(argv[2], int(argv[3]))
+    if len(argv) == 4 and argv[1] == "rules-json":
+        return cmd_rules_json(argv[2], argv[3])
     if len(argv) == 4 and argv[1] == "write":
         return cmd_write(argv[2], argv[3])
     if len(argv) >= 4 and argv[1] == "check":
         return cmd_check(argv[2], argv[3], set(argv[4:]))
-    print("usage: captures.py list ROOT | write ROOT DIR | check ROOT DIR [NAME...] | bird FILE",
+    print("usage: captures.py list ROOT | write ROOT DIR | check ROOT DIR [NAME...] | bird FILE"
+          " | table FILE ROWS | rules-json REPORTS EVENTS",
           file=sys.stderr)
     return 2
 

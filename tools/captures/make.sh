@@ -25,7 +25,12 @@ WORK=$(mktemp -d /tmp/rwcap.XXXXXX)
 # A fixed path, so that status says the same in every run (one run at a time,
 # under the machine's lock); bpffs refuses a name with a dot.
 PIN_DIR=/sys/fs/bpf/rwcap
+# The terminal view's tmux, a server of its own.
+tmx() { tmux -L "rwcap$$" -f /dev/null "$@"; }
 cleanup() {
+	# Everything below is tried, whatever fails (set -e would end the trap).
+	set +e
+	tmx kill-server 2>/dev/null
 	if [ -d "$PIN_DIR" ]; then
 		"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
 		rm -rf "$PIN_DIR"
@@ -96,13 +101,39 @@ for p in parts[1:]:
 print("\n".join(out))
 EOF
 
+# The terminal view, as watching.md shows it: the demo with --tui in an 80x24
+# tmux window (a UTF-8 locale for the sparklines), its screen nine seconds
+# in, then `v` and the screen a second later; capture-pane gives the text
+# without escape sequences.
+tmx -u new-session -d -x 80 -y 24 -e LANG=C.UTF-8 -e TERM=xterm-256color \
+	"DEMO_SECONDS=$(T 12 8) DEMO_ARGS=--tui '$ROOT/tools/demo.sh' '$BUILD'"
+# screen NAME: the window's text, its blank lines left out, as NAME.
+screen() {
+	tmx capture-pane -p 2>/dev/null | sed -e 's/ *$//' -e '/^$/d' >"$OUT/$1.txt"
+	grep -q '^ratewall run: ' "$OUT/$1.txt" || { echo "the demo's --tui view was not on screen for $1" >&2; exit 1; }
+}
+# In a short run, until a source is limited (the Zipf generator's threads
+# take a while to reach their rate).
+sleep "$(T 9 2.5)"
+for _ in $(seq 40); do
+	[ -z "$QUICK" ] || tmx capture-pane -p 2>/dev/null | grep -q '% yes ' && break
+	sleep 0.1
+done
+screen top-sources
+tmx send-keys v
+sleep 1
+screen top-prefixes
+# The demo ends at its duration; its own trap removes its testbed.
+for _ in $(seq 100); do tmx has-session 2>/dev/null || break; sleep 0.1; done
+tmx kill-server 2>/dev/null || true
+
 tb_up rwcap 1
 # A pinned instance with two rules; 2000 pps at port 22 and 1500 pings a
 # second for a while, then what `status` and `rule list` say of it.
 printf '0.0.0.0/0 tcp dport 22 limit 500\n0.0.0.0/0 icmp type echo-request limit 300\n' >"$WORK/rules"
 nsenter --net="/run/netns/$TB_RCV" "$RW" run "$TB_RX" --pps 10k --rules "$WORK/rules" \
-	--persist --pin-dir "$PIN_DIR" >"$WORK/persist" 2>&1 &
-for _ in $(seq 100); do grep -q "attached to" "$WORK/persist" && break; sleep 0.05; done
+	--json --top 1 --persist --pin-dir "$PIN_DIR" >"$WORK/persist" 2>"$WORK/persist.err" &
+for _ in $(seq 100); do grep -q "attached to" "$WORK/persist.err" && break; sleep 0.05; done
 gen() { ip netns exec "$TB_SND" "$GEN" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" "$@" >/dev/null; }
 s=$(T 3 1)
 gen --proto tcp --src 198.18.1.5 --dport 22 --rate 2000 --duration "${s}s" &
@@ -129,10 +160,14 @@ wait
 # banned, then unbanned and released once it is silent), one governed by a
 # rule, and a /24 of many sources that is heavy a while under --levels; the
 # first line of each kind, in the order docs/json.md lists them.
+# The ban also runs --on-event's command, which keeps what it read: json.md's
+# "What an --on-event command reads".
 printf '0.0.0.0/0 tcp dport 22 limit 500\n' >"$WORK/rules1"
+printf '#!/bin/sh\ncat >>%s/hooked && echo >>%s/hooked\n' "$WORK" "$WORK" >"$WORK/hook"
+chmod +x "$WORK/hook"
 s=$(T 6 4)
 ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --ban 1s --rules "$WORK/rules1" --levels v4:24 \
-	--events "$WORK/events" --duration "${s}s" >/dev/null 2>&1 &
+	--events "$WORK/events" --on-event "$WORK/hook" --duration "${s}s" >/dev/null 2>&1 &
 rw=$!
 sleep 0.5
 gen --src 198.18.0.9 --rate 3000 --duration 1s &
@@ -159,6 +194,57 @@ for l in lines:
         break
 print("\n".join(first[k] for k in order if k in first))
 EOF
+# (198.18.0.9's: a rule's key is banned too, and its object has the rule)
+grep -m1 '"event": "banned", "kind": "src", "key": "198.18.0.9"' "$WORK/hooked" >"$OUT/event-hook.txt"
+# recipes.md's JSON: a report of the pinned instance above, its rules and its
+# top key (a limited one), and the first limited event that names a rule.
+python3 "$ROOT/tools/captures/captures.py" rules-json "$WORK/persist" "$WORK/events" >"$OUT/rules-json.txt"
+
+# not_written: 1500 sources each over --pps 10 for a second, 1500 limited
+# events where the budget is 1000 a second; the first such line.
+s=$(T 4 3)
+ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 10 --events "$WORK/flood-events" \
+	--duration "${s}s" >/dev/null 2>&1 &
+rw=$!
+sleep 0.5
+gen --src 198.18.4.0 --sources 1500 --rate 30000 --duration 1s
+wait "$rw"
+grep -m1 '"event": "not_written"' "$WORK/flood-events" >"$OUT/event-not-written.txt"
+
+# The --key tables of docs/usage.md: `run --key KIND --pps 10k` while the
+# generators its prose names send; a report's header and first rows.
+# keytable NAME ROWS KEY GEN-ARGS...: GEN-ARGS is one generator's arguments
+# a word, generators separated by a lone "+".
+keytable() {
+	local name=$1 rows=$2 key=$3 s args=() pids=()
+	shift 3
+	s=$(T 4 2)
+	ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 10k --key "$key" --top "$rows" \
+		--duration "${s}s" >"$WORK/$name" 2>/dev/null &
+	rw=$!
+	sleep 0.5
+	for a in "$@" +; do
+		if [ "$a" = + ]; then
+			gen "${args[@]}" --duration "$((s - 1))s" &
+			pids+=($!)
+			args=()
+		else
+			args+=("$a")
+		fi
+	done
+	wait "${pids[@]}" "$rw"
+	python3 "$ROOT/tools/captures/captures.py" table "$WORK/$name" "$rows" >"$OUT/$name.txt"
+}
+keytable key-src 2 src --ipv6 --src 2001:db8:1:2::1 --sources 1000 --rate 30k \
+	+ --ipv6 --src 2001:db8:1:3::1 --rate 3500
+keytable key-dst 3 dst --src 198.18.1.0 --sources 200 --dst 198.19.0.1 --rate 30k \
+	+ --src 198.18.2.0 --sources 50 --dst 198.19.0.2 --rate 6k \
+	+ --src 198.18.3.0 --sources 50 --dst 198.19.0.3 --rate 3k
+keytable key-pair 3 pair --src 198.18.0.1 --dst 198.19.0.1 --rate 25k \
+	+ --src 198.18.0.1 --dst 198.19.0.2 --rate 5k + --src 198.18.0.7 --dst 198.19.0.1 --rate 1700
+keytable key-flow 3 flow --sport 40000 --dst 198.19.0.1 --dport 443 --rate 24k \
+	+ --sport 40001 --dst 198.19.0.1 --dport 443 --rate 4800 \
+	+ --ipv6 --src 2001:db8:1::7 --sport 5353 --dport 53 --rate 3k
 
 # BIRD's flow table while a source is banned, from test_bgp's own run (its
 # BIRD and gobgpd setup is the test's; RW_CAPTURE makes it keep the table):

@@ -6,8 +6,9 @@
 # shape (numbers, addresses, times masked; headers, column names, field
 # order, line kinds and JSON keys kept) must be one today's output has. And
 # the check fails on what it exists to catch, planted in a copy of the docs:
-# a renamed column, a JSON key the binary no longer prints, a renamed status
-# field, a marker nothing makes.
+# a renamed column (the report's, top's, a --key table's), a JSON key the
+# binary no longer prints, one it prints left out (a report's, an --on-event
+# object's), a renamed status field, a marker nothing makes.
 set -u
 . "$(dirname "$0")/../lib.sh"
 CAP="$ROOT/tools/captures/captures.py"
@@ -52,6 +53,12 @@ planted "a JSON key today's report has, left out, is refused" docs/json.md 's/, 
 	'capture report-json: .*keys missing from the doc: .tick_ms'
 planted "a renamed status field is refused" docs/operations/service.md 's/^  enforces     /  enforcing    /' \
 	'capture status: line [0-9]+ of the block'
+planted "a renamed column of top's screen is refused" docs/operations/watching.md '0,/DROP\/S  SHARE/s//DROPS   SHARE/' \
+	'capture top-sources: line 5 of the block'
+planted "a renamed column of a --key table is refused" docs/usage.md 's/^RANK  DESTINATION  /RANK  DEST         /' \
+	'capture key-dst: line 1 of the block'
+planted "an --on-event object without a field today's has is refused" docs/json.md 's/, "interfaces": \[[^]]*\]//' \
+	'capture event-hook: .*keys missing from the doc: .interfaces'
 planted "a marker nothing makes is refused" docs/usage.md '0,/^```$/s//<!-- capture: nosuch -->\n```/' \
 	'capture nosuch: nothing makes it'
 finish

@@ -51,16 +51,18 @@ struct {
 __noinline int rw_pcap_arm(const struct rw_key *key, __u64 now)
 {
 	struct rw_pcap_budget b = { .left = RW_PCAP_FRAMES, .armed_ns = now }, *old;
+	struct rw_key k;
 
 	if (!key)
 		return 0;
-	old = bpf_map_lookup_elem(&pcap_keys, key);
+	k = *key; /* a map key from the stack: 6.1's helpers take no argument's memory for one */
+	old = bpf_map_lookup_elem(&pcap_keys, &k);
 	if (old && old->left) {
 		old->armed_ns = now;
 		old->left = RW_PCAP_FRAMES;
 		return 1;
 	}
-	if (bpf_map_update_elem(&pcap_keys, key, &b, BPF_ANY))
+	if (bpf_map_update_elem(&pcap_keys, &k, &b, BPF_ANY))
 		return 0;
 	__sync_fetch_and_add(&pcap_active, 1);
 	return 1;
@@ -86,7 +88,13 @@ __noinline int rw_pcap_copy(struct xdp_md *ctx, const struct rw_key *key, __u64 
 	}
 	if (n > RW_PCAP_SNAP)
 		n = RW_PCAP_SNAP;
-	if (n < 1 || bpf_xdp_load_bytes(ctx, 0, fr->data, n)) {
+	/*
+	 * 1 to RW_PCAP_SNAP (a power of two) by arithmetic the verifier follows:
+	 * 6.1's loses a compare's bound on the copy of n the helper is given.
+	 */
+	asm volatile("" : "+r"(n));
+	n = ((n - 1) & (RW_PCAP_SNAP - 1)) + 1;
+	if (!len || bpf_xdp_load_bytes(ctx, 0, fr->data, n)) {
 		bpf_ringbuf_discard(fr, 0);
 		return 0;
 	}
@@ -108,11 +116,13 @@ __noinline int rw_pcap_copy(struct xdp_md *ctx, const struct rw_key *key, __u64 
 __noinline int rw_pcap_take(struct xdp_md *ctx, const struct rw_key *key, __u64 now, __u32 len)
 {
 	struct rw_pcap_budget *b;
+	struct rw_key k;
 	__u32 left;
 
 	if (!key)
 		return 0;
-	b = bpf_map_lookup_elem(&pcap_keys, key);
+	k = *key; /* from the stack, as in rw_pcap_arm */
+	b = bpf_map_lookup_elem(&pcap_keys, &k);
 	if (!b)
 		return 0;
 	left = b->left;

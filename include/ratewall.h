@@ -967,6 +967,7 @@ _Static_assert(__builtin_offsetof(struct rw_wslot, sketch_bytes) + 8 <= 64, "rw_
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert(sizeof(struct rw_pcap_frame) == 64 + RW_PCAP_SNAP, "rw_pcap_frame layout");
+_Static_assert((RW_PCAP_SNAP & (RW_PCAP_SNAP - 1)) == 0, "RW_PCAP_SNAP a power of two (bpf/samples.h clamps by a mask)");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");
 _Static_assert(sizeof(struct rw_pace) == 64, "rw_pace layout: one cache line");

@@ -79,6 +79,16 @@ int rw_session_rules(struct rw_session *s, bool recompute)
 	return e;
 }
 
+/* Whether kernel release rel (uname's: "6.1.0-50-amd64") is older than major.minor. */
+static bool rw_kernel_before(const char *rel, int major, int minor)
+{
+	int a = 0, b = 0;
+
+	if (sscanf(rel, "%d.%d", &a, &b) != 2)
+		return false;
+	return a < major || (a == major && b < minor);
+}
+
 static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *plan, int e,
 			  uint32_t insns)
 {
@@ -90,6 +100,11 @@ static int rw_load_failed(const struct rw_session *s, const struct rw_memplan *p
 			"%u instructions (limit %u); ratewall is tested on Linux 6.12 and 6.18 "
 			"(Debian bookworm: linux-image-6.12-amd64)\n",
 			uname(&u) ? "?" : u.release, insns, RW_VERIFIER_INSNS_LIMIT);
+	} else if (e == -EACCES && !uname(&u) && rw_kernel_before(u.release, 6, 12)) {
+		/* Refused, not given up on: 6.1 verifies it all, then counts the stack otherwise. */
+		fprintf(stderr, "ratewall: Linux %s cannot load the program: its verifier refused it "
+			"(-v shows why); ratewall is tested on Linux 6.12 and 6.18 "
+			"(Debian bookworm: linux-image-6.12-amd64)\n", u.release);
 	} else if (e == -EPERM && s->lp.multi) {
 		/* Root and still refused: a kernel that allows no extension (tracing) program. */
 		fprintf(stderr, "ratewall: Linux %s refuses the extension (freplace) program that "

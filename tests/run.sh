@@ -70,7 +70,7 @@ OUT=$(mktemp -d /tmp/rwrun.XXXXXX)
 trap 'rm -f "$LOG"; rm -rf "$OUT"' EXIT
 # The slow suites: make test-slow's (tests/run.sh --slow), not make test's.
 # Each takes half a minute or more of real time, waiting more than working.
-slow_suites="test_bgp test_keys test_tcp test_history test_botnet test_fleet test_fragments test_on_event test_rule_match"
+slow_suites="test_bgp test_keys test_tcp test_history test_botnet test_fleet test_fragments test_on_event test_rule_match test_samples"
 # Run once, with the sanitized ratewall below (what they drive, pins,
 # adoption, rules files, reloads, the terminal view, is the loader's own
 # code, the same in both builds): test_persist in make test, test_policy and

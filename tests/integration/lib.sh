@@ -248,3 +248,25 @@ print(total)'
 
 # xdp_attached NS IFACE: succeeds when IFACE has any XDP program.
 xdp_attached() { ip -n "$1" -d link show dev "$2" | grep -q 'prog/xdp'; }
+
+# captured NAME PLANT: the capture NAME this suite made ($WORK/captures/NAME.txt,
+# a block of README.md or docs/ marked NAME) has the shape of that block
+# (tools/captures/captures.py check), and the check fails on it once the sed
+# expression PLANT changes it (a renamed column, say), so it can fail. With
+# CAPTURE_DIR (tools/captures/make.sh, for make docs) the capture is kept
+# there, whatever the check said: make docs writes it into its block.
+captured() {
+	local name=$1 cap="$ROOT/tools/captures/captures.py" out rc
+	[ -z "${CAPTURE_DIR:-}" ] || cp "$WORK/captures/$name.txt" "$CAPTURE_DIR/" ||
+		fail "the capture $name kept in CAPTURE_DIR"
+	out=$(python3 "$cap" check "$ROOT" "$WORK/captures" "$name" 2>&1)
+	rc=$?
+	[ "$rc" -eq 0 ] || sed 's/^/     /' <<<"$out"
+	check "the capture $name has the format of its block in the docs" test "$rc" -eq 0
+	mkdir -p "$WORK/planted"
+	sed "$2" "$WORK/captures/$name.txt" >"$WORK/planted/$name.txt"
+	python3 "$cap" check "$ROOT" "$WORK/planted" "$name" >/dev/null 2>&1
+	rc=$?
+	check "... and that check fails on it planted with $2" \
+		eval "[ $rc -eq 1 ] && ! cmp -s '$WORK/captures/$name.txt' '$WORK/planted/$name.txt'"
+}

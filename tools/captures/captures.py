@@ -11,14 +11,17 @@ printed, marked by a comment on the line before its fence:
     ```
 
 tools/captures/make.sh produces each capture it can make as DIR/NAME.txt on
-a namespace testbed; the slow suites named in SLOW write theirs there when
-run with CAPTURE_DIR=DIR.
+a namespace testbed; the slow suites named in SLOW make theirs in their own
+runs, check them there (tests/integration/lib.sh's captured) and write them
+to DIR when run with CAPTURE_DIR=DIR, as make.sh runs them for make docs.
 
   captures.py list ROOT         every marker: file, line, name
+  captures.py slow              the suites that make captures (SLOW), a line each
   captures.py write ROOT DIR    replace each marked block with DIR/NAME.txt
   captures.py check ROOT DIR [NAME...]
                                 each marked block's (or those NAMEs') shape
-                                against DIR/NAME.txt
+                                against DIR/NAME.txt; a NAME no marker
+                                has fails
   captures.py bird FILE         BIRD's `show route all` (FILE) as the README
                                 shows it: flows4's first route, its type and
                                 the community that says discard
@@ -235,6 +238,10 @@ def cmd_check(root, capdir, only):
         for p in problems:
             print(f"{where}: {p}")
         failed += bool(problems)
+    # A name asked for that no marker has: its block is gone, or misnamed.
+    for name in sorted(only - {b[2] for b in blocks(root)}):
+        print(f"capture {name}: no block of README.md or docs/ is marked with it")
+        failed += 1
     print(f"{checked} captures checked, {failed} failed")
     return 1 if failed else 0
 
@@ -306,6 +313,9 @@ def cmd_rules_json(path, events):
 def main(argv):
     if len(argv) == 3 and argv[1] == "list":
         return cmd_list(argv[2])
+    if len(argv) == 2 and argv[1] == "slow":
+        print("\n".join(sorted(set(SLOW.values()))))
+        return 0
     if len(argv) == 3 and argv[1] == "bird":
         return cmd_bird(argv[2])
     if len(argv) == 4 and argv[1] == "table":
@@ -316,7 +326,7 @@ def main(argv):
         return cmd_write(argv[2], argv[3])
     if len(argv) >= 4 and argv[1] == "check":
         return cmd_check(argv[2], argv[3], set(argv[4:]))
-    print("usage: captures.py list ROOT | write ROOT DIR | check ROOT DIR [NAME...] | bird FILE"
+    print("usage: captures.py list ROOT | slow | write ROOT DIR | check ROOT DIR [NAME...] | bird FILE"
           " | table FILE ROWS | rules-json REPORTS EVENTS",
           file=sys.stderr)
     return 2

@@ -249,17 +249,17 @@ keytable key-flow 3 flow --sport 40000 --dst 198.19.0.1 --dport 443 --rate 24k \
 	+ --sport 40001 --dst 198.19.0.1 --dport 443 --rate 4800 \
 	+ --ipv6 --src 2001:db8:1::7 --sport 5353 --dport 53 --rate 3k
 
-# BIRD's flow table while a source is banned, from test_bgp's own run (its
-# BIRD and gobgpd setup is the test's; RW_CAPTURE makes it keep the table):
-# the first route of flows4, its type, and the community that says discard.
-# Not in --quick: the suite takes half a minute and needs bird2 and gobgpd.
+# The captures only a slow suite makes (captures.py's SLOW: BIRD's flow table
+# from test_bgp's daemons, the fleet's PromQL from test_fleet's Prometheus,
+# the test lines of recipes.md and usage.md), each suite run once with
+# CAPTURE_DIR, where it writes them whatever its checks say. Not in --quick:
+# each suite takes half a minute or more.
 if [ -z "$QUICK" ]; then
-	if RW_BIN="$RW" BUILD="$BUILD" RW_CAPTURE="$WORK/bgp" \
-		"$ROOT/tests/integration/act/test_bgp.sh" >"$WORK/bgp.log" 2>&1 && [ -s "$WORK/bgp.ban" ]; then
-		python3 "$ROOT/tools/captures/captures.py" bird "$WORK/bgp.ban" >"$OUT/bird-flows4.txt"
-	else
-		echo "test_bgp failed or kept no table ($WORK/bgp.log's end below): bird-flows4 not made" >&2
-		tail -n 5 "$WORK/bgp.log" >&2
-	fi
+	for t in $(python3 "$ROOT/tools/captures/captures.py" slow); do
+		if ! RW_BIN="$RW" BUILD="$BUILD" CAPTURE_DIR="$(cd "$OUT" && pwd)" "$ROOT/$t" >"$WORK/slow.log" 2>&1; then
+			echo "$t failed (its end below); what it wrote is kept" >&2
+			tail -n 5 "$WORK/slow.log" >&2
+		fi
+	done
 fi
 echo "captures made in $OUT: $(cd "$OUT" && ls | sed 's/\.txt$//' | tr '\n' ' ')"

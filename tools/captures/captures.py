@@ -29,6 +29,9 @@ to DIR when run with CAPTURE_DIR=DIR, as make.sh runs them for make docs.
   captures.py rules-json REPORTS EVENTS
                                 a JSON report's rules and top, and the first
                                 limited event of a rule
+  captures.py memory FILE       `ratewall memory --cpus N` for several N
+                                (FILE: each after a "== N" line) as a table
+                                of N, the maps summed by what they are, total
 
 The shape of a line is the line with its numbers, addresses, times, dates
 and yes/no masked and its runs of blanks made one: headers, column names,
@@ -310,6 +313,40 @@ def cmd_rules_json(path, events):
     return 0
 
 
+# design.md's memory table: its columns, and the maps each sums.
+MEMORY_COLUMNS = [
+    ("tracked-flow table", ("dir", "keys", "hot", "hist")),
+    ("sketch", ("sketch",)),
+    ("rule counts", ("rule_stats",)),
+]
+UNITS = {"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}
+
+
+def cmd_memory(path):
+    runs, cur = [], None
+    for line in open(path, encoding="utf-8"):
+        w = line.split()
+        if len(w) == 2 and w[0] == "==":
+            cur = {"cpus": w[1]}
+            runs.append(cur)
+        elif cur is not None and len(w) >= 3 and w[2] in UNITS:
+            cur[w[0]] = float(w[1]) * UNITS[w[2]]
+        elif cur is not None and len(w) == 3 and w[0] == "total":
+            cur["total"] = float(w[1]) * UNITS[w[2]]
+    if not runs or any("total" not in r for r in runs):
+        print(f"{path}: no `ratewall memory` output with a total line in it", file=sys.stderr)
+        return 1
+    rows = [["possible CPUs"] + [c for c, _ in MEMORY_COLUMNS] + ["total"]]
+    for r in runs:
+        cells = [sum(r.get(m, 0) for m in maps) for _, maps in MEMORY_COLUMNS] + [r["total"]]
+        rows.append([r["cpus"]] + ["%.1f MiB" % (b / UNITS["MiB"]) for b in cells])
+    width = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                        for i, (c, w) in enumerate(zip(row, width))).rstrip())
+    return 0
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == "list":
         return cmd_list(argv[2])
@@ -320,6 +357,8 @@ def main(argv):
         return cmd_bird(argv[2])
     if len(argv) == 4 and argv[1] == "table":
         return cmd_table(argv[2], int(argv[3]))
+    if len(argv) == 3 and argv[1] == "memory":
+        return cmd_memory(argv[2])
     if len(argv) == 4 and argv[1] == "rules-json":
         return cmd_rules_json(argv[2], argv[3])
     if len(argv) == 4 and argv[1] == "write":
@@ -327,7 +366,7 @@ def main(argv):
     if len(argv) >= 4 and argv[1] == "check":
         return cmd_check(argv[2], argv[3], set(argv[4:]))
     print("usage: captures.py list ROOT | slow | write ROOT DIR | check ROOT DIR [NAME...] | bird FILE"
-          " | table FILE ROWS | rules-json REPORTS EVENTS",
+          " | table FILE ROWS | rules-json REPORTS EVENTS | memory FILE",
           file=sys.stderr)
     return 2
 

@@ -249,6 +249,14 @@ keytable key-flow 3 flow --sport 40000 --dst 198.19.0.1 --dport 443 --rate 24k \
 	+ --sport 40001 --dst 198.19.0.1 --dport 443 --rate 4800 \
 	+ --ipv6 --src 2001:db8:1::7 --sport 5353 --dport 53 --rate 3k
 
+# design.md's memory table: `ratewall memory --cpus N` at the defaults for a
+# few N, the maps summed by what they are (nothing is loaded: milliseconds).
+for n in 2 16 64 192; do
+	echo "== $n"
+	"$RW" memory --cpus "$n"
+done >"$WORK/memory"
+python3 "$ROOT/tools/captures/captures.py" memory "$WORK/memory" >"$OUT/memory-cpus.txt"
+
 # The captures only a slow suite makes (captures.py's SLOW: BIRD's flow table
 # from test_bgp's daemons, the fleet's PromQL from test_fleet's Prometheus,
 # the test lines of recipes.md and usage.md), each suite run once with

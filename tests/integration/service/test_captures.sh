@@ -6,9 +6,11 @@
 # shape (numbers, addresses, times masked; headers, column names, field
 # order, line kinds and JSON keys kept) must be one today's output has. And
 # the check fails on what it exists to catch, planted in a copy of the docs:
-# a renamed column (the report's, top's, a --key table's), a JSON key the
-# binary no longer prints, one it prints left out (a report's, an --on-event
-# object's), a renamed status field, a marker nothing makes.
+# a renamed column (the report's, top's, a --key table's, the memory
+# table's), a JSON key the binary no longer prints, one it prints left out (a
+# report's, an --on-event object's), a renamed status field, a marker nothing
+# makes. The slow suites'
+# captures are made and checked by those suites (captures.py slow).
 set -u
 . "$(dirname "$0")/../lib.sh"
 CAP="$ROOT/tools/captures/captures.py"
@@ -61,4 +63,6 @@ planted "an --on-event object without a field today's has is refused" docs/json.
 	'capture event-hook: .*keys missing from the doc: .interfaces'
 planted "a marker nothing makes is refused" docs/usage.md '0,/^```$/s//<!-- capture: nosuch -->\n```/' \
 	'capture nosuch: nothing makes it'
+planted "a renamed column of design.md's memory table is refused" docs/design.md \
+	's/^possible CPUs  tracked-flow table/possible CPUs  flow table/' 'capture memory-cpus: line 1 of the block'
 finish

@@ -54,6 +54,10 @@ FENCE = re.compile(r"^(```+)(.*)$")
 # makes each.
 SLOW = {
     "bird-flows4": "tests/integration/act/test_bgp.sh",
+    "fleet-top": "tests/integration/service/test_fleet.sh",
+    "fleet-spread": "tests/integration/service/test_fleet.sh",
+    "fleet-defaults": "tests/integration/service/test_fleet.sh",
+    "fleet-min-share": "tests/integration/service/test_fleet.sh",
 }
 
 # What varies from run to run, masked in this order (the longest forms first).

@@ -9,7 +9,7 @@
 # a renamed column (the report's, top's, a --key table's, the memory
 # table's), a JSON key the binary no longer prints, one it prints left out (a
 # report's, an --on-event object's), a renamed status field, a marker nothing
-# makes. The slow suites'
+# makes, a slow suite's capture whose marker is gone. The slow suites'
 # captures are made and checked by those suites (captures.py slow).
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -65,4 +65,15 @@ planted "a marker nothing makes is refused" docs/usage.md '0,/^```$/s//<!-- capt
 	'capture nosuch: nothing makes it'
 planted "a renamed column of design.md's memory table is refused" docs/design.md \
 	's/^possible CPUs  tracked-flow table/possible CPUs  flow table/' 'capture memory-cpus: line 1 of the block'
+# A slow suite checks its captures by name (lib.sh's captured): a name whose
+# marker is gone must fail there, not pass as nothing checked.
+rm -rf "$WORK/t" && mkdir -p "$WORK/t" && cp -r "$ROOT/README.md" "$ROOT/docs" "$WORK/t/"
+sed -i '/^<!-- capture: fleet-top -->$/d' "$WORK/t/docs/operations/fleet.md"
+out=$(python3 "$CAP" check "$WORK/t" "$WORK/today" fleet-top 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q '^capture fleet-top: no block of README.md or docs/ is marked with it$' <<<"$out"; then
+	ok "a slow suite's capture whose marker is gone is refused"
+else
+	fail "a slow suite's capture whose marker is gone is refused (exit $rc): $(tail -n 2 <<<"$out")"
+fi
 finish

@@ -149,6 +149,11 @@ PY
 echo "     (b) RatewallSourcesLimited up for: $up_for; the limited keys: $limited"
 check "(b) one alert a host where a source is over its limit, and only there" test "$up_for" = "host1,host2"
 check "(b) ... the limited keys being that source alone" test "$limited" = "198.18.0.1"
+# What (a) and (b) saw: docs/operations/fleet.md's capture fleet-top.
+FLEET_CAPTURES="$ROOT/tests/integration/service/fleet_captures.py"
+mkdir -p "$WORK/captures"
+python3 "$FLEET_CAPTURES" top "$WORK" "$PROMQL" "${ADDRS[@]}" >"$WORK/captures/fleet-top.txt"
+captured fleet-top 's/PromQL answer/PromQL value/'
 
 # (c) and (d) ask Prometheus about the moment (a) asked, while the traffic ran
 # (a source gone from the window is gone from /metrics, and from an instant query).
@@ -327,6 +332,8 @@ check "(e) --levels: the fleet's /24 sums the hosts' prefix exports, within 15 %
 	test "${verdict:4:1}" = 1
 check "(e) each host's series of a kind stay within max(--top, 1/share); hosts 1 and 2 export it" \
 	test "${verdict:5:1}" = 1
+python3 "$FLEET_CAPTURES" spread "$WORK" "$SPREAD" "$SHARE" 5 "${ADDRS[@]}" >"$WORK/captures/fleet-spread.txt"
+captured fleet-spread 's/^the bound: /the error bound: /'
 
 # (f) The issue's case, with ratewall's defaults plus --metrics: each host runs
 # `ratewall run IFACE --metrics ADDR` and gets 64 sources of 198.18.20.0/26
@@ -350,9 +357,9 @@ restart_fleet() {
 }
 # fleet_case NAME: the fleet's top 3, each host's src series, the bound and
 # the hosts without a bar, from Prometheus, into $WORK/NAME.*.json.
+FLEET='topk(3, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))'
 fleet_case() {
-	query 'topk(3, sum by (source) (avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])))' \
-		>"$WORK/$1.topk.json"
+	query "$FLEET" >"$WORK/$1.topk.json"
 	query 'avg_over_time(ratewall_source_packets_per_second{kind="src"}[5s])' >"$WORK/$1.series.json"
 	query 'job:ratewall_fleet_sum_error_bound:pps' >"$WORK/$1.bound.json"
 	query 'job:ratewall_hosts_without_share_bar:count' >"$WORK/$1.without.json"
@@ -426,6 +433,11 @@ check "(f) with --metrics-min-share 0 no host exports it, and the fleet's #1 is 
 	test "$ranks" = "-,-,-" -a "$first" != 198.18.20.0 -a "$got" = 0
 check "(f) ... and the rules count the three hosts without a bar, with no bound" \
 	test "$without" = 3 -a "$bound" = -
+# (f) as the README shows it, and beside --metrics-min-share 0 as fleet.md does.
+python3 "$FLEET_CAPTURES" defaults "$WORK" "$FLEET" "${ADDRS[@]}" >"$WORK/captures/fleet-defaults.txt"
+captured fleet-defaults 's/^source  *PromQL$/source  PromQL answer/'
+python3 "$FLEET_CAPTURES" min-share "$WORK" "$FLEET" "${ADDRS[@]}" >"$WORK/captures/fleet-min-share.txt"
+captured fleet-min-share 's/^rank on hosts/rank on host/'
 
 kill -INT "${RW_PIDS[@]}" "$PROM_PID" 2>/dev/null
 wait "${RW_PIDS[@]}" "$PROM_PID" 2>/dev/null

@@ -58,6 +58,8 @@ SLOW = {
     "fleet-spread": "tests/integration/service/test_fleet.sh",
     "fleet-defaults": "tests/integration/service/test_fleet.sh",
     "fleet-min-share": "tests/integration/service/test_fleet.sh",
+    "recipe-syn": "tests/integration/traffic/test_rule_match.sh",
+    "recipe-reflection": "tests/integration/traffic/test_rule_match.sh",
 }
 
 # What varies from run to run, masked in this order (the longest forms first).

@@ -87,7 +87,10 @@ syn_flood() {
 start_ratewall "$WORK/a0.json" --json || fail "(a) ratewall starts"
 read -r ans fails drops overflows sent <<<"$(syn_flood a0)"
 stop_ratewall
-echo "     without a rule: $sent SYNs sent; client $ans answered, $fails failed; ListenDrops +$drops, ListenOverflows +$overflows"
+# What each run saw, a line each: docs/operations/recipes.md's capture recipe-syn.
+mkdir -p "$WORK/captures"
+echo "without a rule: $sent SYNs sent; client $ans answered, $fails failed; ListenDrops +$drops, ListenOverflows +$overflows" |
+	tee "$WORK/captures/recipe-syn.txt" | sed 's/^/     /'
 check "(a) without a rule the flood overflows the listener (ListenDrops +$drops)" \
 	test "$drops" -gt 1000
 cat >"$WORK/syn.rules" <<RULES
@@ -96,7 +99,9 @@ RULES
 start_ratewall "$WORK/a1.json" --json --rules "$WORK/syn.rules" || fail "(a) ratewall starts with the rule"
 read -r ans fails drops overflows sent <<<"$(syn_flood a1)"
 stop_ratewall
-echo "     tcp flags syn limit 20: $sent SYNs sent; client $ans answered, $fails failed; ListenDrops +$drops, ListenOverflows +$overflows"
+echo "tcp flags syn limit 20: $sent SYNs sent; client $ans answered, $fails failed; ListenDrops +$drops, ListenOverflows +$overflows" |
+	tee -a "$WORK/captures/recipe-syn.txt" | sed 's/^/     /'
+captured recipe-syn 's/ListenDrops/ListenDropped/'
 check "(a) with the SYN rule all 100 connections are answered" test "$ans" -eq 100
 check "(a) with the SYN rule ListenDrops and ListenOverflows do not move" \
 	test "$drops" -eq 0 -a "$overflows" -eq 0
@@ -133,7 +138,9 @@ passed=$(nft_count refl)
 sent=$(sent_of "$WORK/b.gen")
 secs=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["seconds"])' "$WORK/b.gen" 2>/dev/null || echo 0)
 want=$(awk -v l=$REFL_LIMIT -v s="$secs" -v b=$BURST_S 'BEGIN { printf "%d", l * (s + b) }')
-echo "     reflection: $sent sent in ${secs} s from 256 sources, $passed reached the receiver (budget $want); dig answered $answered of 20"
+echo "reflection: $sent sent in ${secs} s from 256 sources, $passed reached the receiver (budget $want); dig answered $answered of 20" |
+	tee "$WORK/captures/recipe-reflection.txt" | sed 's/^/     /'
+captured recipe-reflection 's/ reached the receiver/ passed/'
 check "(b) every dig query is answered during the flood" test "$answered" -eq 20
 check "(b) the flood is held to its per-destination budget within 5 % ($passed vs $want)" \
 	within "$passed" "$want" 0.05

@@ -60,6 +60,7 @@ SLOW = {
     "fleet-min-share": "tests/integration/service/test_fleet.sh",
     "recipe-syn": "tests/integration/traffic/test_rule_match.sh",
     "recipe-reflection": "tests/integration/traffic/test_rule_match.sh",
+    "key-rank": "tests/integration/traffic/test_keys.sh",
 }
 
 # What varies from run to run, masked in this order (the longest forms first).

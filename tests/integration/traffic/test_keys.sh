@@ -207,7 +207,8 @@ ip netns exec "$TB_RCV" curl -s --max-time 5 "http://127.0.0.1:$PORT/metrics" >"
 # shellcheck disable=SC2086
 wait $G
 stop_ratewall INT
-python3 - "$WORK/rank.json" "$WORK"/g_{a,b,c,f}.json <<'PY' && ok "(g) sources, destinations and pairs ranked at once, each as sent" ||
+mkdir -p "$WORK/captures"
+python3 - "$WORK/rank.json" "$WORK"/g_{a,b,c,f}.json "$WORK/captures/key-rank.txt" <<'PY' && ok "(g) sources, destinations and pairs ranked at once, each as sent" ||
 import json, sys
 # The steady reports (the generators start late in the first and stop in the last two):
 # each report's top 3 of each kind, in order, and their rates averaged over those reports,
@@ -225,16 +226,21 @@ want = {"src": [("198.18.0.1", a + b, True), ("198.18.0.2", c, False)],
         "pair": [("198.18.0.1 → 198.19.0.1", a, False), ("198.18.0.1 → 198.19.0.2", b, False),
                  ("198.18.0.2 → 198.19.0.1", c, False)]}
 print(f"     (g) the generators sent {a:.0f}, {b:.0f}, {c:.0f} pps and the flood {f:.0f}")
+# Each kind's line: docs/usage.md's capture key-rank too.
+capture = open(sys.argv[6], "w")
 for k, w in want.items():
     keys = [[e["key"] for e in kind(r, k)[:len(w)]] for r in rows]
     avg = [sum(kind(r, k)[i]["pps"] for r in rows) / len(rows) for i in range(len(w))]
     lim = [all(kind(r, k)[i]["limited"] for r in rows) for i in range(len(w))]
-    print(f"     (g) {k}: {[(key, round(a), l) for (key, _, _), a, l in zip(w, avg, lim)]} over {len(rows)} reports")
+    line = f"(g) {k}: {[(key, round(a), l) for (key, _, _), a, l in zip(w, avg, lim)]}"
+    print(f"     {line} over {len(rows)} reports")
+    print(line, file=capture)
     ok = ok and all(x == [key for key, _, _ in w] for x in keys) and all(
         abs(a - rate) <= 0.1 * rate and l == limited for (_, rate, limited), a, l in zip(w, avg, lim))
 sys.exit(0 if ok else 1)
 PY
 	fail "(g) sources, destinations and pairs ranked at once, each as sent"
+captured key-rank "s/^(g) dst: /(g) dest: /"
 gaps=$(python3 -c '
 import json, sys
 ts = [json.loads(l)["ts"] for l in open(sys.argv[1])]

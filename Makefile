@@ -256,7 +256,8 @@ demo: deps
 	@./tools/demo.sh $(BUILD)
 
 # The captures of README.md and docs/ made again and written into their blocks
-# (needs root and the test rig: BIRD's table is test_bgp's; about 1.5 minutes).
+# (needs root and the test rig: the slow suites make theirs, `captures.py slow`;
+# about 5 minutes).
 # tests/integration/service/test_captures.sh checks their format in make test.
 docs: test-deps
 	@$(MAKE) --no-print-directory all

@@ -176,11 +176,47 @@ static __always_inline int rw_table_find(const struct rw_key *key, const struct 
 }
 
 /*
+ * A saturated record that admitted nothing carries its counts into slot
+ * `epoch` (ratewall.h, rw_lazy_slots): the slots carried are added up, to at
+ * most what the flags hold.
+ */
+static __always_inline void rw_carry(struct rw_hot *f, __u64 epoch)
+{
+	__u32 carry = ((f->flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT) + ((__u32)epoch - f->epoch);
+
+	if (carry > RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT)
+		carry = RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT;
+	f->flags = (__u8)((f->flags & RW_HOT_STATE_MASK) | (carry << RW_HOT_CARRY_SHIFT));
+	f->epoch = (__u32)epoch;
+}
+
+/*
+ * Whether this CPU's saturated record may carry into slot epoch (< 2^32) on
+ * its own word, with no line of `keys` read: what rw_enter_slot decides from
+ * the entry's state, proven from the record. Its last whole entry, at slot
+ * e0 = its epoch - carry (exact while the carry is below its cap), raised the
+ * state to e0 or later, and a live state only rises; so while e0 +
+ * rw_lazy_slots > epoch the state is less than that behind, and the entry,
+ * counted at e0, cannot have been quiet since: not removed, not given to
+ * another key, not revived in a new generation (ratewall_window.h). Under a
+ * flood over its limit, three slot entries in four are this one.
+ */
+static __always_inline bool rw_carry_proven(const struct rw_hot *f, __u64 epoch)
+{
+	__u32 carry = (f->flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT;
+
+	return (f->flags & RW_HOT_SAT) && f->packets == f->drop_packets && f->epoch < epoch &&
+	       carry < RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT &&
+	       (__u64)f->epoch - carry + rw_lazy_slots(cfg_slots) > epoch && rw_before(epoch, f->until);
+}
+
+/*
  * The record-proven lookup: entry idx of the first way of home bucket b whose
  * tag is the key's, when this CPU's record of it already counts in this slot;
  * RW_NOT_TRACKED when the key cannot be in the table (no way of its home has
  * its tag, and none of the home's keys overflowed); -1 otherwise, and the
- * whole lookup follows. Such a packet reads no line of
+ * whole lookup follows. A saturated record a slot or more behind is carried
+ * into this one here when the record alone proves it may (rw_carry_proven). Such a packet reads no line of
  * `keys`, what a tracked packet costs most at 64 Ki sources (bench/: the line
  * of a 6.5 MB array the toy program does not have).
  *
@@ -221,9 +257,14 @@ static __always_inline int rw_find_current(__u32 b, __u32 tag, __u32 cpu, __u64 
 	idx = b * RW_WAYS + way;
 	j = cpu * cfg_entries + idx;
 	f = bpf_map_lookup_elem(&hot, &j);
-	/* Offered nothing: never stepped into a slot (a new map reads epoch 0). */
-	if (!f || f->epoch != epoch || !f->packets)
+	if (!f)
 		return -1;
+	/* Offered nothing: never stepped into a slot (a new map reads epoch 0). */
+	if (f->epoch != epoch || !f->packets) {
+		if (!rw_carry_proven(f, epoch))
+			return -1;
+		rw_carry(f, epoch);
+	}
 	return (int)idx;
 }
 
@@ -304,13 +345,7 @@ __noinline int rw_enter_slot(__u32 idx, const struct rw_key *key, const struct r
 	if ((f->flags & RW_HOT_SAT) && f->gen == rw_st_gen(s) && f->packets == f->drop_packets &&
 	    rw_hot_epoch(f, rw_st_epoch(s)) + cfg_slots > epoch && rw_before(epoch, f->until) &&
 	    rw_st_epoch(s) + rw_lazy_slots(cfg_slots) > epoch && rw_st_live(s)) {
-		__u32 carry = ((f->flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT) +
-			      ((__u32)epoch - f->epoch);
-
-		if (carry > RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT)
-			carry = RW_HOT_CARRY_MASK >> RW_HOT_CARRY_SHIFT;
-		f->flags = (__u8)((f->flags & RW_HOT_STATE_MASK) | (carry << RW_HOT_CARRY_SHIFT));
-		f->epoch = (__u32)epoch;
+		rw_carry(f, epoch);
 		return 0;
 	}
 	rw_race(RW_RACE_ENTER_SLOT);

@@ -526,6 +526,60 @@ static void test_table_saturated_record_ages_out(void)
 }
 
 /*
+ * A saturated record carries into the next slots on its own word, with no
+ * line of `keys` read (table.h, rw_carry_proven), while its last whole entry
+ * is less than rw_lazy_slots (4 here) behind; then a whole entry raises the
+ * state. The key line is planted with another key for a slot: read, it
+ * would not match, and the record would stay behind. A bound taken from the
+ * record's own epoch, not its last whole entry's, would carry on at e0 + 4.
+ */
+static void test_table_a_saturated_record_carries_on_its_own_word(void)
+{
+	const uint64_t e0 = 20, e1 = e0 + 1; /* e1: the first slot it only drops in */
+	struct rw_key k = key4(SRC4);
+	struct rw_hot rec;
+	uint64_t state;
+	uint32_t j;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	if (!env_open_mode(&e, 10, 100 * MS, 10, 0, 1024, (struct env_mode){ 0 }))
+		return;
+	set_time(&e, e0 * 100 * MS + 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 11), 10); /* saturated until slot e0 + 10 */
+	set_time(&e, e1 * 100 * MS + 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 0);   /* a whole entry: the state at e1 */
+	i = rw_table_find(&e.t, &k, &state);
+	CHECK(i >= 0);
+	if (i < 0) {
+		env_close(&e);
+		return;
+	}
+	j = (uint32_t)i; /* CPU 0's record */
+	CHECK_EQ(rw_st_epoch(state), e1);
+
+	e.t.ent[i].key = key4(SRC4 + 99);
+	set_time(&e, (e1 + 1) * 100 * MS + 5 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 0);
+	CHECK_EQ(bpf_map_lookup_elem(e.fds.hot, &j, &rec), 0);
+	CHECK_EQ(rec.epoch, e1 + 1);
+	CHECK_EQ((rec.flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT, 1);
+	CHECK_EQ(rec.drop_packets, 2);
+	e.t.ent[i].key = k;
+
+	for (uint64_t s = e1 + 2; s <= e1 + 4; s++) {
+		set_time(&e, s * 100 * MS + 5 * MS);
+		CHECK_EQ(passed_of(&e, SRC4, 1), 0);
+		state = __atomic_load_n(&e.t.ent[i].state, __ATOMIC_SEQ_CST);
+		CHECK_EQ(rw_st_epoch(state), s < e1 + 4 ? e1 : e1 + 4);
+	}
+	CHECK_EQ(bpf_map_lookup_elem(e.fds.hot, &j, &rec), 0);
+	CHECK_EQ((rec.flags & RW_HOT_CARRY_MASK) >> RW_HOT_CARRY_SHIFT, 0);
+	env_close(&e);
+}
+
+/*
  * A record its CPU left behind while other CPUs kept the entry live (same
  * generation) for more than 2^31 slots: its low 32 bits of epoch look a few
  * slots ahead of the entry's, or up to 2^31. It is stale all the same: the
@@ -1603,6 +1657,7 @@ void run_table_tests(void)
 	RUN(test_table_byte_flush_waits_never_wraps);
 	RUN(test_table_age_rules_at_the_wrap);
 	RUN(test_table_saturated_record_ages_out);
+	RUN(test_table_a_saturated_record_carries_on_its_own_word);
 	RUN(test_table_record_left_behind_2_31_slots);
 	RUN(test_table_parallel_cpus_hold_the_limit);
 	RUN(test_table_concurrent_refills_hold_the_limit);

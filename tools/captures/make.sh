@@ -167,18 +167,21 @@ printf '#!/bin/sh\ncat >>%s/hooked && echo >>%s/hooked\n' "$WORK" "$WORK" >"$WOR
 chmod +x "$WORK/hook"
 s=$(T 6 4)
 ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --ban 1s --rules "$WORK/rules1" --levels v4:24 \
-	--events "$WORK/events" --on-event "$WORK/hook" --duration "${s}s" >/dev/null 2>&1 &
+	--events "$WORK/events" --on-event "$WORK/hook" --duration "${s}s" >/dev/null 2>"$WORK/events.err" &
 rw=$!
-sleep 0.5
+# The floods start 300 ms after the program is attached, its first tick 1 s
+# after: the 1 s ban is seen at that tick and ends at the next. A flood
+# already running at the attach was banned at once, and at the first tick
+# both the ban and its end were seen; the hook then runs neither (the rule
+# in docs/operations/mitigation.md), which the capture missed 3 runs in 4.
+for _ in $(seq 200); do grep -q "attached to" "$WORK/events.err" && break; sleep 0.05; done
+sleep 0.3
 gen --src 198.18.0.9 --rate 3000 --duration 1s &
 g1=$!
 gen --proto tcp --src 198.18.1.5 --dport 22 --rate 2000 --duration 1s &
 g2=$!
-# The /24's flood starts once the ban's is over: started together, the ban's
-# object reached no hook in 3 of 4 runs (make docs; why is not known yet).
-wait "$g1"
 gen --src 198.18.7.1 --sources 200 --rate 5000 --duration 2s
-wait "$g2" "$rw"
+wait "$g1" "$g2" "$rw"
 python3 - "$WORK/events" >"$OUT/events.txt" <<'EOF'
 import json, sys
 lines = [l.strip() for l in open(sys.argv[1]) if l.strip()]

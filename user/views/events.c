@@ -75,7 +75,7 @@ static bool budget(struct rw_events_out *o, uint64_t clock_ns)
 
 /* --history: the event into this tick's list (what the budget let through). */
 static void keep_event(struct rw_events_out *o, uint32_t type, const struct rw_key *key,
-		       uint64_t ts_ns, int cpu, uint64_t until_ns)
+		       uint64_t ts_ns, int cpu, uint64_t until_ns, const char *sample)
 {
 	if (o->ntick == o->cap) {
 		uint32_t cap = o->cap ? 2 * o->cap : 64;
@@ -91,6 +91,7 @@ static void keep_event(struct rw_events_out *o, uint32_t type, const struct rw_k
 	o->tick[o->ntick++] = (struct rw_event_rec){ .ts = wall_of(o, ts_ns), .key = *key,
 						     .type = type, .cpu = cpu,
 						     .until = until_ns ? wall_of(o, until_ns) : 0 };
+	snprintf(o->tick[o->ntick - 1].sample, sizeof(o->tick[0].sample), "%s", sample);
 }
 
 void rw_events_tick_clear(struct rw_events_out *o)
@@ -116,7 +117,7 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	if (!budget(o, ts_ns))
 		return;
 	if (o->keep)
-		keep_event(o, type, key, ts_ns, cpu, until_ns);
+		keep_event(o, type, key, ts_ns, cpu, until_ns, sample);
 	if (!o->f)
 		return;
 	rw_key_format(key, k, sizeof(k));

@@ -339,23 +339,20 @@ static __always_inline void rw_event(__u32 type, const struct rw_key *key, __u64
 static __always_inline void rw_limited(struct rw_entry *ent, __u64 epoch, __u64 now,
 				       struct rw_wslot *ws)
 {
-	__u32 sampled = 0;
-
 	/* limited_epoch holds epoch + 1 (low 32 bits): 0 is "never", epoch 0 a real slot */
 	if (!ent)
 		return;
 	if (ent->limited_epoch && (__u32)(epoch + 1 - ent->limited_epoch) < cfg_slots)
 		return;
 	ent->limited_epoch = (__u32)(epoch + 1) ? (__u32)(epoch + 1) : 1;
-	/* --samples: the event's frames (samples.h); its events say whether they are due */
-	if (cfg_pcap && rw_pcap_arm(&ent->key, now))
-		sampled = RW_EV_SAMPLED;
+	if (cfg_pcap)
+		rw_pcap_arm(&ent->key, now); /* --samples: the event's frames (samples.h) */
 	if (cfg_events)
-		rw_event(RW_EV_LIMITED | sampled, &ent->key, now, 0, ws);
+		rw_event(RW_EV_LIMITED, &ent->key, now, 0, ws);
 	if (cfg_ban_ns && rw_kind_of(&ent->key) != RW_KIND_DST) {
 		ent->ban_until_ns = now + cfg_ban_ns;
 		if (cfg_events)
-			rw_event(RW_EV_BANNED | sampled, &ent->key, now, now + cfg_ban_ns, ws);
+			rw_event(RW_EV_BANNED, &ent->key, now, now + cfg_ban_ns, ws);
 	}
 }
 

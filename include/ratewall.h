@@ -682,12 +682,6 @@ enum rw_event_type {
 	RW_EV_HOOK = 7,     /* --on-event: how a command run for an event ended */
 	RW_EV_TYPES,
 };
-/*
- * A flag in a data path event's type: the key was armed for --samples (its
- * entry in pcap_keys made), so its sample file is due. Without it (--samples
- * off, or the map refused the key) the event names no sample.
- */
-#define RW_EV_SAMPLED 0x80000000u
 struct rw_event {
 	__u32 type;
 	__u32 cpu;

@@ -3,18 +3,13 @@
  * Unit tests of --samples' names and bound (user/model/samples.c): a name
  * carries the event's UTC time and its key, fit for a file and sorting by
  * time; the bound removes the oldest files first, never an open one, and a
- * file removed for it is not made again. An event names its sample only when
- * the data path armed its key (RW_EV_SAMPLED): else no file is due.
+ * file removed for it is not made again.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include "model/samples.h"
-#include "views/events.h"
 #include "unit.h"
 
 static void test_sample_names(void)
@@ -110,47 +105,8 @@ static void test_sample_bound(void)
 	rw_sample_dir_free(&d);
 }
 
-/* The events' file after a limited event of the key, armed or not. */
-static int events_name_sample(uint32_t flag, uint32_t type)
-{
-	char path[] = "/tmp/rw-samples-events-XXXXXX", text[1024] = "";
-	struct rw_event ev = { .type = type | flag, .cpu = 0, .ts_ns = 1000000000ULL,
-			       .key = { .kind = RW_KIND_SRC, .family = 4, .addr = { 198, 18, 0, 7 } } };
-	struct rw_events_out o;
-	int fd = mkstemp(path);
-	size_t n = 0;
-	FILE *f;
-
-	CHECK(fd >= 0);
-	close(fd);
-	CHECK_EQ(rw_events_open(&o, path, false), 0);
-	o.samples = true;
-	rw_events_kernel(&o, &ev);
-	rw_events_close(&o);
-	f = fopen(path, "r");
-	CHECK(f != NULL);
-	if (f) {
-		n = fread(text, 1, sizeof(text) - 1, f);
-		fclose(f);
-	}
-	unlink(path);
-	text[n] = 0;
-	CHECK(strstr(text, type == RW_EV_BANNED ? "\"banned\"" : "\"limited\"") != NULL);
-	return strstr(text, "\"sample\": \"") != NULL;
-}
-
-static void test_sample_named_when_armed(void)
-{
-	CHECK(events_name_sample(RW_EV_SAMPLED, RW_EV_LIMITED));
-	CHECK(events_name_sample(RW_EV_SAMPLED, RW_EV_BANNED));
-	/* The key's LRU refused it: no file is due, none named. */
-	CHECK(!events_name_sample(0, RW_EV_LIMITED));
-	CHECK(!events_name_sample(0, RW_EV_BANNED));
-}
-
 void run_samples_tests(void)
 {
-	RUN(test_sample_named_when_armed);
 	RUN(test_sample_names);
 	RUN(test_sample_bound);
 }

@@ -105,10 +105,7 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	char k[RW_KEY_STRLEN], sample[RW_SAMPLE_NAMELEN] = "";
 	uint32_t rule;
 
-	/*
-	 * --samples: an armed key's frames go to this file (act/pcap.c names it
-	 * alike); a key the data path could not arm has none to name.
-	 */
+	/* --samples: a limited or banned key's frames go to this file (act/pcap.c names it alike). */
 	if (o->samples && sampled)
 		rw_sample_name(sample, sizeof(sample), (int64_t)ts_ns + o->sample_offset, key);
 	if (o->on_event)
@@ -138,12 +135,13 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 
 void rw_events_kernel(struct rw_events_out *o, const struct rw_event *ev)
 {
-	uint32_t type = ev->type & ~RW_EV_SAMPLED;
+	uint32_t type = ev->type;
 
 	if (type == RW_EV_LIMITED)
 		rw_keyset_add(&o->limited, &ev->key);
+	/* The data path arms every limited and banned key it can (samples.h). */
 	write_event(o, type, &ev->key, ev->ts_ns, (int)ev->cpu, ev->until_ns,
-		    (ev->type & RW_EV_SAMPLED) && (type == RW_EV_LIMITED || type == RW_EV_BANNED));
+		    type == RW_EV_LIMITED || type == RW_EV_BANNED);
 }
 
 void rw_events_unbanned(struct rw_events_out *o, const struct rw_key *key, uint64_t now_clock_ns,

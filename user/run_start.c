@@ -96,7 +96,8 @@ int rw_run_check(struct rw_session *s, struct rw_memplan *plan)
 			return RW_EXIT_USAGE;
 		}
 	}
-	rw_memplan(s->ncpus, s->max_flows, cfg->slots, cfg->max_rules, plan);
+	rw_memplan(s->ncpus, s->max_flows, cfg->slots, cfg->max_rules, cfg->samples_dir[0] != 0,
+		   plan);
 	if (!plan_fits(plan, s->max_flows, s->ncpus))
 		return RW_EXIT_RUNTIME;
 	/* A bad rules file is bad usage: said before anything is loaded. */

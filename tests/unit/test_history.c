@@ -114,6 +114,43 @@ static void test_history_window_written_once(void)
 	rw_history_close(&h);
 }
 
+/* --samples: an event's file goes into history; a schema-2 file gets the column in place. */
+static void test_history_event_sample(void)
+{
+	char path[128], old[128]; /* db_path's buffer is one */
+	struct rw_history h;
+	static struct fake f;
+	char err[512];
+
+	snprintf(path, sizeof(path), "%s", db_path("sample.db"));
+	snprintf(old, sizeof(old), "%s", db_path("schema2.db"));
+	CHECK_EQ(rw_history_open(&h, path, "eth1", RW_HISTORY_KEEP_NS, RW_HISTORY_MAX, err,
+				 sizeof(err)), 0);
+	fake_report(&f, 3, 500, 1000.0);
+	strcpy(f.ev.sample, "20260101T000000.000000Z-198.18.0.1.pcap");
+	CHECK_EQ(rw_history_write(&h, &f.r, err, sizeof(err)), 1);
+	f.r.epoch = 501;
+	f.ev.sample[0] = 0; /* no sample: NULL, not "" */
+	CHECK_EQ(rw_history_write(&h, &f.r, err, sizeof(err)), 1);
+	rw_history_close(&h);
+	CHECK_EQ(count(path, "SELECT COUNT(*) FROM events WHERE epoch = 500 AND sample = "
+			     "'20260101T000000.000000Z-198.18.0.1.pcap'"), 1);
+	CHECK_EQ(count(path, "SELECT COUNT(*) FROM events WHERE epoch = 501 AND sample IS NULL"), 1);
+	/* A file of schema 2 (before samples), with one event: opened, it is brought up to date. */
+	CHECK_EQ(rw_history_open(&h, old, "eth1", RW_HISTORY_KEEP_NS, RW_HISTORY_MAX, err,
+				 sizeof(err)), 0);
+	CHECK_EQ(rw_history_write(&h, &f.r, err, sizeof(err)), 1);
+	rw_history_close(&h);
+	exec_on(old, "ALTER TABLE events DROP COLUMN sample; PRAGMA user_version = 2");
+	CHECK_EQ(count(old, "SELECT COUNT(*) FROM pragma_table_info('events') WHERE name = 'sample'"),
+		 0);
+	CHECK_EQ(rw_history_open(&h, old, "eth1", RW_HISTORY_KEEP_NS, RW_HISTORY_MAX, err,
+				 sizeof(err)), 0);
+	rw_history_close(&h);
+	CHECK_EQ(count(old, "PRAGMA user_version"), RW_HISTORY_SCHEMA);
+	CHECK_EQ(count(old, "SELECT COUNT(*) FROM events WHERE sample IS NULL"), 1);
+}
+
 static void test_history_retention(void)
 {
 	const char *path = db_path("keep.db");
@@ -327,6 +364,7 @@ void run_history_tests(void)
 		return;
 	}
 	RUN(test_history_window_written_once);
+	RUN(test_history_event_sample);
 	RUN(test_history_retention);
 	RUN(test_history_size_cap);
 	RUN(test_history_refuses_foreign_files);

@@ -180,7 +180,7 @@ static void test_memplan(void)
 	struct rw_memplan a, b;
 	uint64_t sum = 0;
 
-	rw_memplan(2, 32768, 10, RW_DEFAULT_MAX_RULES, &a);
+	rw_memplan(2, 32768, 10, RW_DEFAULT_MAX_RULES, false, &a);
 	for (uint32_t i = 0; i < a.n; i++)
 		sum += a.map[i].bytes;
 	CHECK_EQ(sum, a.total);
@@ -189,7 +189,7 @@ static void test_memplan(void)
 	 * The record is 32 B: from 2 to 64 CPUs the table grows by that per CPU
 	 * and entry (entries: 5/4 of the flows, in whole buckets), no more.
 	 */
-	rw_memplan(64, 32768, 10, RW_DEFAULT_MAX_RULES, &b);
+	rw_memplan(64, 32768, 10, RW_DEFAULT_MAX_RULES, false, &b);
 	CHECK(b.map[2].bytes - a.map[2].bytes + 4096 >=
 	      62ULL * sizeof(struct rw_hot) * rw_table_buckets(32768) * RW_WAYS);
 	CHECK(b.map[2].bytes - a.map[2].bytes <=
@@ -198,10 +198,16 @@ static void test_memplan(void)
 	/* Defaults on 64 CPUs stay within 130 MiB (bench/targets.py: MEMORY_TARGET_MIB). */
 	CHECK(b.total <= 130ULL << 20);
 	/* One more flow costs about what rw_memplan_per_flow says (whole buckets and pages). */
-	rw_memplan(64, 30000, 10, RW_DEFAULT_MAX_RULES, &a);
-	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, RW_DEFAULT_MAX_RULES, &b);
+	rw_memplan(64, 30000, 10, RW_DEFAULT_MAX_RULES, false, &a);
+	rw_memplan(64, 30000 + 12 * RW_WAYS, 10, RW_DEFAULT_MAX_RULES, false, &b);
 	CHECK(b.total - a.total <= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) + 4 * 4096);
 	CHECK(b.total - a.total + 4 * 4096 >= 12 * RW_WAYS * rw_memplan_per_flow(64, 10) * 9 / 10);
+	/* --samples adds its 4 MiB ring buffer and its map of RW_PCAP_KEYS keys. */
+	rw_memplan(2, 32768, 10, RW_DEFAULT_MAX_RULES, false, &a);
+	rw_memplan(2, 32768, 10, RW_DEFAULT_MAX_RULES, true, &b);
+	CHECK(b.total - a.total >= RW_PCAP_RINGBUF - 4096 +
+	      RW_PCAP_KEYS * (sizeof(struct rw_key) + sizeof(struct rw_pcap_budget)));
+	CHECK(b.total - a.total <= RW_PCAP_RINGBUF + RW_PCAP_KEYS * 128ULL + (1u << 16) + 4096);
 }
 
 static void test_window_span(void)

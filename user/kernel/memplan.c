@@ -25,6 +25,31 @@ static uint64_t array_bytes(uint32_t ncpus, uint64_t entries, uint32_t value, in
 	return K_ARRAY + entries * round8(value);
 }
 
+/*
+ * A preallocated LRU hash (htab_map_mem_usage): the map, its buckets, the
+ * per-CPU lock counts and every element (a 48 B struct htab_elem, then the
+ * key and value, each rounded to 8 B); an LRU has no extra elements.
+ */
+#define K_HTAB 768  /* struct bpf_htab, its LRU lists' heads included */
+#define K_HTAB_ELEM 48
+#define K_HTAB_BUCKET 16
+#define K_HTAB_LOCKS 8
+static uint64_t lru_hash_bytes(uint32_t ncpus, uint32_t entries, uint32_t key, uint32_t value)
+{
+	uint64_t buckets = 1;
+
+	while (buckets < entries)
+		buckets <<= 1;
+	return K_HTAB + K_HTAB_BUCKET * buckets + 4ULL * ncpus * K_HTAB_LOCKS +
+	       (uint64_t)entries * (K_HTAB_ELEM + round8(key) + round8(value));
+}
+
+/* A ring buffer of size bytes: its data pages, mapped twice, and its header pages. */
+static uint64_t ringbuf_bytes(uint64_t size)
+{
+	return size + 4 * 4096 + 2 * 8 * (size / 4096);
+}
+
 static uint64_t mmap_array_bytes(uint64_t entries, uint32_t value)
 {
 	return page_up(K_ARRAY) + page_up(entries * round8(value));
@@ -52,7 +77,7 @@ uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 		return cfg->max_flows;
 	if (!cfg->max_memory)
 		return RW_DEFAULT_MAX_FLOWS;
-	rw_memplan(ncpus, 0, cfg->slots, cfg->max_rules, &plan);
+	rw_memplan(ncpus, 0, cfg->slots, cfg->max_rules, cfg->samples_dir[0] != 0, &plan);
 	if (cfg->max_memory <= plan.total)
 		return 0;
 	flows = (cfg->max_memory - plan.total) / rw_memplan_per_flow(ncpus, cfg->slots);
@@ -60,7 +85,8 @@ uint32_t rw_memplan_max_flows(const struct rw_config *cfg, uint32_t ncpus)
 		flows = RW_MAX_MAX_FLOWS;
 	/* Whole buckets and pages round up: step down until the plan fits. */
 	for (;;) {
-		rw_memplan(ncpus, (uint32_t)flows, cfg->slots, cfg->max_rules, &plan);
+		rw_memplan(ncpus, (uint32_t)flows, cfg->slots, cfg->max_rules, cfg->samples_dir[0] != 0,
+			   &plan);
 		if (plan.total <= cfg->max_memory || flows == 0)
 			break;
 		flows -= flows / 256 + 1;
@@ -75,7 +101,7 @@ static void add(struct rw_memplan *p, const char *name, const char *what, uint64
 }
 
 void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max_rules,
-		struct rw_memplan *out)
+		bool samples, struct rw_memplan *out)
 {
 	uint64_t buckets = rw_table_buckets(max_flows), entries = buckets * RW_WAYS;
 
@@ -113,11 +139,16 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max
 	    array_bytes(ncpus, RW_FRAG_SLOTS, sizeof(struct rw_frag), 1));
 	add(out, "rule_stats", "each rule's packets and drops, per CPU",
 	    array_bytes(ncpus, max_rules ? max_rules : RW_MAX_RULES, sizeof(struct rw_rule_stats), 1));
-	/* Ring buffer: data pages, mapped twice, plus its header pages. */
 	add(out, "samples", "sampled sources for --levels (ring buffer)",
-	    RW_SAMPLES_RINGBUF + 4 * 4096 + 2 * 8 * (RW_SAMPLES_RINGBUF / 4096));
+	    ringbuf_bytes(RW_SAMPLES_RINGBUF));
 	add(out, "events", "limited / banned / unbanned for --events (ring buffer)",
-	    RW_EVENTS_RINGBUF + 4 * 4096 + 2 * 8 * (RW_EVENTS_RINGBUF / 4096));
+	    ringbuf_bytes(RW_EVENTS_RINGBUF));
+	/* Without --samples the loader shrinks both to a page and one key (kernel/loader.c). */
+	add(out, "pcap_ring", "--samples: the sampled frames (ring buffer)",
+	    ringbuf_bytes(samples ? RW_PCAP_RINGBUF : 4096));
+	add(out, "pcap_keys", "--samples: the keys sampling, their frames left",
+	    lru_hash_bytes(ncpus, samples ? RW_PCAP_KEYS : 1, sizeof(struct rw_key),
+			   sizeof(struct rw_pcap_budget)));
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, RW_KIND_COUNT, sizeof(struct rw_thresholds), 0));
 	/* Load-time constants and the test clock: one mmapable page each. */
 	add(out, ".rodata .bss", "configuration fixed at load", 2 * 8192);

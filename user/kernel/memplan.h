@@ -7,10 +7,11 @@
 #ifndef RW_MEMPLAN_H
 #define RW_MEMPLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include "cli/config.h"
 
-#define RW_MEMPLAN_MAPS 20
+#define RW_MEMPLAN_MAPS 24
 
 struct rw_map_plan {
 	const char *name;  /* the map's name in the BPF object */
@@ -24,8 +25,9 @@ struct rw_memplan {
 	uint64_t total;
 };
 
+/* samples: --samples on (its ring buffer and key map at full size). */
 void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max_rules,
-		struct rw_memplan *out);
+		bool samples, struct rw_memplan *out);
 
 /* Bytes one more tracked flow adds (for --max-memory). */
 uint64_t rw_memplan_per_flow(uint32_t ncpus, uint32_t slots);

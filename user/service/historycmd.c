@@ -34,7 +34,11 @@ static const char top_sql[] =
 	" FROM top WHERE instance = ?1 AND epoch = ?2 AND kind = ?3 ORDER BY rank";
 
 static const char events_sql[] =
-	"SELECT ts, event, kind, key, until FROM events WHERE instance = ?1 AND epoch = ?2"
+	"SELECT ts, event, kind, key, until, sample FROM events WHERE instance = ?1 AND epoch = ?2"
+	" ORDER BY seq";
+/* A file of schema 2, read as it is (a writer brings it up to date): no samples. */
+static const char events_sql_2[] =
+	"SELECT ts, event, kind, key, until, NULL FROM events WHERE instance = ?1 AND epoch = ?2"
 	" ORDER BY seq";
 
 /*
@@ -163,6 +167,10 @@ static int print_events(sqlite3_stmt *ev)
 		rw_json_string(stdout, coltext(ev, 3));
 		if (sqlite3_column_type(ev, 4) != SQLITE_NULL)
 			printf(", \"until\": %.6f", sqlite3_column_double(ev, 4));
+		if (sqlite3_column_type(ev, 5) != SQLITE_NULL) {
+			printf(", \"sample\": ");
+			rw_json_string(stdout, coltext(ev, 5));
+		}
 		printf("}");
 		first = false;
 	}
@@ -179,8 +187,8 @@ static int list_windows(sqlite3 *db, const struct rw_history_args *a)
 	rc = sqlite3_prepare_v2(db, windows_sql, -1, &w, NULL);
 	if (!rc)
 		rc = sqlite3_prepare_v2(db, top_sql, -1, &top, NULL);
-	if (!rc)
-		rc = sqlite3_prepare_v2(db, events_sql, -1, &ev, NULL);
+	if (!rc && sqlite3_prepare_v2(db, events_sql, -1, &ev, NULL))
+		rc = sqlite3_prepare_v2(db, events_sql_2, -1, &ev, NULL);
 	if (rc)
 		goto out;
 	bind_range(w, a);

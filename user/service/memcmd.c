@@ -28,7 +28,7 @@ int rw_memory_command(int argc, char **argv)
 			"flow on %u CPUs\n", cpus);
 		return RW_EXIT_USAGE;
 	}
-	rw_memplan(cpus, max_flows, cfg.slots, cfg.max_rules, &plan);
+	rw_memplan(cpus, max_flows, cfg.slots, cfg.max_rules, cfg.samples_dir[0] != 0, &plan);
 	printf("kernel memory for %u possible CPUs, %u tracked flows, %u slots, sketch %ux%u:\n",
 	       cpus, max_flows, cfg.slots, RW_SKETCH_ROWS, RW_SKETCH_COLS);
 	for (uint32_t i = 0; i < plan.n; i++) {

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "model/rules.h"
+#include "model/samples.h"
 #include "rank/keyset.h"
 #include "ratewall.h"
 #include "ratewall_window.h"
@@ -28,6 +29,7 @@ struct rw_event_rec {
 	struct rw_key key;
 	uint32_t type;   /* enum rw_event_type */
 	int32_t cpu;     /* -1: the loader's */
+	char sample[RW_SAMPLE_NAMELEN]; /* --samples: the event's file ("": none) */
 };
 
 struct rw_events_out {

@@ -53,7 +53,18 @@ static const char schema[] =
 	"CREATE TABLE events ("
 	" instance TEXT NOT NULL, epoch INTEGER NOT NULL, seq INTEGER NOT NULL, ts REAL NOT NULL,"
 	" event TEXT NOT NULL, kind TEXT NOT NULL, key TEXT NOT NULL, cpu INTEGER,"
-	" until REAL, rule TEXT, PRIMARY KEY (instance, epoch, seq)) WITHOUT ROWID;";
+	" until REAL, rule TEXT, sample TEXT, PRIMARY KEY (instance, epoch, seq)) WITHOUT ROWID;";
+
+/*
+ * A file of an older schema is brought up to this one, in place: each step
+ * takes version i to i + 1 (2 to 3: the events' --samples file).
+ */
+#define OLDEST_MIGRATED 2
+static const char *const migrations[] = {
+	[2] = "ALTER TABLE events ADD COLUMN sample TEXT",
+};
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == RW_HISTORY_SCHEMA,
+	       "a migration to every version from OLDEST_MIGRATED up");
 
 /* The children of a window, in the order its rows are deleted. */
 static const char *const children[] = { "interfaces", "top", "heavy", "events" };
@@ -68,7 +79,7 @@ static const char *const statements[] = {
 	[ST_TOP] = ("INSERT INTO top VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,"
 		    " ?14, ?15, ?16)"),
 	[ST_HEAVY] = "INSERT INTO heavy VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-	[ST_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	[ST_EVENT] = "INSERT INTO events VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[ST_OLDEST] = "SELECT MIN(ts), COUNT(*) FROM windows",
 };
 
@@ -169,6 +180,29 @@ static int query_int(struct rw_history *h, const char *sql, int64_t *out)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* An older file brought up to RW_HISTORY_SCHEMA in one transaction. 0 or -errno (said). */
+static int migrate(struct rw_history *h, int64_t version, char *err, size_t errlen)
+{
+	char sql[64];
+	int rc = exec(h, "BEGIN IMMEDIATE");
+
+	for (int64_t v = version; !rc && v < RW_HISTORY_SCHEMA; v++)
+		rc = exec(h, migrations[v]);
+	if (!rc) {
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", RW_HISTORY_SCHEMA);
+		rc = exec(h, sql);
+	}
+	if (!rc)
+		rc = exec(h, "COMMIT");
+	if (rc) {
+		int e = db_error(h, rc, err, errlen, "bringing its schema up to date");
+
+		exec(h, "ROLLBACK");
+		return e;
+	}
+	return 0;
+}
+
 int rw_history_schema(struct sqlite3 *db, const char *path, bool *empty, char *err, size_t errlen)
 {
 	int64_t app = 0, version = 0, tables = 0;
@@ -184,6 +218,12 @@ int rw_history_schema(struct sqlite3 *db, const char *path, bool *empty, char *e
 	if (tables && app != RW_HISTORY_APP_ID)
 		return say(err, errlen, -EPROTO, "history %s: an SQLite database, but not a "
 			   "ratewall history (give another file)", path);
+	if (tables && version >= OLDEST_MIGRATED && version < RW_HISTORY_SCHEMA) {
+		/* Older: the writer brings it up to date; a reader reads it as it is. */
+		if (sqlite3_db_readonly(db, "main") == 1)
+			return 0;
+		return migrate(&h, version, err, errlen);
+	}
 	if (tables && version != RW_HISTORY_SCHEMA)
 		return say(err, errlen, -EPROTO, "history %s: schema version %lld, this ratewall "
 			   "reads and writes version %d (move the file away, or read it with the "
@@ -460,6 +500,8 @@ static int put_rows(struct rw_history *h, const struct rw_report *r)
 		if (ev->until > 0)
 			sqlite3_bind_double(st, 9, ev->until);
 		bind_rule(st, 10, r, &ev->key);
+		if (ev->sample[0])
+			sqlite3_bind_text(st, 11, ev->sample, -1, SQLITE_TRANSIENT);
 		rc = run(st);
 		h->rows += !rc;
 	}

@@ -21,7 +21,7 @@
 #include "views/report.h"
 
 /* PRAGMA user_version of the schema this ratewall writes and reads. */
-#define RW_HISTORY_SCHEMA 2
+#define RW_HISTORY_SCHEMA 3
 /* PRAGMA application_id: "RWHL", a ratewall history file. */
 #define RW_HISTORY_APP_ID 0x5257484c
 /* Longest wait for another writer's lock, each statement. */

@@ -100,13 +100,13 @@ void rw_events_tick_clear(struct rw_events_out *o)
 }
 
 static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_key *key,
-			uint64_t ts_ns, int cpu, uint64_t until_ns, bool sampled)
+			uint64_t ts_ns, int cpu, uint64_t until_ns)
 {
 	char k[RW_KEY_STRLEN], sample[RW_SAMPLE_NAMELEN] = "";
 	uint32_t rule;
 
 	/* --samples: a limited or banned key's frames go to this file (act/pcap.c names it alike). */
-	if (o->samples && sampled)
+	if (o->samples && cpu >= 0 && (type == RW_EV_LIMITED || type == RW_EV_BANNED))
 		rw_sample_name(sample, sizeof(sample), (int64_t)ts_ns + o->sample_offset, key);
 	if (o->on_event)
 		o->on_event(o->on_event_arg, type, key, wall_of(o, ts_ns), cpu,
@@ -135,25 +135,21 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 
 void rw_events_kernel(struct rw_events_out *o, const struct rw_event *ev)
 {
-	uint32_t type = ev->type;
-
-	if (type == RW_EV_LIMITED)
+	if (ev->type == RW_EV_LIMITED)
 		rw_keyset_add(&o->limited, &ev->key);
-	/* The data path arms every limited and banned key it can (samples.h). */
-	write_event(o, type, &ev->key, ev->ts_ns, (int)ev->cpu, ev->until_ns,
-		    type == RW_EV_LIMITED || type == RW_EV_BANNED);
+	write_event(o, ev->type, &ev->key, ev->ts_ns, (int)ev->cpu, ev->until_ns);
 }
 
 void rw_events_unbanned(struct rw_events_out *o, const struct rw_key *key, uint64_t now_clock_ns,
 			uint64_t until_clock_ns)
 {
-	write_event(o, RW_EV_UNBANNED, key, now_clock_ns, -1, until_clock_ns, false);
+	write_event(o, RW_EV_UNBANNED, key, now_clock_ns, -1, until_clock_ns);
 }
 
 void rw_events_prefix(struct rw_events_out *o, uint32_t type, const struct rw_key *prefix,
 		      uint64_t now_clock_ns)
 {
-	write_event(o, type, prefix, now_clock_ns, -1, 0, false);
+	write_event(o, type, prefix, now_clock_ns, -1, 0);
 }
 
 void rw_events_hook(struct rw_events_out *o, uint32_t type, const char *key, int status,
@@ -192,7 +188,7 @@ static void release(void *arg, const struct rw_key *k)
 {
 	struct release_ctx *c = arg;
 
-	write_event(c->o, RW_EV_RELEASED, k, c->now, -1, 0, false);
+	write_event(c->o, RW_EV_RELEASED, k, c->now, -1, 0);
 }
 
 void rw_events_tick_end(struct rw_events_out *o, uint64_t now_clock_ns)

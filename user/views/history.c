@@ -180,6 +180,20 @@ static int query_int(struct rw_history *h, const char *sql, int64_t *out)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* The transaction begun ends: committed if rc says all went well, else undone and said. */
+static int commit_or_undo(struct rw_history *h, int rc, const char *what, char *err, size_t errlen)
+{
+	if (!rc)
+		rc = exec(h, "COMMIT");
+	if (rc) {
+		int e = db_error(h, rc, err, errlen, what);
+
+		exec(h, "ROLLBACK");
+		return e;
+	}
+	return 0;
+}
+
 /* An older file brought up to RW_HISTORY_SCHEMA in one transaction. 0 or -errno (said). */
 static int migrate(struct rw_history *h, int64_t version, char *err, size_t errlen)
 {
@@ -192,15 +206,7 @@ static int migrate(struct rw_history *h, int64_t version, char *err, size_t errl
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", RW_HISTORY_SCHEMA);
 		rc = exec(h, sql);
 	}
-	if (!rc)
-		rc = exec(h, "COMMIT");
-	if (rc) {
-		int e = db_error(h, rc, err, errlen, "bringing its schema up to date");
-
-		exec(h, "ROLLBACK");
-		return e;
-	}
-	return 0;
+	return commit_or_undo(h, rc, "bringing its schema up to date", err, errlen);
 }
 
 int rw_history_schema(struct sqlite3 *db, const char *path, bool *empty, char *err, size_t errlen)
@@ -252,15 +258,7 @@ static int check_schema(struct rw_history *h, char *err, size_t errlen)
 			 RW_HISTORY_APP_ID, RW_HISTORY_SCHEMA);
 		rc = exec(h, sql);
 	}
-	if (!rc)
-		rc = exec(h, "COMMIT");
-	if (rc) {
-		int e = db_error(h, rc, err, errlen, "creating its tables");
-
-		exec(h, "ROLLBACK");
-		return e;
-	}
-	return 0;
+	return commit_or_undo(h, rc, "creating its tables", err, errlen);
 }
 
 /* The log and checkpoint settings for the cap; SQLITE_OK or an error. */

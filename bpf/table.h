@@ -216,9 +216,10 @@ static __always_inline bool rw_carry_proven(const struct rw_hot *f, __u64 epoch)
  * RW_NOT_TRACKED when the key cannot be in the table (no way of its home has
  * its tag, and none of the home's keys overflowed); -1 otherwise, and the
  * whole lookup follows. A saturated record a slot or more behind is carried
- * into this one here when the record alone proves it may (rw_carry_proven). Such a packet reads no line of
- * `keys`, what a tracked packet costs most at 64 Ki sources (bench/: the line
- * of a 6.5 MB array the toy program does not have).
+ * into this one here when the record alone proves it may (rw_carry_proven).
+ * Such a packet reads no line of `keys`, what a tracked packet costs most at
+ * 64 Ki sources (bench/: the line of a 6.5 MB array the toy program does not
+ * have).
  *
  * Why the record is proof: it steps into a slot only for a packet whose whole
  * key matched the entry (rw_enter_slot), and an entry is removed, revived or

@@ -361,7 +361,8 @@ static void test_hook_rate(void)
  * Ends and their starts: a rate of 1 a second lets banned A run and drops
  * banned B; unbanned B is not run either (its start was not), unbanned A
  * is, over the rate (its start ran). With one command at a time held up by
- * A's, banned C waits in the queue, and unbanned C takes it out: neither runs.
+ * A's, banned C waits in the queue when unbanned C comes: both run, C's
+ * banned first (a ban whose start and end a tick hands on together).
  */
 static void test_hook_ends_follow_their_starts(void)
 {
@@ -387,15 +388,16 @@ static void test_hook_ends_follow_their_starts(void)
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.0.3", "{\"e\": \"banned C\"}"));
 	rw_hook_counts(h, &n);
 	CHECK_EQ(n.queued, 2); /* unbanned A, banned C, behind A's command */
-	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.0.3", "{\"e\": \"unbanned C\"}"));
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.0.3", "{\"e\": \"unbanned C\"}"));
 	rw_hook_counts(h, &n);
-	CHECK_EQ(n.queued, 1);
+	CHECK_EQ(n.queued, 3);
 	CHECK_EQ(fclose(fopen(in_dir("go"), "w")), 0);
 	CHECK(wait_idle(h, 5));
-	CHECK_STR(slurp(in_dir("seen")), "{\"e\": \"banned A\"}\n{\"e\": \"unbanned A\"}\n");
+	CHECK_STR(slurp(in_dir("seen")), "{\"e\": \"banned A\"}\n{\"e\": \"unbanned A\"}\n"
+					 "{\"e\": \"banned C\"}\n{\"e\": \"unbanned C\"}\n");
 	rw_hook_counts(h, &n);
-	CHECK_EQ(n.started, 2);
-	CHECK_EQ(n.dropped, 4); /* banned B, unbanned B, banned C, unbanned C */
+	CHECK_EQ(n.started, 4);
+	CHECK_EQ(n.dropped, 2); /* banned B, unbanned B */
 	rw_hook_stop(h, 0);
 }
 
@@ -425,6 +427,44 @@ static void test_hook_owed_end_in_a_full_queue(void)
 	CHECK_EQ(n.dropped, 1); /* the newest start, 198.18.2.256 */
 	/* Its end is then not run: its start never was. */
 	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.2.256", "{}"));
+	/* The end of a start still queued takes the newest other start's place, never its own. */
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.2.1", "{}"));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, RW_HOOK_QUEUE);
+	CHECK_EQ(n.dropped, 3); /* and 198.18.2.255 */
+	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.2.255", "{}"));
+	rw_hook_stop(h, 0);
+}
+
+/*
+ * A ban that began and ended within one tick: the tick hands banned and
+ * unbanned on back to back, before the worker took the banned. Both run,
+ * and the unbanned only once the banned's command ended (two may run at
+ * once here), so what a command did for the ban is undone after it.
+ */
+static void test_hook_end_waits_for_its_start(void)
+{
+	char body[256];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	snprintf(body, sizeof(body),
+		 "read -r e\ncase $e in *unbanned*) echo unbanned >>%s ;;\n"
+		 "*) echo banned >>%s; sleep 0.3; echo banned done >>%s ;; esac",
+		 in_dir("order.log"), in_dir("order.log"), in_dir("order.log"));
+	c = config(script("order", body), 5000, 2, 20);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.1", "{\"e\": \"banned\"}"));
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.1", "{\"e\": \"unbanned\"}"));
+	CHECK(wait_idle(h, 5));
+	CHECK_STR(slurp(in_dir("order.log")), "banned\nbanned done\nunbanned\n");
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.started, 2);
+	CHECK_EQ(n.ok, 2);
+	CHECK_EQ(n.dropped, 0);
 	rw_hook_stop(h, 0);
 }
 
@@ -649,6 +689,7 @@ void run_hook_tests(void)
 	RUN(test_hook_rate);
 	RUN(test_hook_ends_follow_their_starts);
 	RUN(test_hook_owed_end_in_a_full_queue);
+	RUN(test_hook_end_waits_for_its_start);
 	RUN(test_hook_queue_bounded);
 	RUN(test_hook_results_bounded);
 	RUN(test_hook_running_bound);

@@ -170,10 +170,10 @@ ip netns exec "$TB_RCV" "$RW" run "$TB_RX" --pps 1000 --ban 1s --rules "$WORK/ru
 	--events "$WORK/events" --on-event "$WORK/hook" --duration "${s}s" >/dev/null 2>"$WORK/events.err" &
 rw=$!
 # The floods start 300 ms after the program is attached, its first tick 1 s
-# after: the 1 s ban is seen at that tick and ends at the next. A flood
-# already running at the attach was banned at once, and at the first tick
-# both the ban and its end were seen; the hook then runs neither (the rule
-# in docs/operations/mitigation.md), which the capture missed 3 runs in 4.
+# after: the 1 s ban is seen at that tick and ends at the next, as a ban
+# does in service. A flood already running at the attach was banned at
+# once, and the first tick saw the ban and its end together (the hook runs
+# both then, one after the other; it once ran neither).
 for _ in $(seq 200); do grep -q "attached to" "$WORK/events.err" && break; sleep 0.05; done
 sleep 0.3
 gen --src 198.18.0.9 --rate 3000 --duration 1s &

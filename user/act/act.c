@@ -451,7 +451,7 @@ static void run_hook(struct rw_act *a, struct rw_events_out *ev, uint64_t now, r
 	c->dropped += a->pending_lost;
 	if (c->dropped > a->dropped_said) {
 		snprintf(msg, sizeof(msg), "--on-event: %llu events not run (over --on-event-rate %u "
-			 "a second or %d waiting; %llu in all)",
+			 "a second, %d waiting, or the end of one not run; %llu in all)",
 			 (unsigned long long)(c->dropped - a->dropped_said), a->cfg->hook.rate,
 			 RW_HOOK_QUEUE, (unsigned long long)c->dropped);
 		say(say_arg, false, msg);

@@ -42,6 +42,7 @@ struct hook_event {
 	uint32_t type;
 	uint32_t len; /* of json, its newline included */
 	uint64_t pair; /* a start's or an end's pair_hash; 0 for an event of neither */
+	bool ended;    /* a start whose end is queued behind it: it keeps its place */
 	char key[RW_KEY_STRLEN];
 	char json[RW_HOOK_JSON_MAX];
 };
@@ -66,6 +67,7 @@ struct hook_child {
 	bool killed, timed_out;
 	uint64_t start_ns, deadline_ns;
 	uint32_t type;
+	uint64_t pair; /* its event's: an end of the pair waits for it */
 	char key[RW_KEY_STRLEN];
 };
 
@@ -226,7 +228,7 @@ static void cancel_starts(struct rw_hook *h, uint64_t pair)
 /*
  * An end that is owed finds room: the newest queued start whose end is not
  * owed leaves the queue (not run, its pair closed). False when the queue
- * holds only owed ends.
+ * holds only owed ends and the starts they follow.
  */
 static bool room_for_end(struct rw_hook *h)
 {
@@ -237,7 +239,7 @@ static bool room_for_end(struct rw_hook *h)
 		struct open_start *o;
 		bool found;
 
-		if (!is_start(e->type))
+		if (!is_start(e->type) || e->ended)
 			continue;
 		o = open_slot(h, e->pair, &found);
 		if (found && o->state == OPEN_QUEUED)
@@ -249,22 +251,55 @@ static bool room_for_end(struct rw_hook *h)
 	return false;
 }
 
+/* The oldest queued start of pair, at its offset from the head; false: none. */
+static bool oldest_start(struct rw_hook *h, uint64_t pair, uint32_t *k)
+{
+	for (*k = 0; *k < h->counts.queued; (*k)++) {
+		const struct hook_event *e = &h->queue[(h->q_head + *k) % RW_HOOK_QUEUE];
+
+		if (e->pair == pair && is_start(e->type))
+			return true;
+	}
+	return false;
+}
+
 /*
- * An end (unbanned, light): its start's queued copies leave the queue; if
- * a command ran for it the end is queued whatever the rate and the queue
- * hold (room_for_end), else neither is run (both counted not run).
+ * An end (unbanned, light) is run when its start was: when a command ran
+ * for it, or when it still waits in the queue (then both run, the start
+ * first: a ban that began and ended within one tick reaches the command
+ * too). Its start's other queued copies leave the queue (not run). When
+ * there is no room for the end even so, a start still queued is run
+ * neither; one with no start queued or run is not run. A start that waits
+ * is marked ended: room_for_end leaves it its place.
  */
 static bool offer_end(struct rw_hook *h, uint64_t pair, struct hook_event *e)
 {
-	bool found;
+	bool found, waits = false;
 	struct open_start *o = open_slot(h, pair, &found);
-	bool owed = found && o->state == OPEN_RAN;
+	bool ran = found && o->state == OPEN_RAN;
+	uint32_t k;
 
-	cancel_starts(h, pair);
+	if (found && o->state == OPEN_QUEUED && oldest_start(h, pair, &k)) {
+		/* The copies behind it are all later than k: k's slot keeps its event. */
+		struct hook_event *first = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
+
+		first->pair = 0; /* out of cancel_starts' reach: it is kept */
+		cancel_starts(h, pair);
+		first->pair = pair;
+		first->ended = true;
+		waits = true;
+	} else {
+		cancel_starts(h, pair);
+	}
 	if (found)
 		o->state = OPEN_GONE;
-	if (!owed || !room_for_end(h))
+	if (!ran && !waits)
 		return false;
+	if (!room_for_end(h)) {
+		if (waits)
+			cancel_starts(h, pair);
+		return false;
+	}
 	h->queue[(h->q_head + h->counts.queued) % RW_HOOK_QUEUE] = *e;
 	h->counts.queued++;
 	return true;
@@ -306,6 +341,7 @@ bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char
 
 		e->type = type;
 		e->pair = is_start(type) ? pair_hash(type, key) : 0;
+		e->ended = false;
 		if (!e->pair || open_pair(h, e->pair)) {
 			h->tokens -= 1.0;
 			snprintf(e->key, sizeof(e->key), "%s", key);
@@ -380,16 +416,38 @@ static void record(struct rw_hook *h, uint32_t type, const char *key, int status
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* The oldest queued event, counted as started (and running) as it leaves; false: none, or the end. */
+/* Whether a command of pair runs now (an end of it waits for it). */
+static bool pair_running(const struct rw_hook *h, uint64_t pair)
+{
+	for (uint32_t i = 0; pair && i < h->cfg.running; i++)
+		if (h->children[i].pid && h->children[i].pair == pair)
+			return true;
+	return false;
+}
+
+/*
+ * The oldest queued event that may start, counted as started (and running)
+ * as it leaves; false: none, or the end. An end waits while its start's
+ * command runs, so that what the start did is undone after it, never before
+ * (a ban and its end queued together would otherwise start at once).
+ */
 static bool take_event(struct rw_hook *h, struct hook_event *ev)
 {
 	bool took = false;
 
 	pthread_mutex_lock(&h->lock);
-	if (!h->stopping && h->counts.queued) {
-		*ev = h->queue[h->q_head];
-		h->q_head = (h->q_head + 1) % RW_HOOK_QUEUE;
-		h->counts.queued--;
+	for (uint32_t k = 0; !h->stopping && k < h->counts.queued; k++) {
+		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
+
+		if (start_of(e->type) && pair_running(h, e->pair))
+			continue;
+		*ev = *e;
+		if (k == 0) {
+			h->q_head = (h->q_head + 1) % RW_HOOK_QUEUE;
+			h->counts.queued--;
+		} else {
+			queue_remove(h, k);
+		}
 		if (is_start(ev->type)) { /* its end is owed from now on */
 			bool found;
 			struct open_start *o = open_slot(h, ev->pair, &found);
@@ -400,6 +458,7 @@ static bool take_event(struct rw_hook *h, struct hook_event *ev)
 		h->counts.started++;
 		h->counts.running++;
 		took = true;
+		break;
 	}
 	pthread_mutex_unlock(&h->lock);
 	return took;
@@ -468,6 +527,7 @@ static void start(struct rw_hook *h, const struct hook_event *ev)
 	c->start_ns = now;
 	c->deadline_ns = now + h->cfg.timeout_ns;
 	c->type = ev->type;
+	c->pair = ev->pair;
 	memcpy(c->key, ev->key, sizeof(c->key));
 	h->nchildren++;
 }

@@ -57,9 +57,12 @@ int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen);
  * when dropped (counted): over the rate, the queue full, the end begun, or
  * json longer than RW_HOOK_JSON_MAX - 2 bytes (a cut object would not parse).
  * An end (unbanned, light) pairs with its start (banned, heavy) by key: it
- * is run whatever the rate and the queue hold when a command ran for its
- * start (the newest queued start gives up its place if need be), and never
- * when none did; a start still queued when its end comes is run neither.
+ * is run whatever the rate and the queue hold when its start ran or still
+ * waits in the queue (the newest queued start of another key gives up its
+ * place if need be), after its start's command ended; never when its start
+ * was not run. A start still queued when its end comes is run all the same
+ * (a ban that begins and ends within one tick reaches the command too);
+ * only when the queue holds nothing but owed ends is it run neither.
  */
 bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char *json);
 /* The results of the commands that ended since the last call, oldest first: at most max. */

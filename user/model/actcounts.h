@@ -18,7 +18,7 @@ struct rw_hook_counts {
 	uint64_t ok;        /* exited 0 */
 	uint64_t failed;    /* exited otherwise, killed by a signal other than the timeout's, or could not start */
 	uint64_t timed_out; /* killed at --on-event-timeout */
-	uint64_t dropped;   /* events not run: over the rate, the queue full, or left at the end */
+	uint64_t dropped;   /* events not run: over the rate, the queue full, an end whose start was not, or left at the end */
 	int last_status;    /* of the last command that ended: its exit status, 128 + signal, -1: none yet */
 	uint32_t running;   /* now */
 	uint32_t queued;    /* now */

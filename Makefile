@@ -161,32 +161,52 @@ $(BUILD)/progcost: bench/progcost.c tests/harness/flowfill.c tests/harness/flowf
 $(BUILD)/decisions: bench/decisions.c $(USER_LIB_OBJS) $(SKELS)
 	$(CC) $(CFLAGS) bench/decisions.c $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lm
 
-$(BUILD)/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)
-	$(CC) $(CFLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3 -lpthread
-
+# Each test source is an object of its own, so that make -j compiles them side by side.
+PURE_OBJS := $(PURE_SRCS:user/%.c=$(BUILD)/user/%.o)
+UNIT_TEST_OBJS := $(UNIT_TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
 BPF_TEST_SRCS := $(wildcard tests/bpf/*.c tests/bpf/*/*.c)
-$(BUILD)/test_bpf: $(BPF_TEST_SRCS) $(wildcard tests/bpf/*.h tests/bpf/*/*.h) tests/testlib.h $(USER_LIB_OBJS) $(SKELS)
-	$(CC) $(CFLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(USER_LIB_OBJS) -o $@ $(LDLIBS) -lpthread
+BPF_TEST_OBJS := $(BPF_TEST_SRCS:tests/%.c=$(BUILD)/tests/%.o)
+TEST_HDRS := $(wildcard tests/unit/*.h tests/unit/*/*.h tests/bpf/*.h tests/bpf/*/*.h)
+$(BUILD)/tests/%.o: tests/%.c $(HDRS) $(TEST_HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -Itests/bpf -c $< -o $@
+
+$(BUILD)/test_unit: $(UNIT_TEST_OBJS) $(PURE_OBJS) | $(BUILD)
+	$(CC) $(CFLAGS) $^ -o $@ -lm -lsqlite3 -lpthread
+
+$(BUILD)/test_bpf: $(BPF_TEST_OBJS) $(USER_LIB_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lpthread
 
 # The same code again under AddressSanitizer and UBSan: the unit tests, the BPF
 # tests (loader, map reads) and a ratewall binary the integration tests can run.
 SAN_FLAGS := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+# Every source is compiled once under them (build/asan/user/, build/asan/tests/)
+# and linked into the three.
 ASAN := $(BUILD)/asan/test_unit $(BUILD)/asan/test_bpf $(BUILD)/asan/ratewall
-ASAN_LIB_SRCS := $(USER_LIB_SRCS)
+ASAN_LIB_OBJS := $(USER_LIB_SRCS:user/%.c=$(BUILD)/asan/user/%.o)
 
-$(BUILD)/asan/test_unit: $(UNIT_TEST_SRCS) $(PURE_SRCS) $(HDRS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests $(UNIT_TEST_SRCS) $(PURE_SRCS) -o $@ -lm -lsqlite3 -lpthread
+$(BUILD)/asan/user/%.o: user/%.c $(HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-$(BUILD)/asan/test_bpf: $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests -Itests/bpf $(BPF_TEST_SRCS) $(ASAN_LIB_SRCS) -o $@ $(LDLIBS) -lpthread
+$(BUILD)/asan/tests/%.o: tests/%.c $(HDRS) $(TEST_HDRS) $(SKELS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -Itests -Itests/bpf -c $< -o $@
 
-$(BUILD)/asan/ratewall: user/main.c $(ASAN_LIB_SRCS) $(HDRS) $(SKELS) | $(BUILD)/asan
-	$(CC) $(CFLAGS) $(SAN_FLAGS) user/main.c $(ASAN_LIB_SRCS) -o $@ $(LDLIBS)
+$(BUILD)/asan/test_unit: $(UNIT_TEST_OBJS:$(BUILD)/%=$(BUILD)/asan/%) $(PURE_OBJS:$(BUILD)/%=$(BUILD)/asan/%)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lm -lsqlite3 -lpthread
+
+$(BUILD)/asan/test_bpf: $(BPF_TEST_OBJS:$(BUILD)/%=$(BUILD)/asan/%) $(ASAN_LIB_OBJS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(LDLIBS) -lpthread
+
+$(BUILD)/asan/ratewall: $(BUILD)/asan/user/main.o $(ASAN_LIB_OBJS)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(LDLIBS)
 
 # libFuzzer targets for every parser of outside input (clang's fuzzer runtime,
 # with ASan and UBSan): `make test` runs each for FUZZ_TEST_TIME seconds on the
 # kept corpus in tests/fuzz/corpus, `make fuzz` for FUZZ_TIME.
 FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+COMMA := ,
 FUZZ_FLAGS := -g -O1 -std=gnu11 -Wall -Wextra -Werror -fsanitize=fuzzer,address,undefined \
 	      -fno-sanitize-recover=all -Iinclude -Iuser -Itests/fuzz
 FUZZ_TEST_TIME ?= 4
@@ -195,8 +215,15 @@ FUZZ_TIME ?= 300
 $(BUILD)/fuzz:
 	@mkdir -p $@
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(PURE_SRCS) $(HDRS) | $(BUILD)/fuzz
-	$(CLANG) $(FUZZ_FLAGS) $< $(PURE_SRCS) -o $@ -lm -lsqlite3
+# The code under test is compiled once with the fuzzer's coverage
+# (fuzzer-no-link), each target's own file with its main.
+FUZZ_LIB_OBJS := $(PURE_SRCS:user/%.c=$(BUILD)/fuzz/user/%.o)
+$(BUILD)/fuzz/user/%.o: user/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) -c $< -o $@
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB_OBJS) $(HDRS) | $(BUILD)/fuzz
+	$(CLANG) $(FUZZ_FLAGS) $< $(FUZZ_LIB_OBJS) -o $@ -lm -lsqlite3
 
 fuzz: test-deps
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)

@@ -468,6 +468,52 @@ static void test_hook_end_waits_for_its_start(void)
 	rw_hook_stop(h, 0);
 }
 
+/*
+ * A key banned, unbanned and banned again while two other commands hold
+ * both places, all four queued: its commands run one at a time in that
+ * order, so the second ban's command is not undone by the first's end (it
+ * was taken past the waiting unbanned and ran beside the first banned; and
+ * the unbanned that came after took the first banned for its own start and
+ * cancelled the second).
+ */
+static void test_hook_a_keys_commands_run_in_order(void)
+{
+	char body[384];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	snprintf(body, sizeof(body),
+		 "read -r e\ncase $e in\nhold) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
+		 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\nesac",
+		 in_dir("go3"), in_dir("keyorder.log"), in_dir("keyorder.log"));
+	c = config(script("keyorder", body), 5000, 2, 20);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.10", "hold"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.11", "hold"));
+	for (double end = now_s() + 5; now_s() < end; sleep_ms(2)) {
+		rw_hook_counts(h, &n);
+		if (n.running == 2)
+			break;
+	}
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.2", "b1"));
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.2", "u1"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.2", "b2"));
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.2", "u2"));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, 4);
+	CHECK_EQ(fclose(fopen(in_dir("go3"), "w")), 0);
+	CHECK(wait_idle(h, 5));
+	CHECK_STR(slurp(in_dir("keyorder.log")), "start b1\nend b1\nstart u1\nend u1\n"
+						 "start b2\nend b2\nstart u2\nend u2\n");
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.started, 6);
+	CHECK_EQ(n.dropped, 0);
+	rw_hook_stop(h, 0);
+}
+
 /* The queue holds RW_HOOK_QUEUE behind the commands running; the end counts it dropped. */
 static void test_hook_queue_bounded(void)
 {
@@ -690,6 +736,7 @@ void run_hook_tests(void)
 	RUN(test_hook_ends_follow_their_starts);
 	RUN(test_hook_owed_end_in_a_full_queue);
 	RUN(test_hook_end_waits_for_its_start);
+	RUN(test_hook_a_keys_commands_run_in_order);
 	RUN(test_hook_queue_bounded);
 	RUN(test_hook_results_bounded);
 	RUN(test_hook_running_bound);

@@ -212,13 +212,13 @@ static void queue_remove(struct rw_hook *h, uint32_t k)
 	h->counts.queued--;
 }
 
-/* Every queued start of pair leaves the queue, each counted not run. */
+/* Every queued start of pair whose end is not queued leaves the queue, each counted not run. */
 static void cancel_starts(struct rw_hook *h, uint64_t pair)
 {
 	for (uint32_t k = h->counts.queued; k-- > 0;) {
 		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
 
-		if (e->pair == pair && is_start(e->type)) {
+		if (e->pair == pair && is_start(e->type) && !e->ended) {
 			queue_remove(h, k);
 			h->counts.dropped++;
 		}
@@ -251,13 +251,13 @@ static bool room_for_end(struct rw_hook *h)
 	return false;
 }
 
-/* The oldest queued start of pair, at its offset from the head; false: none. */
+/* The oldest queued start of pair whose end is not queued, at its offset from the head; false: none. */
 static bool oldest_start(struct rw_hook *h, uint64_t pair, uint32_t *k)
 {
 	for (*k = 0; *k < h->counts.queued; (*k)++) {
 		const struct hook_event *e = &h->queue[(h->q_head + *k) % RW_HOOK_QUEUE];
 
-		if (e->pair == pair && is_start(e->type))
+		if (e->pair == pair && is_start(e->type) && !e->ended)
 			return true;
 	}
 	return false;
@@ -277,27 +277,23 @@ static bool offer_end(struct rw_hook *h, uint64_t pair, struct hook_event *e)
 	bool found, waits = false;
 	struct open_start *o = open_slot(h, pair, &found);
 	bool ran = found && o->state == OPEN_RAN;
-	uint32_t k;
+	uint32_t k = 0;
 
 	if (found && o->state == OPEN_QUEUED && oldest_start(h, pair, &k)) {
 		/* The copies behind it are all later than k: k's slot keeps its event. */
-		struct hook_event *first = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
-
-		first->pair = 0; /* out of cancel_starts' reach: it is kept */
-		cancel_starts(h, pair);
-		first->pair = pair;
-		first->ended = true;
+		h->queue[(h->q_head + k) % RW_HOOK_QUEUE].ended = true; /* out of cancel_starts' reach */
 		waits = true;
-	} else {
-		cancel_starts(h, pair);
 	}
+	cancel_starts(h, pair);
 	if (found)
 		o->state = OPEN_GONE;
 	if (!ran && !waits)
 		return false;
 	if (!room_for_end(h)) {
-		if (waits)
-			cancel_starts(h, pair);
+		if (waits) { /* room_for_end moved nothing: k is still the start's */
+			queue_remove(h, k);
+			h->counts.dropped++;
+		}
 		return false;
 	}
 	h->queue[(h->q_head + h->counts.queued) % RW_HOOK_QUEUE] = *e;
@@ -416,20 +412,46 @@ static void record(struct rw_hook *h, uint32_t type, const char *key, int status
 	pthread_mutex_unlock(&h->lock);
 }
 
-/* Whether a command of pair runs now (an end of it waits for it). */
-static bool pair_running(const struct rw_hook *h, uint64_t pair)
+/* Whether a command of pair runs now: any, or (ends) only an end's. */
+static bool pair_running(const struct rw_hook *h, uint64_t pair, bool ends)
 {
 	for (uint32_t i = 0; pair && i < h->cfg.running; i++)
-		if (h->children[i].pid && h->children[i].pair == pair)
+		if (h->children[i].pid && h->children[i].pair == pair &&
+		    (!ends || start_of(h->children[i].type)))
 			return true;
 	return false;
 }
 
+/* Whether an event of pair (any, or with ends only an end) waits before offset k. */
+static bool pair_queued_before(const struct rw_hook *h, uint64_t pair, uint32_t k, bool ends)
+{
+	for (uint32_t j = 0; pair && j < k; j++) {
+		const struct hook_event *e = &h->queue[(h->q_head + j) % RW_HOOK_QUEUE];
+
+		if (e->pair == pair && (!ends || start_of(e->type)))
+			return true;
+	}
+	return false;
+}
+
 /*
- * The oldest queued event that may start, counted as started (and running)
- * as it leaves; false: none, or the end. An end waits while its start's
- * command runs, so that what the start did is undone after it, never before
- * (a ban and its end queued together would otherwise start at once).
+ * Whether the event at offset k must wait: an end (unbanned, light) waits
+ * while a command of its key runs or an event of its key waits before it,
+ * so that what a ban did is undone after it, never before (a ban and its end
+ * queued together would otherwise start at once); a start waits while an
+ * end of its key runs or waits before it, so that an end does not undo the
+ * ban that followed it. A key's starts alone run side by side.
+ */
+static bool must_wait(const struct hook_event *e, const struct rw_hook *h, uint32_t k)
+{
+	bool end = start_of(e->type) != 0;
+
+	return pair_running(h, e->pair, !end) || pair_queued_before(h, e->pair, k, !end);
+}
+
+/*
+ * The oldest queued event that may start (must_wait), counted as started
+ * (and running) as it leaves; false: none, or the end.
  */
 static bool take_event(struct rw_hook *h, struct hook_event *ev)
 {
@@ -439,7 +461,7 @@ static bool take_event(struct rw_hook *h, struct hook_event *ev)
 	for (uint32_t k = 0; !h->stopping && k < h->counts.queued; k++) {
 		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
 
-		if (start_of(e->type) && pair_running(h, e->pair))
+		if (must_wait(e, h, k))
 			continue;
 		*ev = *e;
 		if (k == 0) {

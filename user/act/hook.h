@@ -62,7 +62,8 @@ int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen);
  * place if need be), after its start's command ended; never when its start
  * was not run. A start still queued when its end comes is run all the same
  * (a ban that begins and ends within one tick reaches the command too);
- * only when the queue holds nothing but owed ends is it run neither.
+ * only when the queue holds nothing but owed ends is it run neither. A
+ * start that follows its key's end runs after that end's command.
  */
 bool rw_hook_offer(struct rw_hook *h, uint32_t type, const char *key, const char *json);
 /* The results of the commands that ended since the last call, oldest first: at most max. */

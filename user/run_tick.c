@@ -199,9 +199,9 @@ int rw_run_tick(struct rw_session *s)
 		s->pcap_health = (struct rw_samples_health){
 			.frames = s->pcap->frames, .files = s->pcap->made, .bytes = s->pcap->files.total,
 			.removed = s->pcap->files.removed, .not_written = s->pcap->not_written,
-			/* The data path's own count, where this loader loaded it. */
-			.copied = s->skel && s->skel->bss ? s->skel->bss->pcap_frames : 0,
-			.lost = s->skel && s->skel->bss ? s->skel->bss->pcap_lost : 0 };
+			/* The data path's own counts, since its program was loaded (adopted or not). */
+			.copied = s->bss ? s->bss->pcap_frames : 0,
+			.lost = s->bss ? s->bss->pcap_lost : 0 };
 		rep.samples = &s->pcap_health;
 	}
 	rw_persist_act(s);

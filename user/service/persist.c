@@ -178,6 +178,10 @@ static int adopt(struct rw_session *s)
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
 	}
+	s->bss = rw_prog_bss_map(s->prog_fd, sizeof(*s->bss));
+	if (!s->bss && s->cfg->samples_dir[0])
+		fprintf(stderr, "ratewall: the adopted program's counters cannot be read: "
+			"--samples' copied and lost read 0\n");
 	prog_id = rw_prog_id(s->prog_fd);
 	for (s->nat = 0; s->nat < s->cfg->nifaces; s->nat++) {
 		uint32_t i = s->nat;
@@ -581,4 +585,6 @@ void rw_persist_close_maps(struct rw_session *s)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
+	rw_prog_bss_unmap(s->bss, sizeof(*s->bss));
+	s->bss = NULL;
 }

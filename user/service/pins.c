@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -146,6 +147,44 @@ uint32_t rw_prog_id(int prog_fd)
 
 	memset(&info, 0, sizeof(info));
 	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
+}
+
+const void *rw_prog_bss_map(int prog_fd, size_t size)
+{
+	__u32 ids[64], len = sizeof(struct bpf_prog_info);
+	struct bpf_prog_info info;
+	const void *bss = NULL;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
+	info.map_ids = (__u64)(uintptr_t)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return NULL;
+	for (__u32 i = 0; !bss && i < info.nr_map_ids && i < sizeof(ids) / sizeof(ids[0]); i++) {
+		struct bpf_map_info mi;
+		__u32 mlen = sizeof(mi);
+		size_t nlen;
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		memset(&mi, 0, sizeof(mi));
+		nlen = bpf_obj_get_info_by_fd(fd, &mi, &mlen) ? 0 : strnlen(mi.name, sizeof(mi.name));
+		if (nlen >= 4 && !strcmp(mi.name + nlen - 4, ".bss") && mi.value_size == size &&
+		    (mi.map_flags & BPF_F_MMAPABLE)) {
+			void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+
+			bss = p == MAP_FAILED ? NULL : p;
+		}
+		close(fd); /* the mapping holds the map */
+	}
+	return bss;
+}
+
+void rw_prog_bss_unmap(const void *bss, size_t size)
+{
+	if (bss)
+		munmap((void *)bss, size);
 }
 
 uint32_t rw_link_target(int link_fd, uint32_t *prog_id, uint32_t *link_id)

@@ -153,6 +153,7 @@ int rw_session_load(struct rw_session *s, const struct rw_memplan *plan)
 	if (e)
 		return rw_load_failed(s, plan, e, insns);
 	rw_maps_of(s->skel, &s->maps);
+	s->bss = s->skel->bss;
 	s->prog_fd = bpf_program__fd(s->skel->progs.ratewall_xdp);
 	s->lp.hash_seed = s->skel->rodata->cfg_hash_seed;
 	return -1;

@@ -34,6 +34,8 @@ struct rw_session {
 	struct rw_load_params lp;  /* what the program must enforce */
 	struct ratewall_bpf *skel; /* loaded here; NULL when the program was adopted */
 	struct rw_maps maps;       /* the skeleton's or the pinned maps' fds */
+	/* its global counters: the skeleton's, or the adopted one's mapped (rw_prog_bss_map); NULL: unread */
+	const struct ratewall_bpf__bss *bss;
 	int prog_fd;               /* the XDP program (pinned: opened from its pin) */
 	uint32_t nat;
 	struct rw_attachment at[RW_MAX_IFACES]; /* in cfg->ifnames order */

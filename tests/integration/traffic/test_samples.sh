@@ -7,9 +7,12 @@
 # on disk, what did not fit counted, and every tick on time; (c) a flood of
 # sources under their limit, or dropped by a deny rule, has nothing copied
 # (the data path's count stays 0); (d) --samples to a file or an unwritable directory, --samples-max 0 or
-# garbage: one clear line, exit 2, nothing attached.
+# garbage: one clear line, exit 2, nothing attached; (e) a --persist instance
+# adopted by a new loader: its report's copied is the program's (the frames
+# its first loader saw copied, and on), not 0.
 set -u
 . "$(dirname "$0")/../lib.sh"
+PIN_DIR=/sys/fs/bpf/rwtest_smp_$$
 
 tb_up "$(tb_name)" || { fail "testbed"; finish; exit 1; }
 
@@ -109,4 +112,20 @@ refused "--samples to a directory not there" --samples "$WORK/none"
 refused "--samples to an unwritable directory (/proc)" --samples /proc
 refused "--samples-max 0" --samples "$WORK/c" --samples-max 0
 refused "--samples-max garbage" --samples "$WORK/c" --samples-max lots
+
+# --- (e) adopted: the program's counts, not the loader's ------------------------
+mkdir "$WORK/e"
+start_persist "$WORK/e1.json" "$TB_RX" --pps 100 --ban 60s --samples "$WORK/e" --json --interval 500ms ||
+	fail "(e) ratewall --persist starts"
+gen --src 198.18.0.8 --count 2000 --rate 4000 --duration 5s >"$WORK/e.gen"
+sleep 1.2
+stop_ratewall INT
+copied1=$(last "$WORK/e1.json" "r['samples']['copied']")
+start_persist "$WORK/e2.json" "$TB_RX" --pps 100 --ban 60s --samples "$WORK/e" --json --interval 500ms ||
+	fail "(e) a second loader adopts it"
+sleep 1.2
+stop_ratewall INT
+copied2=$(last "$WORK/e2.json" "r['samples']['copied']")
+check "(e) the first loader copied frames ($copied1); the adopting loader reads the program's count ($copied2)" \
+	eval '[ "${copied1:-0}" -ge 1 ] && [ "${copied2:-0}" -ge "$copied1" ]'
 finish

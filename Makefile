@@ -241,7 +241,7 @@ check-rooms:
 	@python3 tools/check_rooms.py
 
 # Every layer but the slow suites (tests/run.sh says which), one closing
-# "N passed, N failed" line; about 5 minutes here. Needs root (BPF, netns).
+# "N passed, N failed" line; under 6 minutes here. Needs root (BPF, netns).
 # The three builds (plain, sanitized, fuzzers) on every CPU: half the build
 # time on two. make test-slow: the slow integration suites, which CI runs too.
 test: test-deps
@@ -254,7 +254,7 @@ test-slow: test-deps
 
 # The cross-CPU checks (tests/cpus/) in QEMU guests of 16 and 64 CPUs (TCG, no
 # KVM needed): installs QEMU and fetches Debian's 6.12 kernel into
-# $(BUILD)/guest once. Needs root. About 15 minutes here; not part of `make test`.
+# $(BUILD)/guest once. Needs root. About 30 minutes here; not part of `make test`.
 test-cpus: test-deps
 	@$(MAKE) --no-print-directory -j$$(nproc) all
 	@./tests/cpus/run.sh $(BUILD)

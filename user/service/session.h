@@ -8,6 +8,7 @@
 #include <time.h>
 #include "act/act.h"
 #include "act/pcap.h"
+#include "kernel/pcapnets.h"
 #include "cli/config.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
@@ -59,6 +60,7 @@ struct rw_session {
 	struct rw_pcap_out *pcap;     /* --samples: the frames' writer, NULL without */
 	struct ring_buffer *pcap_rb;  /* ... and the data path's frames for it */
 	struct rw_samples_health pcap_health; /* ... its counts, for the report */
+	struct rw_pcap_nets *pnets;   /* --samples --levels: the heavy prefixes sampling, NULL without */
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
 	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */

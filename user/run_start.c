@@ -457,8 +457,9 @@ void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 	if (cfg->samples_dir[0]) {
 		rw_format_bytes((double)cfg->samples_max, mem, sizeof(mem));
 		fprintf(stderr, "ratewall: samples: the first %u dropped frames (%u bytes of each) of "
-			"each limited or banned key as pcap in %s, at most %s\n", RW_PCAP_FRAMES,
-			RW_PCAP_SNAP, cfg->samples_dir, mem);
+			"each limited or banned key%s as pcap in %s, at most %s\n", RW_PCAP_FRAMES,
+			RW_PCAP_SNAP, s->pnets ? ", the next frames of each heavy prefix," : "",
+			cfg->samples_dir, mem);
 	}
 }
 

@@ -198,7 +198,7 @@ SEC("xdp.frags")
 int ratewall_xdp(struct xdp_md *ctx)
 {
 	__u64 len = ctx->data_end - ctx->data;
-	__u32 zero = 0, ifi = rw_iface_index(ctx);
+	__u32 zero = 0, ifi;
 	struct rw_key k __attribute__((aligned(8))) = {};
 	struct rw_l4_seen seen = {};
 	struct rw_key *key = &k;
@@ -210,6 +210,12 @@ int ratewall_xdp(struct xdp_md *ctx)
 	bool dropped;
 	int ret;
 
+	/*
+	 * The length a number from here: left to clang, it may keep ctx->data
+	 * instead, spilled in 4 bytes, which the verifier refuses for a pointer.
+	 */
+	asm volatile("" : "+r"(len));
+	ifi = rw_iface_index(ctx);
 	st = bpf_map_lookup_elem(&stats, &ifi);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st || !sc)

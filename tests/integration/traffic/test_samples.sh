@@ -101,7 +101,7 @@ check "(c) $(sent_of "$WORK/c2.gen") frames a deny rule dropped: none copied, no
 # turns heavy under --levels v4:24, and its next 64 frames offered are copied.
 mkdir "$WORK/e"
 start_ratewall "$WORK/e.json" --pps 1000 --levels v4:24 --samples "$WORK/e" --json \
-	--interval 500ms --events "$WORK/e.ev" --on-event "cat >>$WORK/e.hook" \
+	--interval 500ms --events "$WORK/e.ev" --on-event "cp /dev/stdin $WORK/e.hook" \
 	--on-event-kinds heavy || { fail "(e) ratewall starts"; finish; exit 1; }
 gen --src 198.18.4.1 --sources 200 --size 300 --count 6000 --rate 2000 --duration 4s >"$WORK/e.gen"
 sleep 1.2
@@ -130,7 +130,7 @@ check "(e) offered frames, none dropped; counted in the report's samples" \
 PIN_DIR=/sys/fs/bpf/rwsamples$$
 mkdir "$WORK/f"
 start_persist "$WORK/f1.json" "$TB_RX" --pps 1000 --levels v4:24 --samples "$WORK/f" \
-	--json --interval 500ms || { fail "(f) a pinned ratewall starts"; finish; exit 1; }
+	--json --interval 500ms --events "$WORK/f.ev" || { fail "(f) a pinned ratewall starts"; finish; exit 1; }
 kill -9 "$RW_PID"
 wait "$RW_PID" 2>/dev/null
 start_persist "$WORK/f.json" "$TB_RX" --pps 1000 --levels v4:24 --samples "$WORK/f" \

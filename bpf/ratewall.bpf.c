@@ -24,7 +24,8 @@
  *            a key over it is limited, and maybe banned (policy.h);
  *   verdict  count it under its rule, and under every --rank kind (counted,
  *            never dropped); --samples copies a dropped frame of a key that
- *            samples (samples.h); drop it unless --dry-run.
+ *            samples, and any frame of a heavy prefix that samples
+ *            (samples.h); drop it unless --dry-run.
  *
  * Its cost does not grow with the number of sources: a spoofed packet costs a
  * directory line and two sketch lines, a tracked one the directory and this
@@ -197,7 +198,7 @@ SEC("xdp.frags")
 int ratewall_xdp(struct xdp_md *ctx)
 {
 	__u64 len = ctx->data_end - ctx->data;
-	__u32 zero = 0, ifi = rw_iface_index(ctx);
+	__u32 zero = 0, ifi;
 	struct rw_key k __attribute__((aligned(8))) = {};
 	struct rw_l4_seen seen = {};
 	struct rw_key *key = &k;
@@ -209,6 +210,12 @@ int ratewall_xdp(struct xdp_md *ctx)
 	bool dropped;
 	int ret;
 
+	/*
+	 * The length a number from here: left to clang, it may keep ctx->data
+	 * instead, spilled in 4 bytes, which the verifier refuses for a pointer.
+	 */
+	asm volatile("" : "+r"(len));
+	ifi = rw_iface_index(ctx);
 	st = bpf_map_lookup_elem(&stats, &ifi);
 	sc = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st || !sc)
@@ -242,8 +249,9 @@ int ratewall_xdp(struct xdp_md *ctx)
 	rw_rule_count(lim, dropped);
 	if (cfg_rank_mask)
 		rw_rank_kinds(sc, &t, len, st, ws);
-	/* Last, where no path follows for the verifier to walk twice: --samples' copy (samples.h). */
+	/* Last, where no path follows for the verifier to walk twice: --samples' copies (samples.h). */
 	if (dropped)
 		rw_pcap_frame(ctx, key, t.now, len);
+	rw_pcap_net_frame(ctx, key, t.now, len);
 	return dropped && !cfg_dry_run ? XDP_DROP : XDP_PASS;
 }

@@ -3,11 +3,16 @@
  * --samples DIR: the frames of an attack, for the loader to write as pcap.
  * A key's `limited` or `banned` event arms it (rw_pcap_arm, from rw_limited):
  * its first RW_PCAP_FRAMES dropped frames are copied, cut to RW_PCAP_SNAP
- * bytes, into `pcap_ring`. The cost stays with the keys that sample:
+ * bytes, into `pcap_ring`. A prefix the loader finds heavy (--levels) is
+ * armed by the loader in `pcap_nets`: its next RW_PCAP_FRAMES frames offered,
+ * passed or dropped, are copied the same way. The cost stays with the keys
+ * and prefixes that sample:
  *
  *   - off (cfg_pcap false, a constant), the verifier drops every call;
  *   - on, a drop reads one global count, and looks its key up only while
- *     some key samples (pcap_active non-zero);
+ *     some key samples (pcap_active non-zero); every frame reads another,
+ *     and looks its address up only while some prefix is armed
+ *     (pcap_nets_armed non-zero);
  *   - a frame is copied by one function verified once (rw_pcap_copy), into
  *     a ring buffer reserved without waiting: a full ring costs a count.
  */
@@ -133,12 +138,65 @@ __noinline int rw_pcap_take(struct xdp_md *ctx, const struct rw_key *key, __u64 
 	return rw_pcap_copy(ctx, key, b->armed_ns, now, len);
 }
 
+/*
+ * Heavy prefixes armed (pcap_nets with frames left, or spent and not yet
+ * taken out): while 0, a frame looks nothing up. The loader alone writes it
+ * (user/kernel/pcapnets.c), as it alone arms and disarms: no race of the
+ * data path and the loader can take it below the prefixes armed, or below 0.
+ */
+__u32 pcap_nets_armed;
+
+/* --levels: the heavy prefixes sampling, by prefix (struct rw_pcap_net_key): frames left, the arm's time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(key_size, sizeof(struct rw_pcap_net_key));
+	__uint(value_size, sizeof(struct rw_pcap_net));
+	__uint(max_entries, RW_PCAP_NETS);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} pcap_nets SEC(".maps");
+
+/*
+ * A frame offered under key (passed or dropped): copied, under the prefix's
+ * key, while the longest armed prefix holding the key's own address has
+ * frames left. A spent prefix stays until the loader's next tick takes it
+ * out (a lookup that copies nothing meanwhile). A global function, verified
+ * once.
+ */
+__noinline int rw_pcap_net_take(struct xdp_md *ctx, const struct rw_key *key, __u64 now,
+				__u32 len)
+{
+	struct rw_pcap_net_key nk = {};
+	struct rw_pcap_net *n;
+	__u32 left;
+
+	if (!key)
+		return 0;
+	nk.family = key->family;
+	nk.prefixlen = 8 + (key->family == RW_FAMILY_IPV4 ? 32 : 128);
+	__builtin_memcpy(nk.addr, key->addr, sizeof(nk.addr));
+	n = bpf_map_lookup_elem(&pcap_nets, &nk);
+	if (!n)
+		return 0;
+	left = n->b.left;
+	if (!left || __sync_val_compare_and_swap(&n->b.left, left, left - 1) != left)
+		return 0;
+	return rw_pcap_copy(ctx, &n->prefix, n->b.armed_ns, now, len);
+}
+
 /* The data path's call: off, nothing; on, one load while no key samples. */
 static __always_inline void rw_pcap_frame(struct xdp_md *ctx, const struct rw_key *key,
 					  __u64 now, __u64 len)
 {
 	if (cfg_pcap && *(volatile __u32 *)&pcap_active)
 		rw_pcap_take(ctx, key, now, (__u32)len);
+}
+
+/* ... and for every frame offered: off, nothing; on, one load while no prefix samples. */
+static __always_inline void rw_pcap_net_frame(struct xdp_md *ctx, const struct rw_key *key,
+					      __u64 now, __u64 len)
+{
+	if (cfg_pcap && *(volatile __u32 *)&pcap_nets_armed)
+		rw_pcap_net_take(ctx, key, now, (__u32)len);
 }
 
 #endif /* RW_BPF_SAMPLES_H */

@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 14
+#define RW_LAYOUT_VERSION 15
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -717,6 +717,24 @@ struct rw_pcap_frame {
 	__u32 caplen;   /* bytes in data[] */
 	__u8 data[RW_PCAP_SNAP];
 };
+/*
+ * --levels with --samples: a prefix that turns heavy is armed by the loader in
+ * `pcap_nets` (an LPM trie, family byte first): the next RW_PCAP_FRAMES frames
+ * offered (passed or dropped) whose key's own address falls in it are copied
+ * as a key's are, under the prefix's key (its file's name). The loader alone
+ * arms, disarms (light, or its frames spent) and keeps the count of armed
+ * prefixes the data path reads (bpf/samples.h, pcap_nets_armed).
+ */
+#define RW_PCAP_NETS 256
+struct rw_pcap_net_key {
+	__u32 prefixlen; /* 8 (the family byte) + the prefix's length */
+	__u8 family;
+	__u8 addr[16];
+} __attribute__((packed));
+struct rw_pcap_net {
+	struct rw_pcap_budget b;
+	struct rw_key prefix; /* as --levels gives it: with b.armed_ns, the file's name */
+};
 
 /* --- Prefix samples (hierarchical heavy hitters) ------------------------------- */
 
@@ -967,6 +985,8 @@ _Static_assert(__builtin_offsetof(struct rw_wslot, sketch_bytes) + 8 <= 64, "rw_
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
 _Static_assert(sizeof(struct rw_pcap_frame) == 64 + RW_PCAP_SNAP, "rw_pcap_frame layout");
+_Static_assert(sizeof(struct rw_pcap_net_key) == 21, "rw_pcap_net_key layout");
+_Static_assert(sizeof(struct rw_pcap_net) == 56, "rw_pcap_net layout");
 _Static_assert((RW_PCAP_SNAP & (RW_PCAP_SNAP - 1)) == 0, "RW_PCAP_SNAP a power of two (bpf/samples.h clamps by a mask)");
 _Static_assert((RW_SAMPLE_EVERY & (RW_SAMPLE_EVERY - 1)) == 0, "a power of two");
 _Static_assert(sizeof(struct rw_hist_slot) == 40, "rw_hist_slot layout: 64-bit sums");

@@ -46,6 +46,10 @@ void rw_run_end(struct rw_session *s, int exit_status)
 		rw_ranker_free(&s->ranked[k].ranker);
 	}
 	rw_flowtab_free(&s->flowtab);
+	if (s->pnets) /* before the maps close: nothing armed stays copied for no reader */
+		rw_pcap_nets_stop(s->pnets);
+	free(s->pnets);
+	s->pnets = NULL;
 	if (s->skel)
 		ratewall_bpf__destroy(s->skel);
 	else

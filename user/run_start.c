@@ -257,6 +257,40 @@ static int start_pcap(struct rw_session *s)
 	return s->pcap_rb ? 0 : -errno;
 }
 
+/* --samples --levels: a heavy prefix's frames armed with its heavy event, disarmed with light. */
+static void on_prefix(void *arg, uint32_t type, const struct rw_key *prefix, uint64_t now)
+{
+	struct rw_session *s = arg;
+
+	if (type == RW_EV_HEAVY)
+		rw_pcap_nets_arm(s->pnets, prefix, now);
+	else if (type == RW_EV_LIGHT)
+		rw_pcap_nets_disarm(s->pnets, prefix);
+}
+
+/* --samples --levels: the heavy prefixes' frames (the program's count of them reached). 0, or -1 once said. */
+static int start_pnets(struct rw_session *s)
+{
+	char err[256];
+
+	s->pnets = malloc(sizeof(*s->pnets));
+	if (!s->pnets) {
+		fprintf(stderr, "ratewall: out of memory\n");
+		return -1;
+	}
+	if (rw_pcap_nets_start(s->pnets, s->maps.pcap_nets, s->bss ? &s->bss->pcap_nets_armed : NULL,
+			       err, sizeof(err))) {
+		fprintf(stderr, "ratewall: --samples: %s\n", err);
+		free(s->pnets);
+		s->pnets = NULL;
+		return -1;
+	}
+	s->events.prefix_samples = true;
+	s->act.on_prefix = on_prefix;
+	s->act.on_prefix_arg = s;
+	return 0;
+}
+
 /* --levels: counts and the sample reader. 0 or -ENOMEM/-errno. */
 static int start_hhh(struct rw_session *s)
 {
@@ -342,7 +376,9 @@ int rw_run_start_parts(struct rw_session *s)
 		s->flowtab.on_unban = on_unban;
 		s->flowtab.on_unban_arg = s;
 	}
-	return start_act(s);
+	if (start_act(s))
+		return -1;
+	return s->pcap && s->hhh ? start_pnets(s) : 0;
 }
 
 /*
@@ -420,8 +456,9 @@ void rw_run_describe(const struct rw_session *s, const struct rw_memplan *plan)
 	if (cfg->samples_dir[0]) {
 		rw_format_bytes((double)cfg->samples_max, mem, sizeof(mem));
 		fprintf(stderr, "ratewall: samples: the first %u dropped frames (%u bytes of each) of "
-			"each limited or banned key as pcap in %s, at most %s\n", RW_PCAP_FRAMES,
-			RW_PCAP_SNAP, cfg->samples_dir, mem);
+			"each limited or banned key%s as pcap in %s, at most %s\n", RW_PCAP_FRAMES,
+			RW_PCAP_SNAP, s->pnets ? ", the next frames of each heavy prefix," : "",
+			cfg->samples_dir, mem);
 	}
 }
 

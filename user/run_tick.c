@@ -195,6 +195,8 @@ int rw_run_tick(struct rw_session *s)
 	rw_act_tick(&s->act, &s->events, rep.hhh, rep.nhhh, rep.tick.total.packets, now,
 		    rw_run_act_say, s);
 	rep.act = rw_act_on(&s->act) ? &s->act.counts : NULL;
+	if (s->pnets)
+		rw_pcap_nets_tick(s->pnets); /* the prefixes whose frames are spent: disarmed */
 	if (s->pcap) {
 		s->pcap_health = (struct rw_samples_health){
 			.frames = s->pcap->frames, .files = s->pcap->made, .bytes = s->pcap->files.total,

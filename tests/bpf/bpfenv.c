@@ -38,7 +38,7 @@ bool env_open_mode(struct env *e, uint32_t slots, uint64_t slot_ns, uint64_t lim
 		.slot_ns = slot_ns, .slots = slots, .limit_packets = limit_packets,
 		.limit_bytes = limit_bytes, .max_flows = max_flows, .test_clock = true,
 		.dry_run = mode.dry_run, .malformed_drop = mode.malformed_drop, .sample = mode.sample,
-		.events = mode.events, .ban_ns = mode.ban_ns, .hash_clear = mode.hash_clear,
+		.events = mode.events, .pcap = mode.pcap, .ban_ns = mode.ban_ns, .hash_clear = mode.hash_clear,
 		.hash_seed = mode.hash_seed, .key_kind = mode.key_kind, .rank_mask = mode.rank_mask,
 		.v6_prefix = mode.v6_prefix ? mode.v6_prefix : 128,
 		.burst_ns = mode.paced ? mode.burst_ns : RW_BURST_WINDOW,

@@ -35,6 +35,7 @@ struct env {
 /* The load options tests vary besides the limits. */
 struct env_mode {
 	bool dry_run, malformed_drop, sample, events;
+	bool pcap; /* --samples: the frames' maps sized as ratewall run sizes them */
 	uint64_t ban_ns;
 	uint64_t hash_clear; /* bits cleared from every hash: ~0 makes every key collide */
 	uint64_t hash_seed;  /* 0: a random one */
@@ -129,6 +130,8 @@ void run_crowd_tests(void);
 void run_rule_match_tests(void);
 /* The program loads as RW_MAX_CPUS CPUs would load it, every branch taken (test_load.c). */
 void run_load_tests(void);
+/* --samples: a heavy prefix's frames (test_pcap.c). */
+void run_pcap_tests(void);
 /* The BGP driver's thread against a fake speaker (test_bgp.c). */
 void run_bgp_tests(void);
 

@@ -1192,6 +1192,7 @@ int main(void)
 	run_flood_tests();
 	run_crowd_tests();
 	run_rule_match_tests();
+	run_pcap_tests();
 	run_bgp_tests();
 	return tl_finish();
 }

@@ -3,13 +3,16 @@
  * Unit tests of --samples' names and bound (user/model/samples.c): a name
  * carries the event's UTC time and its key, fit for a file and sorting by
  * time; the bound removes the oldest files first, never an open one, and a
- * file removed for it is not made again.
+ * file removed for it is not made again; a heavy prefix's event names its
+ * file when prefixes sample.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "model/key.h"
 #include "model/samples.h"
+#include "views/events.h"
 #include "unit.h"
 
 static void test_sample_names(void)
@@ -50,6 +53,50 @@ static void test_sample_names(void)
 	CHECK(!rw_sample_name_ok("notes.txt"));
 	CHECK(!rw_sample_name_ok("other.pcap"));
 	CHECK(!rw_sample_name_ok(".ratewall-samples-probe.1"));
+}
+
+/* What an --on-event command would be handed: the event's sample ("" none). */
+struct handed {
+	char sample[RW_SAMPLE_NAMELEN];
+};
+
+static void hand(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
+		 double until, const char *sample)
+{
+	struct handed *h = arg;
+
+	(void)type, (void)key, (void)ts, (void)cpu, (void)until;
+	snprintf(h->sample, sizeof(h->sample), "%s", sample ? sample : "");
+}
+
+/*
+ * --samples --levels: a heavy event names its prefix's file, from the event's
+ * time (the arm's) as the writer names it; light never; nor heavy while
+ * prefixes do not sample.
+ */
+static void test_sample_heavy_prefix_named(void)
+{
+	const int64_t t = 1795878533123456789LL; /* 2026-11-28 15:08:53.123456789 UTC */
+	const uint64_t now = 5000000000ULL;     /* the program's clock then */
+	struct rw_key k = v4("198.18.0.7"), p;
+	struct handed h = { "x" };
+	struct rw_events_out o;
+
+	k.prefix_len = 32;
+	CHECK(rw_key_cut(&k, 24, &p));
+	CHECK_EQ(rw_events_open(&o, NULL, false), 0);
+	o.on_event = hand;
+	o.on_event_arg = &h;
+	o.samples = true;
+	o.sample_offset = t - (int64_t)now;
+	rw_events_prefix(&o, RW_EV_HEAVY, &p, now);
+	CHECK_STR(h.sample, "");
+	o.prefix_samples = true;
+	rw_events_prefix(&o, RW_EV_HEAVY, &p, now);
+	CHECK_STR(h.sample, "20261128T150853.123456Z-198.18.0.0_24.pcap");
+	rw_events_prefix(&o, RW_EV_LIGHT, &p, now);
+	CHECK_STR(h.sample, "");
+	rw_events_close(&o);
 }
 
 struct removed {
@@ -109,4 +156,5 @@ void run_samples_tests(void)
 {
 	RUN(test_sample_names);
 	RUN(test_sample_bound);
+	RUN(test_sample_heavy_prefix_named);
 }

@@ -317,12 +317,20 @@ static void heavy_edges(struct rw_act *a, struct rw_events_out *ev, const struct
 	uint32_t first = a->npending;
 	struct rw_hhh_item *keep;
 
-	for (uint32_t i = 0; i < n; i++)
-		if (!listed(&hhh[i], a->heavy, a->nheavy))
-			rw_events_prefix(ev, RW_EV_HEAVY, &hhh[i].prefix, now);
-	for (uint32_t i = 0; i < a->nheavy; i++)
-		if (!listed(&a->heavy[i], hhh, n))
-			rw_events_prefix(ev, RW_EV_LIGHT, &a->heavy[i].prefix, now);
+	for (uint32_t i = 0; i < n; i++) {
+		if (listed(&hhh[i], a->heavy, a->nheavy))
+			continue;
+		if (a->on_prefix)
+			a->on_prefix(a->on_prefix_arg, RW_EV_HEAVY, &hhh[i].prefix, now);
+		rw_events_prefix(ev, RW_EV_HEAVY, &hhh[i].prefix, now);
+	}
+	for (uint32_t i = 0; i < a->nheavy; i++) {
+		if (listed(&a->heavy[i], hhh, n))
+			continue;
+		if (a->on_prefix)
+			a->on_prefix(a->on_prefix_arg, RW_EV_LIGHT, &a->heavy[i].prefix, now);
+		rw_events_prefix(ev, RW_EV_LIGHT, &a->heavy[i].prefix, now);
+	}
 	/* The events just queued get their prefix's counts. */
 	for (uint32_t i = first; i < a->npending; i++) {
 		struct rw_act_pending *p = &a->pending[i];
@@ -568,7 +576,7 @@ void rw_act_tick(struct rw_act *a, struct rw_events_out *ev, const struct rw_hhh
 		 uint32_t nhhh, uint64_t total, uint64_t now_clock_ns, rw_act_say_fn say,
 		 void *say_arg)
 {
-	if (a->levels && rw_events_on(ev))
+	if (a->levels && (rw_events_on(ev) || a->on_prefix))
 		heavy_edges(a, ev, hhh, nhhh, total, now_clock_ns);
 	if (a->hook)
 		run_hook(a, ev, now_clock_ns, say, say_arg);

@@ -82,6 +82,13 @@ struct rw_act {
 	double window_s;         /* the window, seconds: rates from window counts */
 	uint64_t dropped_said, failed_said, timed_out_said; /* the counts said so far */
 	struct rw_act_counts counts; /* as of the last tick */
+	/*
+	 * --samples with --levels: told of each heavy and light edge before its
+	 * event (now: the program's clock), to arm and disarm the prefix's
+	 * frames; NULL without. Set after rw_act_start.
+	 */
+	void (*on_prefix)(void *arg, uint32_t type, const struct rw_key *prefix, uint64_t now);
+	void *on_prefix_arg;
 };
 
 /* What act says: a line for the operator; error: kept in a pinned instance's record too. */

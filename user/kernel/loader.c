@@ -117,6 +117,8 @@ static int load_skeleton(const struct rw_load_params *p, uint32_t ncpus, uint32_
 		err = bpf_map__set_max_entries(skel->maps.pcap_ring, (uint32_t)getpagesize());
 	if (!err && !p->pcap)
 		err = bpf_map__set_max_entries(skel->maps.pcap_keys, 1);
+	if (!err && !p->pcap)
+		err = bpf_map__set_max_entries(skel->maps.pcap_nets, 1);
 	if (!err && stats) {
 		err = bpf_program__set_log_level(skel->progs.ratewall_xdp, 4 /* BPF_LOG_STATS */);
 		if (!err)
@@ -206,6 +208,7 @@ void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m)
 	m->events = bpf_map__fd(skel->maps.events);
 	m->pcap_keys = bpf_map__fd(skel->maps.pcap_keys);
 	m->pcap_ring = bpf_map__fd(skel->maps.pcap_ring);
+	m->pcap_nets = bpf_map__fd(skel->maps.pcap_nets);
 }
 
 #define fail rw_fail

@@ -49,7 +49,7 @@ struct rw_maps {
 	struct rw_table_fds table;
 	int window, stats, thresholds, rules, rule_hint, match_index, rule_ports, rule_stats;
 	int samples, events;
-	int pcap_keys, pcap_ring; /* --samples */
+	int pcap_keys, pcap_ring, pcap_nets; /* --samples */
 };
 void rw_maps_of(const struct ratewall_bpf *skel, struct rw_maps *m);
 

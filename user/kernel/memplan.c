@@ -149,6 +149,8 @@ void rw_memplan(uint32_t ncpus, uint32_t max_flows, uint32_t slots, uint32_t max
 	add(out, "pcap_keys", "--samples: the keys sampling, their frames left",
 	    lru_hash_bytes(ncpus, samples ? RW_PCAP_KEYS : 1, sizeof(struct rw_key),
 			   sizeof(struct rw_pcap_budget)));
+	/* A trie: charged by the entries it allocates, at most one a heavy prefix armed. */
+	add(out, "pcap_nets", "--samples: the heavy prefixes sampling (~110 B each armed)", 0);
 	add(out, "thresholds", "runtime thresholds", array_bytes(ncpus, RW_KIND_COUNT, sizeof(struct rw_thresholds), 0));
 	/* Load-time constants and the test clock: one mmapable page each. */
 	add(out, ".rodata .bss", "configuration fixed at load", 2 * 8192);

@@ -167,13 +167,15 @@ static int adopt(struct rw_session *s)
 	s->maps.events = rw_pin_open_map(s->inst.dir, "events");
 	s->maps.pcap_keys = rw_pin_open_map(s->inst.dir, "pcap_keys");
 	s->maps.pcap_ring = rw_pin_open_map(s->inst.dir, "pcap_ring");
+	s->maps.pcap_nets = rw_pin_open_map(s->inst.dir, "pcap_nets");
 	s->prog_fd = rw_pin_open(s->inst.dir, "prog");
 	if (s->maps.table.dir < 0 || s->maps.table.keys < 0 || s->maps.table.hot < 0 ||
 	    s->maps.table.hist < 0 || s->maps.window < 0 || s->maps.stats < 0 ||
 	    s->maps.thresholds < 0 || s->maps.rules < 0 ||
 	    s->maps.rule_hint < 0 || s->maps.match_index < 0 || s->maps.rule_ports < 0 ||
 	    s->maps.rule_stats < 0 || s->maps.samples < 0 || s->maps.events < 0 ||
-	    s->maps.pcap_keys < 0 || s->maps.pcap_ring < 0 || s->prog_fd < 0) {
+	    s->maps.pcap_keys < 0 || s->maps.pcap_ring < 0 || s->maps.pcap_nets < 0 ||
+	    s->prog_fd < 0) {
 		fprintf(stderr, "ratewall: instance %s in %s is missing pinned maps or its program; "
 			"remove it with: ratewall stop --name %s\n", m->name, s->inst.dir, m->name);
 		return RW_EXIT_RUNTIME;
@@ -577,7 +579,7 @@ void rw_persist_close_maps(struct rw_session *s)
 		       &s->maps.table.hist, &s->maps.window, &s->maps.stats, &s->maps.thresholds,
 		       &s->maps.rules, &s->maps.rule_hint, &s->maps.match_index, &s->maps.rule_ports,
 		       &s->maps.rule_stats, &s->maps.samples, &s->maps.events,
-		       &s->maps.pcap_keys, &s->maps.pcap_ring,
+		       &s->maps.pcap_keys, &s->maps.pcap_ring, &s->maps.pcap_nets,
 		       &s->prog_fd };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {

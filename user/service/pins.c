@@ -149,11 +149,11 @@ uint32_t rw_prog_id(int prog_fd)
 	return bpf_obj_get_info_by_fd(prog_fd, &info, &len) ? 0 : info.id;
 }
 
-const void *rw_prog_bss_map(int prog_fd, size_t size)
+void *rw_prog_bss_map(int prog_fd, size_t size)
 {
 	__u32 ids[64], len = sizeof(struct bpf_prog_info);
 	struct bpf_prog_info info;
-	const void *bss = NULL;
+	void *bss = NULL;
 
 	memset(&info, 0, sizeof(info));
 	info.nr_map_ids = sizeof(ids) / sizeof(ids[0]);
@@ -172,7 +172,7 @@ const void *rw_prog_bss_map(int prog_fd, size_t size)
 		nlen = bpf_obj_get_info_by_fd(fd, &mi, &mlen) ? 0 : strnlen(mi.name, sizeof(mi.name));
 		if (nlen >= 4 && !strcmp(mi.name + nlen - 4, ".bss") && mi.value_size == size &&
 		    (mi.map_flags & BPF_F_MMAPABLE)) {
-			void *p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+			void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 			bss = p == MAP_FAILED ? NULL : p;
 		}
@@ -181,10 +181,10 @@ const void *rw_prog_bss_map(int prog_fd, size_t size)
 	return bss;
 }
 
-void rw_prog_bss_unmap(const void *bss, size_t size)
+void rw_prog_bss_unmap(void *bss, size_t size)
 {
 	if (bss)
-		munmap((void *)bss, size);
+		munmap(bss, size);
 }
 
 uint32_t rw_link_target(int link_fd, uint32_t *prog_id, uint32_t *link_id)

@@ -8,6 +8,7 @@
 #include <time.h>
 #include "act/act.h"
 #include "act/pcap.h"
+#include "kernel/pcapnets.h"
 #include "cli/config.h"
 #include "kernel/flowtab.h"
 #include "kernel/loader.h"
@@ -34,8 +35,8 @@ struct rw_session {
 	struct rw_load_params lp;  /* what the program must enforce */
 	struct ratewall_bpf *skel; /* loaded here; NULL when the program was adopted */
 	struct rw_maps maps;       /* the skeleton's or the pinned maps' fds */
-	/* its global counters: the skeleton's, or the adopted one's mapped (rw_prog_bss_map); NULL: unread */
-	const struct ratewall_bpf__bss *bss;
+	/* its globals: the skeleton's, or an adopted program's mapped (rw_prog_bss_map); NULL: unreachable */
+	struct ratewall_bpf__bss *bss;
 	int prog_fd;               /* the XDP program (pinned: opened from its pin) */
 	uint32_t nat;
 	struct rw_attachment at[RW_MAX_IFACES]; /* in cfg->ifnames order */
@@ -61,6 +62,7 @@ struct rw_session {
 	struct rw_pcap_out *pcap;     /* --samples: the frames' writer, NULL without */
 	struct ring_buffer *pcap_rb;  /* ... and the data path's frames for it */
 	struct rw_samples_health pcap_health; /* ... its counts, for the report */
+	struct rw_pcap_nets *pnets;   /* --samples --levels: the heavy prefixes sampling, NULL without */
 	struct rw_metrics metrics;    /* --metrics: daemon NULL without */
 	struct rw_watch *watch;       /* --tui: the terminal view; NULL without */
 	struct rw_view_feed *feed;    /* --tui: this tick's feed of the view, NULL while paused */

@@ -105,8 +105,13 @@ static void write_event(struct rw_events_out *o, uint32_t type, const struct rw_
 	char k[RW_KEY_STRLEN], sample[RW_SAMPLE_NAMELEN] = "";
 	uint32_t rule;
 
-	/* --samples: a limited or banned key's frames go to this file (act/pcap.c names it alike). */
-	if (o->samples && cpu >= 0 && (type == RW_EV_LIMITED || type == RW_EV_BANNED))
+	/*
+	 * --samples: a limited or banned key's frames go to this file, a heavy
+	 * prefix's too (act/pcap.c names it alike, from the arm's time: this
+	 * event's).
+	 */
+	if (o->samples && ((cpu >= 0 && (type == RW_EV_LIMITED || type == RW_EV_BANNED)) ||
+			   (o->prefix_samples && type == RW_EV_HEAVY)))
 		rw_sample_name(sample, sizeof(sample), (int64_t)ts_ns + o->sample_offset, key);
 	if (o->on_event)
 		o->on_event(o->on_event_arg, type, key, wall_of(o, ts_ns), cpu,

@@ -49,8 +49,12 @@ struct rw_events_out {
 	void (*on_event)(void *arg, uint32_t type, const struct rw_key *key, double ts, int cpu,
 			 double until, const char *sample);
 	void *on_event_arg;
-	/* --samples: limited and banned events name their sample, as act/pcap.c names it. */
-	bool samples;
+	/*
+	 * --samples: limited and banned events name their sample, as act/pcap.c
+	 * names it; heavy events too with prefix_samples (--levels: the prefix's
+	 * frames, kernel/pcapnets.h).
+	 */
+	bool samples, prefix_samples;
 	int64_t sample_offset; /* the wall clock - the program's clock the names are made with */
 };
 

@@ -6,13 +6,15 @@
 # events' JSON and the --on-event command's input; (b) 1 000 banned sources in 10 s leave at most --samples-max
 # on disk, what did not fit counted, and every tick on time; (c) a flood of
 # sources under their limit, or dropped by a deny rule, has nothing copied
-# (the data path's count stays 0); (d) --samples to a file or an unwritable directory, --samples-max 0 or
-# garbage: one clear line, exit 2, nothing attached; (e) a --persist instance
-# adopted by a new loader: its report's copied is the program's (the frames
-# its first loader saw copied, and on), not 0.
+# (the data path's count stays 0); (e) a /24 of 200 light sources, heavy under
+# --levels v4:24, yields one pcap of 64 frames offered from inside it, named in
+# the heavy event, (f) and so by a loader that adopted its pinned instance;
+# (d) --samples to a file or an unwritable directory,
+# --samples-max 0 or garbage: one clear line, exit 2, nothing attached; (g) a
+# --persist instance adopted by a new loader: its report's copied is the
+# program's (the frames its first loader saw copied, and on), not 0.
 set -u
 . "$(dirname "$0")/../lib.sh"
-PIN_DIR=/sys/fs/bpf/rwtest_smp_$$
 
 tb_up "$(tb_name)" || { fail "testbed"; finish; exit 1; }
 
@@ -96,6 +98,58 @@ stop_ratewall INT
 check "(c) $(sent_of "$WORK/c2.gen") frames a deny rule dropped: none copied, no file" \
 	test "$(last "$WORK/c2.json" "r['samples']['copied'], r['samples']['frames'], r['totals']['dropped'] > 10000")/$(ls "$WORK/c" | wc -l)" = "0 0 True/0"
 
+# --- (e) a heavy prefix of light sources ----------------------------------------
+# 200 sources of one /24, each far under its limit (nothing dropped): the /24
+# turns heavy under --levels v4:24, and its next 64 frames offered are copied.
+mkdir "$WORK/e"
+start_ratewall "$WORK/e.json" --pps 1000 --levels v4:24 --samples "$WORK/e" --json \
+	--interval 500ms --events "$WORK/e.ev" --on-event "cp /dev/stdin $WORK/e.hook" \
+	--on-event-kinds heavy || { fail "(e) ratewall starts"; finish; exit 1; }
+gen --src 198.18.4.1 --sources 200 --size 300 --count 6000 --rate 2000 --duration 4s >"$WORK/e.gen"
+sleep 1.2
+stop_ratewall INT
+files=("$WORK"/e/*.pcap)
+heavy=$(grep '"event": "heavy"' "$WORK/e.ev" | grep -F '"key": "198.18.4.0/24"' | head -n 1)
+named=$(printf '%s' "$heavy" | python3 -c 'import json, sys; print(json.load(sys.stdin).get("sample", ""))' 2>/dev/null)
+echo "     $(sent_of "$WORK/e.gen") sent; heavy: ${heavy:-none}; files: $(ls "$WORK/e" | tr '\n' ' ')"
+check "(e) one pcap for the heavy /24 (${#files[@]})" test "${#files[@]}" -eq 1 -a -s "${files[0]}"
+check "(e) the heavy event names it (\"sample\": ${named:-none})" \
+	test -n "$named" -a "$named" = "$(basename "${files[0]}")"
+check "(e) ... a name of the prefix, its '/' made safe" eval '[[ "$named" == *-198.18.4.0_24.pcap ]]'
+check "(e) the --on-event command's input names it too" grep -qF "\"sample\": \"$named\"" "$WORK/e.hook"
+tshark -r "${files[0]}" -T fields -e ip.src >"$WORK/e.fields" 2>"$WORK/e.tshark.err"
+n=$(wc -l <"$WORK/e.fields")
+srcs=$(sort -u "$WORK/e.fields" | wc -l)
+echo "     tshark: $n frames from $srcs sources, e.g. $(head -n 3 "$WORK/e.fields" | tr '\n' ' ')"
+check "(e) tshark -r decodes 64 frames, every source inside 198.18.4.0/24 ($n, $srcs sources)" \
+	eval '[ "$n" -eq 64 ] && ! grep -qv "^198\.18\.4\.[0-9]*$" "$WORK/e.fields" && [ "$srcs" -gt 1 ]'
+check "(e) offered frames, none dropped; counted in the report's samples" \
+	test "$(last "$WORK/e.json" "r['samples']['frames'], r['samples']['files'], r['samples']['lost'], r['totals'].get('dropped', 0)")" = "64 1 0 0"
+
+# --- (f) ... by a loader that adopted its pinned instance ------------------------
+# The count of armed prefixes is the program's: a restarted loader reaches the
+# adopted program's own (its .bss) to arm the /24.
+PIN_DIR=/sys/fs/bpf/rwsamples$$
+mkdir "$WORK/f"
+start_persist "$WORK/f1.json" "$TB_RX" --pps 1000 --levels v4:24 --samples "$WORK/f" \
+	--json --interval 500ms --events "$WORK/f.ev" || { fail "(f) a pinned ratewall starts"; finish; exit 1; }
+kill -9 "$RW_PID"
+wait "$RW_PID" 2>/dev/null
+start_persist "$WORK/f.json" "$TB_RX" --pps 1000 --levels v4:24 --samples "$WORK/f" \
+	--json --interval 500ms --events "$WORK/f.ev" || { fail "(f) ratewall adopts"; finish; exit 1; }
+gen --src 198.18.5.1 --sources 200 --size 300 --count 6000 --rate 2000 --duration 4s >"$WORK/f.gen"
+sleep 1.2
+stop_ratewall TERM
+files=("$WORK"/f/*.pcap)
+named=$(grep '"event": "heavy"' "$WORK/f.ev" | grep -F '"key": "198.18.5.0/24"' | head -n 1 |
+	python3 -c 'import json, sys; print(json.load(sys.stdin).get("sample", ""))' 2>/dev/null)
+n=$(tshark -r "${files[0]}" -T fields -e ip.src 2>/dev/null | grep -c '^198\.18\.5\.')
+check "(f) adopted: one pcap for the heavy /24, named in its event, 64 frames from inside it ($(basename -a "${files[@]}"), $n)" \
+	eval '[ "${#files[@]}" -eq 1 ] && [ "$named" = "$(basename "${files[0]}")" ] && [ "$n" -eq 64 ]'
+check "(f) adopted: the loader said nothing of the count (no error)" \
+	eval '! grep -q "sampled prefixes" "$WORK/f.json.err"'
+"$RW" stop --all --pin-dir "$PIN_DIR" >/dev/null 2>&1
+
 # --- (d) bad input ---------------------------------------------------------------
 touch "$WORK/file"
 # refused ARGS... : exit 2, one line naming the option, nothing attached.
@@ -113,19 +167,19 @@ refused "--samples to an unwritable directory (/proc)" --samples /proc
 refused "--samples-max 0" --samples "$WORK/c" --samples-max 0
 refused "--samples-max garbage" --samples "$WORK/c" --samples-max lots
 
-# --- (e) adopted: the program's counts, not the loader's ------------------------
-mkdir "$WORK/e"
-start_persist "$WORK/e1.json" "$TB_RX" --pps 100 --ban 60s --samples "$WORK/e" --json --interval 500ms ||
-	fail "(e) ratewall --persist starts"
-gen --src 198.18.0.8 --count 2000 --rate 4000 --duration 5s >"$WORK/e.gen"
+# --- (g) adopted: the program's counts, not the loader's ------------------------
+mkdir "$WORK/g"
+start_persist "$WORK/g1.json" "$TB_RX" --pps 100 --ban 60s --samples "$WORK/g" --json --interval 500ms ||
+	fail "(g) ratewall --persist starts"
+gen --src 198.18.0.8 --count 2000 --rate 4000 --duration 5s >"$WORK/g.gen"
 sleep 1.2
 stop_ratewall INT
-copied1=$(last "$WORK/e1.json" "r['samples']['copied']")
-start_persist "$WORK/e2.json" "$TB_RX" --pps 100 --ban 60s --samples "$WORK/e" --json --interval 500ms ||
-	fail "(e) a second loader adopts it"
+copied1=$(last "$WORK/g1.json" "r['samples']['copied']")
+start_persist "$WORK/g2.json" "$TB_RX" --pps 100 --ban 60s --samples "$WORK/g" --json --interval 500ms ||
+	fail "(g) a second loader adopts it"
 sleep 1.2
 stop_ratewall INT
-copied2=$(last "$WORK/e2.json" "r['samples']['copied']")
-check "(e) the first loader copied frames ($copied1); the adopting loader reads the program's count ($copied2)" \
+copied2=$(last "$WORK/g2.json" "r['samples']['copied']")
+check "(g) the first loader copied frames ($copied1); the adopting loader reads the program's count ($copied2)" \
 	eval '[ "${copied1:-0}" -ge 1 ] && [ "${copied2:-0}" -ge "$copied1" ]'
 finish

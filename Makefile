@@ -218,6 +218,9 @@ $(BUILD)/fuzz:
 # The code under test is compiled once with the fuzzer's coverage
 # (fuzzer-no-link), each target's own file with its main.
 FUZZ_LIB_OBJS := $(PURE_SRCS:user/%.c=$(BUILD)/fuzz/user/%.o)
+# Named only by the fuzzers' pattern rule, make would take them for
+# intermediate files and remove them after each build.
+.SECONDARY: $(FUZZ_LIB_OBJS)
 $(BUILD)/fuzz/user/%.o: user/%.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(subst fuzzer$(COMMA),fuzzer-no-link$(COMMA),$(FUZZ_FLAGS)) -c $< -o $@

@@ -170,8 +170,9 @@ void *rw_prog_bss_map(int prog_fd, size_t size)
 			continue;
 		memset(&mi, 0, sizeof(mi));
 		nlen = bpf_obj_get_info_by_fd(fd, &mi, &mlen) ? 0 : strnlen(mi.name, sizeof(mi.name));
-		if (nlen >= 4 && !strcmp(mi.name + nlen - 4, ".bss") && mi.value_size == size &&
-		    (mi.map_flags & BPF_F_MMAPABLE)) {
+		/* The section may end before the struct's tail padding (up to 7 bytes). */
+		if (nlen >= 4 && !strcmp(mi.name + nlen - 4, ".bss") && mi.value_size <= size &&
+		    size - mi.value_size < 8 && (mi.map_flags & BPF_F_MMAPABLE)) {
 			void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 
 			bss = p == MAP_FAILED ? NULL : p;

@@ -102,12 +102,12 @@ int rw_pin_open_map_ro(const char *dir, const char *map);
 /* A program's id, 0 when it cannot be read. */
 uint32_t rw_prog_id(int prog_fd);
 /*
- * The program's .bss (its global counters) mapped, size bytes: the map of
- * its maps whose name ends in ".bss" and whose value is size bytes (a
- * program pinned by a loader of this layout: its variables sit where this
- * skeleton says). NULL when there is none such, or it cannot be mapped. An
- * adopted program's skeleton is not this loader's; rw_prog_bss_unmap gives
- * it back.
+ * The program's .bss (its globals) mapped, size bytes: the map of its maps
+ * whose name ends in ".bss" and whose value is size bytes but the struct's
+ * tail padding (a program pinned by a loader of this layout: its variables
+ * sit where this skeleton says). NULL when there is none such, or it cannot
+ * be mapped. An adopted program's skeleton is not this loader's;
+ * rw_prog_bss_unmap gives it back.
  */
 void *rw_prog_bss_map(int prog_fd, size_t size);
 void rw_prog_bss_unmap(void *bss, size_t size);

@@ -60,6 +60,21 @@ static uint32_t armed_count(struct env *e)
 	return e->skel->bss->pcap_nets_armed;
 }
 
+/* A program with --samples at ARMED_AT, its frames' reader into s and the prefixes' arming in pn; false: none. */
+static bool open_sampling(struct env *e, struct rw_pcap_nets *pn, struct seen *s, struct ring_buffer **rb)
+{
+	char err[256];
+
+	if (!env_open_mode(e, 10, 100 * MS, 1000000, 0, 1024, (struct env_mode){ .pcap = true }))
+		return false;
+	set_time(e, ARMED_AT);
+	*rb = ring_buffer__new(bpf_map__fd(e->skel->maps.pcap_ring), on_frame, s, NULL);
+	CHECK(*rb != NULL);
+	CHECK_EQ(rw_pcap_nets_start(pn, bpf_map__fd(e->skel->maps.pcap_nets),
+				    &e->skel->bss->pcap_nets_armed, err, sizeof(err)), 0);
+	return true;
+}
+
 /*
  * Armed: 70 frames from inside (two sources) and 20 from outside, none over
  * its limit: the first 64 from inside are copied, passed as they were, under
@@ -72,15 +87,9 @@ static void test_pcap_heavy_prefix_offered_frames(void)
 	struct seen s = { .prefix = net24() };
 	struct ring_buffer *rb;
 	uint32_t p = 0, d = 0;
-	char err[256];
 
-	if (!env_open_mode(&e, 10, 100 * MS, 1000000, 0, 1024, (struct env_mode){ .pcap = true }))
+	if (!open_sampling(&e, &pn, &s, &rb))
 		return;
-	set_time(&e, ARMED_AT);
-	rb = ring_buffer__new(bpf_map__fd(e.skel->maps.pcap_ring), on_frame, &s, NULL);
-	CHECK(rb != NULL);
-	CHECK_EQ(rw_pcap_nets_start(&pn, bpf_map__fd(e.skel->maps.pcap_nets),
-				    &e.skel->bss->pcap_nets_armed, err, sizeof(err)), 0);
 	/* Before the arm: nothing copied, and the data path looked nothing up. */
 	send4(&e, INSIDE, 3, 18, &p, &d);
 	CHECK(rb && ring_buffer__consume(rb) >= 0);
@@ -126,17 +135,11 @@ static void test_pcap_light_prefix_disarmed(void)
 	struct rw_key other = key4(0xc6130000u), other24;
 	struct ring_buffer *rb;
 	uint32_t p = 0, d = 0;
-	char err[256];
 
-	if (!env_open_mode(&e, 10, 100 * MS, 1000000, 0, 1024, (struct env_mode){ .pcap = true }))
-		return;
-	set_time(&e, ARMED_AT);
 	other.prefix_len = 32;
 	rw_key_cut(&other, 16, &other24);
-	rb = ring_buffer__new(bpf_map__fd(e.skel->maps.pcap_ring), on_frame, &s, NULL);
-	CHECK(rb != NULL);
-	CHECK_EQ(rw_pcap_nets_start(&pn, bpf_map__fd(e.skel->maps.pcap_nets),
-				    &e.skel->bss->pcap_nets_armed, err, sizeof(err)), 0);
+	if (!open_sampling(&e, &pn, &s, &rb))
+		return;
 	CHECK_EQ(rw_pcap_nets_arm(&pn, &s.prefix, ARMED_AT), 0);
 	CHECK_EQ(rw_pcap_nets_arm(&pn, &other24, ARMED_AT), 0);
 	CHECK_EQ(armed_count(&e), 2);

@@ -96,6 +96,21 @@ static struct rw_hook *start(const struct rw_hook_config *c)
 }
 
 /* Until nothing is queued or running (true), or limit_s went by (false). */
+/* Until running commands number n; false when limit_s passes first. */
+static bool wait_running(struct rw_hook *h, uint32_t n, double limit_s)
+{
+	double end = now_s() + limit_s;
+	struct rw_hook_counts c;
+
+	do {
+		rw_hook_counts(h, &c);
+		if (c.running == n)
+			return true;
+		sleep_ms(2);
+	} while (now_s() < end);
+	return false;
+}
+
 static bool wait_idle(struct rw_hook *h, double limit_s)
 {
 	double end = now_s() + limit_s;
@@ -493,11 +508,7 @@ static void test_hook_a_keys_commands_run_in_order(void)
 		return;
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.10", "hold"));
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.11", "hold"));
-	for (double end = now_s() + 5; now_s() < end; sleep_ms(2)) {
-		rw_hook_counts(h, &n);
-		if (n.running == 2)
-			break;
-	}
+	CHECK(wait_running(h, 2, 5));
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.2", "b1"));
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.2", "u1"));
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.2", "b2"));
@@ -703,11 +714,7 @@ static void test_hook_end_within_grace(void)
 		return;
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.0.15", "{}"));
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.0.16", "{}"));
-	for (double end = now_s() + 5; now_s() < end; sleep_ms(2)) {
-		rw_hook_counts(h, &n);
-		if (n.running == 2)
-			break;
-	}
+	CHECK(wait_running(h, 2, 5));
 	t0 = now_s();
 	rw_hook_end(h, 5000000000ULL);
 	took = now_s() - t0;

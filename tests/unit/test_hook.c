@@ -525,6 +525,47 @@ static void test_hook_a_keys_commands_run_in_order(void)
 	rw_hook_stop(h, 0);
 }
 
+/*
+ * The same key's second ban, queued before its first is taken but after
+ * the first's end: the first's start, taken then, must not count as the
+ * second's (it marked the second's pair run, and the second unbanned then
+ * cancelled the second banned as a copy of a start that ran).
+ */
+static void test_hook_a_keys_second_ban_not_taken_for_its_first(void)
+{
+	char body[448];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	snprintf(body, sizeof(body),
+		 "read -r e\ncase $e in\nholdA) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
+		 "holdB) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
+		 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\nesac",
+		 in_dir("goA"), in_dir("goB"), in_dir("second.log"), in_dir("second.log"));
+	c = config(script("second", body), 5000, 2, 20);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.20", "holdA"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.21", "holdB"));
+	CHECK(wait_running(h, 2, 5));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.3", "b1"));
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.3", "u1"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.3", "b2"));
+	CHECK_EQ(fclose(fopen(in_dir("goA"), "w")), 0); /* one place: b1 is taken */
+	for (double end = now_s() + 5; now_s() < end && !strstr(slurp(in_dir("second.log")), "start b1");)
+		sleep_ms(2);
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.3", "u2"));
+	CHECK_EQ(fclose(fopen(in_dir("goB"), "w")), 0);
+	CHECK(wait_idle(h, 5));
+	CHECK_STR(slurp(in_dir("second.log")), "start b1\nend b1\nstart u1\nend u1\n"
+					       "start b2\nend b2\nstart u2\nend u2\n");
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.dropped, 0);
+	rw_hook_stop(h, 0);
+}
+
 /* The queue holds RW_HOOK_QUEUE behind the commands running; the end counts it dropped. */
 static void test_hook_queue_bounded(void)
 {
@@ -744,6 +785,7 @@ void run_hook_tests(void)
 	RUN(test_hook_owed_end_in_a_full_queue);
 	RUN(test_hook_end_waits_for_its_start);
 	RUN(test_hook_a_keys_commands_run_in_order);
+	RUN(test_hook_a_keys_second_ban_not_taken_for_its_first);
 	RUN(test_hook_queue_bounded);
 	RUN(test_hook_results_bounded);
 	RUN(test_hook_running_bound);

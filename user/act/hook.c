@@ -470,7 +470,12 @@ static bool take_event(struct rw_hook *h, struct hook_event *ev)
 		} else {
 			queue_remove(h, k);
 		}
-		if (is_start(ev->type)) { /* its end is owed from now on */
+		/*
+		 * Its end is owed from now on; a start whose end is queued
+		 * already has its pair closed, and the pair's slot, if any,
+		 * is a later start's, not this one's.
+		 */
+		if (is_start(ev->type) && !ev->ended) {
 			bool found;
 			struct open_start *o = open_slot(h, ev->pair, &found);
 

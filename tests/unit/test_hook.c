@@ -566,6 +566,51 @@ static void test_hook_a_keys_second_ban_not_taken_for_its_first(void)
 	rw_hook_stop(h, 0);
 }
 
+/*
+ * room_for_end drops the newest queued start of another key and closes its
+ * pair, though an older copy of that start still waits: when the copy is
+ * taken the pair is not marked run, and its end is then dropped although
+ * its start ran.
+ */
+static void test_hook_start_copy_kept_when_room_made(void)
+{
+	char body[256];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	snprintf(body, sizeof(body),
+		 "read -r e\ncase $e in\nholdY) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
+		 "holdX) while [ ! -e %s ]; do sleep 0.01; done ;;\nesac",
+		 in_dir("goY"), in_dir("goX"));
+	c = config(script("copy", body), 30000, 1, 10000);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.4.1", "holdY"));
+	CHECK(wait_running(h, 1, 5));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.4.2", "holdX")); /* bX1 */
+	for (unsigned int i = 0; i < RW_HOOK_QUEUE - 2; i++)
+		CHECK(rw_hook_offer(h, RW_EV_LIMITED, "198.18.4.3", "{}"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.4.2", "holdX")); /* bX2, a copy */
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, RW_HOOK_QUEUE);
+	/* uY is owed: bX2, the newest start, gives up its place. */
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.4.1", "{}"));
+	CHECK_EQ(fclose(fopen(in_dir("goY"), "w")), 0);
+	for (double end = now_s() + 5; now_s() < end;) { /* bX1 is taken */
+		rw_hook_counts(h, &n);
+		if (n.started >= 2)
+			break;
+		sleep_ms(2);
+	}
+	CHECK_EQ(n.started, 2);
+	/* bX1 ran: its end is owed. */
+	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.4.2", "{}"));
+	CHECK_EQ(fclose(fopen(in_dir("goX"), "w")), 0);
+	rw_hook_stop(h, 0);
+}
+
 /* The queue holds RW_HOOK_QUEUE behind the commands running; the end counts it dropped. */
 static void test_hook_queue_bounded(void)
 {
@@ -786,6 +831,7 @@ void run_hook_tests(void)
 	RUN(test_hook_end_waits_for_its_start);
 	RUN(test_hook_a_keys_commands_run_in_order);
 	RUN(test_hook_a_keys_second_ban_not_taken_for_its_first);
+	RUN(test_hook_start_copy_kept_when_room_made);
 	RUN(test_hook_queue_bounded);
 	RUN(test_hook_results_bounded);
 	RUN(test_hook_running_bound);

@@ -225,32 +225,6 @@ static void cancel_starts(struct rw_hook *h, uint64_t pair)
 	}
 }
 
-/*
- * An end that is owed finds room: the newest queued start whose end is not
- * owed leaves the queue (not run, its pair closed). False when the queue
- * holds only owed ends and the starts they follow.
- */
-static bool room_for_end(struct rw_hook *h)
-{
-	if (h->counts.queued < RW_HOOK_QUEUE)
-		return true;
-	for (uint32_t k = h->counts.queued; k-- > 0;) {
-		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
-		struct open_start *o;
-		bool found;
-
-		if (!is_start(e->type) || e->ended)
-			continue;
-		o = open_slot(h, e->pair, &found);
-		if (found && o->state == OPEN_QUEUED)
-			o->state = OPEN_GONE;
-		queue_remove(h, k);
-		h->counts.dropped++;
-		return true;
-	}
-	return false;
-}
-
 /* The oldest queued start of pair whose end is not queued, at its offset from the head; false: none. */
 static bool oldest_start(struct rw_hook *h, uint64_t pair, uint32_t *k)
 {
@@ -259,6 +233,36 @@ static bool oldest_start(struct rw_hook *h, uint64_t pair, uint32_t *k)
 
 		if (e->pair == pair && is_start(e->type) && !e->ended)
 			return true;
+	}
+	return false;
+}
+
+/*
+ * An end that is owed finds room: the newest queued start whose end is not
+ * owed leaves the queue (not run, its pair closed unless an older copy of
+ * it still waits). False when the queue holds only owed ends and the
+ * starts they follow.
+ */
+static bool room_for_end(struct rw_hook *h)
+{
+	if (h->counts.queued < RW_HOOK_QUEUE)
+		return true;
+	for (uint32_t k = h->counts.queued; k-- > 0;) {
+		const struct hook_event *e = &h->queue[(h->q_head + k) % RW_HOOK_QUEUE];
+		uint64_t pair = e->pair;
+		struct open_start *o;
+		uint32_t other;
+		bool found;
+
+		if (!is_start(e->type) || e->ended)
+			continue;
+		queue_remove(h, k);
+		h->counts.dropped++;
+		/* An older copy of the start still waits: the pair stays open for it. */
+		o = open_slot(h, pair, &found);
+		if (found && o->state == OPEN_QUEUED && !oldest_start(h, pair, &other))
+			o->state = OPEN_GONE;
+		return true;
 	}
 	return false;
 }

@@ -611,6 +611,46 @@ static void test_hook_start_copy_kept_when_room_made(void)
 	rw_hook_stop(h, 0);
 }
 
+/*
+ * The one case an owed end is not run (hook.h, mitigation.md): every place
+ * of the queue holds an owed end or the start it follows, so no start can
+ * give up its place. The end is dropped and counted, never lost uncounted,
+ * and what waits still runs.
+ */
+static void test_hook_owed_end_when_queue_all_owed(void)
+{
+	char body[160], key[32];
+	struct rw_hook_config c;
+	struct rw_hook_counts n;
+	struct rw_hook *h;
+
+	snprintf(body, sizeof(body),
+		 "read -r e\ncase $e in\nhold) while [ ! -e %s ]; do sleep 0.01; done ;;\nesac",
+		 in_dir("goOwed"));
+	c = config(script("owed", body), 30000, 1, 10000);
+	h = start(&c);
+	if (!h)
+		return;
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.5.0", "hold"));
+	CHECK(wait_running(h, 1, 5));
+	for (unsigned int i = 0; i < RW_HOOK_QUEUE / 2; i++) {
+		snprintf(key, sizeof(key), "198.18.6.%u", i);
+		CHECK(rw_hook_offer(h, RW_EV_BANNED, key, "{}"));
+		CHECK(rw_hook_offer(h, RW_EV_UNBANNED, key, "{}"));
+	}
+	/* 198.18.5.0's ban ran: its end is owed, but no place can be made. */
+	CHECK(!rw_hook_offer(h, RW_EV_UNBANNED, "198.18.5.0", "{}"));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.queued, RW_HOOK_QUEUE);
+	CHECK_EQ(n.dropped, 1);
+	CHECK_EQ(fclose(fopen(in_dir("goOwed"), "w")), 0);
+	CHECK(wait_idle(h, 20));
+	rw_hook_counts(h, &n);
+	CHECK_EQ(n.started, 1 + RW_HOOK_QUEUE);
+	CHECK_EQ(n.dropped, 1);
+	rw_hook_stop(h, 0);
+}
+
 /* The queue holds RW_HOOK_QUEUE behind the commands running; the end counts it dropped. */
 static void test_hook_queue_bounded(void)
 {
@@ -832,6 +872,7 @@ void run_hook_tests(void)
 	RUN(test_hook_a_keys_commands_run_in_order);
 	RUN(test_hook_a_keys_second_ban_not_taken_for_its_first);
 	RUN(test_hook_start_copy_kept_when_room_made);
+	RUN(test_hook_owed_end_when_queue_all_owed);
 	RUN(test_hook_queue_bounded);
 	RUN(test_hook_results_bounded);
 	RUN(test_hook_running_bound);

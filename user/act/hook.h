@@ -59,8 +59,9 @@ int rw_hook_check(const struct rw_hook_config *c, char *err, size_t errlen);
  * An end (unbanned, light) pairs with its start (banned, heavy) by key: it
  * is run whatever the rate and the queue hold when its start ran or still
  * waits in the queue (the newest queued start of another key gives up its
- * place if need be), after its start's command ended; never when its start
- * was not run. A start still queued when its end comes is run all the same
+ * place if need be; when every place holds an owed end or the start it
+ * follows, it is dropped, counted), after its start's command ended; never
+ * when its start was not run. A start still queued when its end comes is run all the same
  * (a ban that begins and ends within one tick reaches the command too);
  * only when the queue holds nothing but owed ends is it run neither. A
  * start that follows its key's end runs after that end's command.

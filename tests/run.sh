@@ -105,7 +105,7 @@ if [ -n "$SLOW" ]; then
 	suite "integration: test_tui (ratewall under ASan, UBSan)" \
 		env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_tui.sh"
 	echo "== all slow suites in $(($(date +%s) - start)) s"
-	echo "$PASSED passed, $FAILED failed"
+	tally_end
 	[ "$FAILED" -eq 0 ]
 	exit
 fi
@@ -164,5 +164,5 @@ suite "integration: test_top_talkers (ratewall under ASan, UBSan)" \
 suite "integration: test_persist (ratewall under ASan, UBSan)" \
 	env RW_BIN="$BUILD/asan/ratewall" "$ROOT/tests/integration/service/test_persist.sh"
 echo "== all layers in $(($(date +%s) - start)) s"
-echo "$PASSED passed, $FAILED failed"
+tally_end
 [ "$FAILED" -eq 0 ]

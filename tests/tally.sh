@@ -13,18 +13,22 @@ tally_start() {
 	fi
 	PASSED=0
 	FAILED=0
+	FAILURES=""
 	LOG=$(mktemp "/tmp/$2.XXXXXX")
 	trap 'rm -f "$LOG"' EXIT
 }
 
 # tally LABEL RC FILE: adds the last "N passed, N failed" line of FILE to
-# PASSED and FAILED. A run with no such line, or one that exited non-zero
-# with no failure, counts one failure more, said under LABEL.
+# PASSED and FAILED, and its FAIL lines under LABEL to FAILURES. A run with
+# no such line, or one that exited non-zero with no failure, counts one
+# failure more, said under LABEL.
 tally() {
 	local label=$1 rc=$2 line p f
+	FAILURES+=$(awk -v l="$label" '/^FAIL/ { printf "\n%s: %s", l, $0 }' "$3" 2>/dev/null)
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$3" 2>/dev/null | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "FAIL $label: no result line (exit $rc)"
+		FAILURES+=$'\n'"$label: no result line (exit $rc)"
 		FAILED=$((FAILED + 1))
 		return
 	fi
@@ -35,6 +39,15 @@ tally() {
 	FAILED=$((FAILED + f))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		echo "FAIL $label: exit $rc with no failed test"
+		FAILURES+=$'\n'"$label: exit $rc with no failed test"
 		FAILED=$((FAILED + 1))
 	fi
+}
+
+# tally_end: the runner's last lines: every failure again, by its layer, where
+# the end of a long log shows it (CI keeps only part of the output), then
+# "N passed, N failed".
+tally_end() {
+	[ -z "$FAILURES" ] || printf '== what failed%s\n' "$FAILURES"
+	echo "$PASSED passed, $FAILED failed"
 }

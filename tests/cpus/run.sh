@@ -92,5 +92,5 @@ if [ "${STOCK_KERNEL:-1}" = 1 ]; then
 	fi
 fi
 echo "== every guest in $(($(date +%s) - start)) s"
-echo "$PASSED passed, $FAILED failed"
+tally_end
 [ "$FAILED" -eq 0 ]

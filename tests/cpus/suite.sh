@@ -33,5 +33,5 @@ for t in "$HERE"/check_*.sh; do
 	echo "   ($((SECONDS - t0)) s)"
 	tally "[$NCPU CPUs] $name" "$rc" "$LOG"
 done
-echo "$PASSED passed, $FAILED failed"
+tally_end
 [ "$FAILED" -eq 0 ]

@@ -72,7 +72,9 @@ MASKS = [
     (re.compile(r"\d+\.\d+\.\d+\.\d+(?:/\d+)?"), "ADDR"),
     (re.compile(r"\b\d+(?:\.\d+)?(?:[kMG]|%| ?[KMG]i?B| B| ms| s)?(?![\w.])"), "N"),
     (re.compile(r"\b(yes|no)\b"), "B"),
-    (re.compile(r"[▁▂▃▄▅▆▇█ ]{10}$"), " SPARK"),
+    # A sparkline: a slot with nothing is a blank cell, and the screen's
+    # copy loses the blanks at the line's end (the newest slot, empty yet).
+    (re.compile(r"[▁▂▃▄▅▆▇█][▁▂▃▄▅▆▇█ ]*$"), " SPARK"),
 ]
 
 

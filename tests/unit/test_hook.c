@@ -57,6 +57,36 @@ static const char *script(const char *name, const char *body)
 	return path;
 }
 
+/*
+ * A hook script that holds an event whose payload is hold<NAME> until the
+ * test makes go-hold<NAME> (release), and runs any other by writing
+ * "start E", then after 0.1 s "end E", to log (none: it returns at once).
+ * Each test holds names of its own: a go file stays for the tests after.
+ */
+static const char *held_script(const char *name, const char *log)
+{
+	char body[512];
+
+	if (log)
+		snprintf(body, sizeof(body),
+			 "read -r e\ncase $e in\nhold*) while [ ! -e %s/go-$e ]; do sleep 0.01; done ;;\n"
+			 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\nesac",
+			 dir, log, log);
+	else
+		snprintf(body, sizeof(body),
+			 "read -r e\ncase $e in\nhold*) while [ ! -e %s/go-$e ]; do sleep 0.01; done ;;\nesac",
+			 dir);
+	return script(name, body);
+}
+
+static void release(const char *hold)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "go-%s", hold);
+	CHECK_EQ(fclose(fopen(in_dir(name), "w")), 0);
+}
+
 /* A file's text, NUL-terminated ("" if absent). */
 static const char *slurp(const char *path)
 {
@@ -493,21 +523,16 @@ static void test_hook_end_waits_for_its_start(void)
  */
 static void test_hook_a_keys_commands_run_in_order(void)
 {
-	char body[384];
 	struct rw_hook_config c;
 	struct rw_hook_counts n;
 	struct rw_hook *h;
 
-	snprintf(body, sizeof(body),
-		 "read -r e\ncase $e in\nhold) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
-		 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\nesac",
-		 in_dir("go3"), in_dir("keyorder.log"), in_dir("keyorder.log"));
-	c = config(script("keyorder", body), 5000, 2, 20);
+	c = config(held_script("keyorder", in_dir("keyorder.log")), 5000, 2, 20);
 	h = start(&c);
 	if (!h)
 		return;
-	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.10", "hold"));
-	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.11", "hold"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.10", "hold3"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.11", "hold3"));
 	CHECK(wait_running(h, 2, 5));
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.2", "b1"));
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.2", "u1"));
@@ -515,7 +540,7 @@ static void test_hook_a_keys_commands_run_in_order(void)
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.2", "u2"));
 	rw_hook_counts(h, &n);
 	CHECK_EQ(n.queued, 4);
-	CHECK_EQ(fclose(fopen(in_dir("go3"), "w")), 0);
+	release("hold3");
 	CHECK(wait_idle(h, 5));
 	CHECK_STR(slurp(in_dir("keyorder.log")), "start b1\nend b1\nstart u1\nend u1\n"
 						 "start b2\nend b2\nstart u2\nend u2\n");
@@ -533,17 +558,11 @@ static void test_hook_a_keys_commands_run_in_order(void)
  */
 static void test_hook_a_keys_second_ban_not_taken_for_its_first(void)
 {
-	char body[448];
 	struct rw_hook_config c;
 	struct rw_hook_counts n;
 	struct rw_hook *h;
 
-	snprintf(body, sizeof(body),
-		 "read -r e\ncase $e in\nholdA) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
-		 "holdB) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
-		 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\nesac",
-		 in_dir("goA"), in_dir("goB"), in_dir("second.log"), in_dir("second.log"));
-	c = config(script("second", body), 5000, 2, 20);
+	c = config(held_script("second", in_dir("second.log")), 5000, 2, 20);
 	h = start(&c);
 	if (!h)
 		return;
@@ -553,11 +572,11 @@ static void test_hook_a_keys_second_ban_not_taken_for_its_first(void)
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.3", "b1"));
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.3", "u1"));
 	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.3.3", "b2"));
-	CHECK_EQ(fclose(fopen(in_dir("goA"), "w")), 0); /* one place: b1 is taken */
+	release("holdA"); /* one place: b1 is taken */
 	for (double end = now_s() + 5; now_s() < end && !strstr(slurp(in_dir("second.log")), "start b1");)
 		sleep_ms(2);
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.3.3", "u2"));
-	CHECK_EQ(fclose(fopen(in_dir("goB"), "w")), 0);
+	release("holdB");
 	CHECK(wait_idle(h, 5));
 	CHECK_STR(slurp(in_dir("second.log")), "start b1\nend b1\nstart u1\nend u1\n"
 					       "start b2\nend b2\nstart u2\nend u2\n");
@@ -574,16 +593,11 @@ static void test_hook_a_keys_second_ban_not_taken_for_its_first(void)
  */
 static void test_hook_start_copy_kept_when_room_made(void)
 {
-	char body[256];
 	struct rw_hook_config c;
 	struct rw_hook_counts n;
 	struct rw_hook *h;
 
-	snprintf(body, sizeof(body),
-		 "read -r e\ncase $e in\nholdY) while [ ! -e %s ]; do sleep 0.01; done ;;\n"
-		 "holdX) while [ ! -e %s ]; do sleep 0.01; done ;;\nesac",
-		 in_dir("goY"), in_dir("goX"));
-	c = config(script("copy", body), 30000, 1, 10000);
+	c = config(held_script("copy", NULL), 30000, 1, 10000);
 	h = start(&c);
 	if (!h)
 		return;
@@ -597,7 +611,7 @@ static void test_hook_start_copy_kept_when_room_made(void)
 	CHECK_EQ(n.queued, RW_HOOK_QUEUE);
 	/* uY is owed: bX2, the newest start, gives up its place. */
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.4.1", "{}"));
-	CHECK_EQ(fclose(fopen(in_dir("goY"), "w")), 0);
+	release("holdY");
 	for (double end = now_s() + 5; now_s() < end;) { /* bX1 is taken */
 		rw_hook_counts(h, &n);
 		if (n.started >= 2)
@@ -607,7 +621,7 @@ static void test_hook_start_copy_kept_when_room_made(void)
 	CHECK_EQ(n.started, 2);
 	/* bX1 ran: its end is owed. */
 	CHECK(rw_hook_offer(h, RW_EV_UNBANNED, "198.18.4.2", "{}"));
-	CHECK_EQ(fclose(fopen(in_dir("goX"), "w")), 0);
+	release("holdX");
 	rw_hook_stop(h, 0);
 }
 
@@ -619,19 +633,16 @@ static void test_hook_start_copy_kept_when_room_made(void)
  */
 static void test_hook_owed_end_when_queue_all_owed(void)
 {
-	char body[160], key[32];
+	char key[32];
 	struct rw_hook_config c;
 	struct rw_hook_counts n;
 	struct rw_hook *h;
 
-	snprintf(body, sizeof(body),
-		 "read -r e\ncase $e in\nhold) while [ ! -e %s ]; do sleep 0.01; done ;;\nesac",
-		 in_dir("goOwed"));
-	c = config(script("owed", body), 30000, 1, 10000);
+	c = config(held_script("owed", NULL), 30000, 1, 10000);
 	h = start(&c);
 	if (!h)
 		return;
-	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.5.0", "hold"));
+	CHECK(rw_hook_offer(h, RW_EV_BANNED, "198.18.5.0", "holdOwed"));
 	CHECK(wait_running(h, 1, 5));
 	for (unsigned int i = 0; i < RW_HOOK_QUEUE / 2; i++) {
 		snprintf(key, sizeof(key), "198.18.6.%u", i);
@@ -643,7 +654,7 @@ static void test_hook_owed_end_when_queue_all_owed(void)
 	rw_hook_counts(h, &n);
 	CHECK_EQ(n.queued, RW_HOOK_QUEUE);
 	CHECK_EQ(n.dropped, 1);
-	CHECK_EQ(fclose(fopen(in_dir("goOwed"), "w")), 0);
+	release("holdOwed");
 	CHECK(wait_idle(h, 20));
 	rw_hook_counts(h, &n);
 	CHECK_EQ(n.started, 1 + RW_HOOK_QUEUE);

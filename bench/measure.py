@@ -3,6 +3,7 @@
 L1, kernel memory, the userspace tick, the tick under a flood, accuracy on
 the veth, decisions against an exact limiter, and one TCP flow under a cap."""
 import json
+import os
 import re
 import subprocess
 import time
@@ -71,12 +72,25 @@ def run_progcost():
                # cover every address but the frame does not meet: what reading its L4 header costs.
                ("slots_10_coarse_rules_10k", ["-C", "-R", "10000"]),
                ("slots_10_coarse_rules_10k_matches", ["-C", "-R", "10000", "-q"])]
+    dispatcher = dispatcher_object()
     for key, args in configs:
         if QUICK and key not in ("slots_10_coarse_defaults", "slots_10_precise", "slots_10_coarse_key_flow",
                                  "slots_10_coarse_rank_dst_pair"):
             continue
+        if key == "slots_10_coarse_defaults" and dispatcher:
+            args = [*args, "-D", dispatcher]  # libxdp's dispatcher beside the defaults
         out[key] = json.loads(sh([f"{rig.BUILD}/progcost", "-n", rounds, *args], timeout=300))
     return out
+
+
+def dispatcher_object():
+    """libxdp's dispatcher object, where libxdp itself looks for it
+    (LIBXDP_OBJECT_PATH, else its library's bpf/ directory), or None."""
+    dirs = [os.environ["LIBXDP_OBJECT_PATH"]] if os.environ.get("LIBXDP_OBJECT_PATH") else []
+    libdir = subprocess.run(["pkg-config", "--variable=libdir", "libxdp"], capture_output=True,
+                            text=True).stdout.strip()
+    dirs += [os.path.join(libdir, "bpf")] if libdir else []
+    return next((p for p in (os.path.join(d, "xdp-dispatcher.o") for d in dirs) if os.path.exists(p)), None)
 
 
 def run_memory():

@@ -4,6 +4,13 @@
  * drop-all program, measured with bpf_prog_test_run_opts and a large repeat
  * (the kernel reports the mean time per run). Same 64-byte IPv4/UDP frame,
  * same CPU, median of several rounds. Prints one JSON object.
+ *
+ * -D FILE: also libxdp's dispatcher (FILE: its xdp-dispatcher.o) with one
+ * slot enabled. On a kernel that refuses extension programs nothing can fill
+ * that slot, but its stub runs instead: the dispatcher's own cost a packet
+ * (its configuration read, the call into the slot and the chain-call check)
+ * is measured with nothing of ratewall's in it. An extension replaces the
+ * stub's few instructions with a jump into its own.
  */
 #define _GNU_SOURCE
 #include <bpf/bpf.h>
@@ -15,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xdp/prog_dispatcher.h>
 
 #include "cli/config.h"
 #include "flowfill.h"
@@ -51,6 +59,48 @@ static double run_ns(int prog_fd, unsigned int repeat, unsigned int *verdict)
 	}
 	*verdict = o.retval;
 	return o.duration;
+}
+
+/*
+ * libxdp's dispatcher from its object, configured as libxdp configures it for
+ * one program that passes on (its stub's default return included): the fd of
+ * its program, or -1 with a reason on stderr.
+ */
+static int load_dispatcher(const char *path, struct bpf_object **objp)
+{
+	struct xdp_dispatcher_config conf = {
+		.magic = XDP_DISPATCHER_MAGIC, .dispatcher_version = XDP_DISPATCHER_VERSION,
+		.num_progs_enabled = 1,
+		.chain_call_actions = { 1u << XDP_PASS | 1u << XDP_DISPATCHER_RETVAL },
+	};
+	/* Its metadata section is libxdp's own: libbpf would warn that it skips it. */
+	libbpf_print_fn_t was = libbpf_set_print(NULL);
+	struct bpf_object *obj = bpf_object__open_file(path, NULL);
+	struct bpf_program *prog;
+	struct bpf_map *m;
+	int err = -ENOENT;
+
+	libbpf_set_print(was);
+	if (!obj) {
+		fprintf(stderr, "progcost: cannot open %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	bpf_object__for_each_map(m, obj) {
+		if (strstr(bpf_map__name(m), ".rodata"))
+			err = bpf_map__set_initial_value(m, &conf, sizeof(conf));
+	}
+	prog = bpf_object__find_program_by_name(obj, "xdp_dispatcher");
+	if (!err && !prog)
+		err = -ENOENT;
+	if (!err)
+		err = bpf_object__load(obj);
+	if (err) {
+		fprintf(stderr, "progcost: cannot load libxdp's dispatcher from %s: %s\n", path, strerror(-err));
+		bpf_object__close(obj);
+		return -1;
+	}
+	*objp = obj;
+	return bpf_program__fd(prog);
 }
 
 static double median(double *v, int n)
@@ -166,9 +216,12 @@ int main(int argc, char **argv)
 		{ "ratewall_under_limit", 1000000000000ULL, true }, /* tracked pass path, leases */
 		{ "ratewall_over_limit", 1, true },                 /* tracked drop path, saturated */
 	};
-	unsigned int repeat = 1000000, v, verdict[NSCEN];
+	unsigned int repeat = 1000000, v, verdict[NSCEN], dverdict = 0;
 	struct ratewall_bpf *skel[NSCEN];
-	double floors[32], ns[NSCEN][32];
+	double floors[32], ns[NSCEN][32], dns[32];
+	const char *dispatcher_path = NULL;
+	struct bpf_object *dispatcher = NULL;
+	int dispatcher_fd = -1;
 	uint32_t slots = 10, fill = 0, nrules = 0;
 	int rounds = 7, c;
 	bool no_clock = false, coarse = false, matching = false, qualified = false;
@@ -180,7 +233,7 @@ int main(int argc, char **argv)
 	cpu_set_t set;
 	double floor;
 
-	while ((c = getopt(argc, argv, "r:n:s:cCk:R:mqK:X:v")) != -1) {
+	while ((c = getopt(argc, argv, "r:n:s:cCk:R:mqK:X:vD:")) != -1) {
 		uint64_t v;
 
 		if (c == 'c')
@@ -207,11 +260,14 @@ int main(int argc, char **argv)
 			;
 		else if (c == 'v')
 			verbose = true;
+		else if (c == 'D')
+			dispatcher_path = optarg;
 		else {
 			fprintf(stderr, "usage: progcost [-r REPEAT] [-n ROUNDS] [-s SLOTS] [-k PREFILLED_KEYS] [-c (no clock read) | -C (coarse clock)]\n"
 				"                [-R RULES (none matching the frame)] [-m (and one matching it)]\n"
 				"                [-q (and rules with a match everywhere, none met by the frame)]\n"
-				"                [-K src|dst|pair|flow (--key)] [-X KIND,... (--rank)] [-v]\n");
+				"                [-K src|dst|pair|flow (--key)] [-X KIND,... (--rank)] [-v]\n"
+				"                [-D XDP_DISPATCHER_OBJECT (libxdp's dispatcher too)]\n");
 			return 2;
 		}
 	}
@@ -224,6 +280,16 @@ int main(int argc, char **argv)
 	if (!base) {
 		fprintf(stderr, "progcost: cannot load the baseline: %s\n", strerror(errno));
 		return 1;
+	}
+	if (dispatcher_path) {
+		dispatcher_fd = load_dispatcher(dispatcher_path, &dispatcher);
+		if (dispatcher_fd < 0)
+			return 1;
+		run_ns(dispatcher_fd, 1000, &dverdict); /* warm */
+		if (dverdict != XDP_PASS) {
+			fprintf(stderr, "progcost: libxdp's dispatcher gave %u, not XDP_PASS\n", dverdict);
+			return 1;
+		}
 	}
 	/* Every program loaded first, then rounds taken in turn: drift on a noisy machine hits all alike. */
 	for (size_t i = 0; i < NSCEN; i++) {
@@ -261,11 +327,17 @@ int main(int argc, char **argv)
 	}
 	for (int r = 0; r < rounds; r++) {
 		floors[r] = run_ns(bpf_program__fd(base->progs.xdp_drop_all), repeat, &v);
+		if (dispatcher)
+			dns[r] = run_ns(dispatcher_fd, repeat, &dverdict);
 		for (size_t i = 0; i < NSCEN; i++)
 			ns[i][r] = run_ns(bpf_program__fd(skel[i]->progs.ratewall_xdp), repeat, &verdict[i]);
 	}
 	floor = median(floors, rounds);
-	printf("{\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, \"key\": \"%s\", "
+	printf("{");
+	if (dispatcher) /* the floor's own cost (entry, a return) is in both: the difference is the dispatcher's */
+		printf("\"xdp_dispatcher_ns\": %.1f, \"xdp_dispatcher_over_floor_ns\": %.1f, ",
+		       median(dns, rounds), median(dns, rounds) - floor);
+	printf("\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, \"key\": \"%s\", "
 	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"rules\": %u, \"matching_rule\": %s, "
 	       "\"xdp_drop_all_ns\": %.1f, \"ratewall\": [",
 	       repeat, rounds, slots, rw_key_kind_name((unsigned int)kind), no_clock ? "none" : coarse ? "coarse" : "precise", fill, nrules,
@@ -279,5 +351,6 @@ int main(int argc, char **argv)
 	}
 	printf("]}\n");
 	xdp_drop_all_bpf__destroy(base);
+	bpf_object__close(dispatcher);
 	return 0;
 }

@@ -328,6 +328,24 @@ static void test_view_text_fits_80_columns(void)
 	CHECK(strlen(buf) <= 80);
 	rw_view_since_line(&h, buf, sizeof(buf));
 	CHECK(strlen(buf) <= 80);
+	{
+		/* Every figure at its widest (five characters), a 16 Mi table full: still 80 columns. */
+		struct rw_view_head w = h;
+
+		w.total = wsum(99900000, 99900000000ULL / 8, 99900000);
+		w.sketch_packets = 99900000;
+		w.tracked = w.max_flows = 16u << 20;
+		rw_view_window_line(&w, buf, sizeof(buf));
+		CHECK_STR(buf, "rx 99.9M pps 99.9G bps  drop 99.9M pps  tracked 16.8M/16.8M  sketch 99.9M pps");
+		CHECK(strlen(buf) <= 80);
+		w.tracked = 99999;
+		w.max_flows = 32768;
+		rw_view_window_line(&w, buf, sizeof(buf));
+		CHECK(strstr(buf, "tracked 99999/32768  ") != NULL); /* exact up to five digits */
+		w.stats.rx_packets = w.stats.dropped = w.stats.malformed = 999000000000000ULL;
+		rw_view_since_line(&w, buf, sizeof(buf));
+		CHECK(strlen(buf) <= 80);
+	}
 	/* Heavy prefixes: a line only when the run ranks them (--levels), "none" when none is. */
 	CHECK(!rw_view_heavy_line(&h, buf, sizeof(buf)));
 	CHECK_EQ(rw_view_head_lines(&h), RW_VIEW_HEAD_LINES);

@@ -112,11 +112,18 @@ screen() {
 	tmx capture-pane -p 2>/dev/null | sed -e 's/ *$//' -e '/^$/d' >"$OUT/$1.txt"
 	grep -q '^ratewall run: ' "$OUT/$1.txt" || { echo "the demo's --tui view was not on screen for $1" >&2; exit 1; }
 }
-# In a short run, until a source is limited (the Zipf generator's threads
-# take a while to reach their rate).
+# The view in its steady state: a source limited (the Zipf generator's
+# threads take a while to reach their rate), and the spoofed sources that the
+# flood's first packets had tracked (free promotions, before its noise showed)
+# wiped as idle, so that the table holds the demo's own sources again.
+steady() {
+	tmx capture-pane -p 2>/dev/null | awk '/% yes / { limited = 1 }
+		match($0, /tracked [0-9]+\//) { n = substr($0, RSTART + 8, RLENGTH - 9) + 0 }
+		END { exit !(limited && n > 0 && n < 1000) }'
+}
 sleep "$(T 9 2.5)"
-for _ in $(seq 40); do
-	[ -z "$QUICK" ] || tmx capture-pane -p 2>/dev/null | grep -q '% yes ' && break
+for _ in $(seq 60); do
+	steady && break
 	sleep 0.1
 done
 screen top-sources

@@ -434,17 +434,32 @@ void rw_view_title(const struct rw_view *v, const struct rw_view_head *h, char *
 		 limit);
 }
 
+/* A count of keys, exact up to five digits, else in three figures (a table of 1 Mi: 1.05M). */
+static void rw_view_format_keys(uint64_t n, char *buf, size_t len)
+{
+	if (n < 100000)
+		snprintf(buf, len, "%llu", (unsigned long long)n);
+	else
+		rw_format_si((double)n, buf, len);
+}
+
+/*
+ * The window's rates (the title names the window): unlabelled, so that it
+ * fits 80 columns with every figure at its widest, a 1 Mi table full
+ * included (tests/unit/test_views.c).
+ */
 void rw_view_window_line(const struct rw_view_head *h, char *buf, size_t len)
 {
-	char a[16], b[16], c[16], d[16];
+	char a[16], b[16], c[16], d[16], n[16], max[16];
 
 	rw_format_si(rw_rate(h->total.packets, h->span_ns), a, sizeof(a));
 	rw_format_si(rw_rate(h->total.bytes * 8, h->span_ns), b, sizeof(b));
 	rw_format_si(rw_rate(h->total.drop_packets, h->span_ns), c, sizeof(c));
 	rw_format_si(rw_rate(h->sketch_packets, h->span_ns), d, sizeof(d));
-	snprintf(buf, len,
-		 "window  rx %s pps %s bps  drop %s pps  tracked %llu/%llu  sketch %s pps",
-		 a, b, c, (unsigned long long)h->tracked, (unsigned long long)h->max_flows, d);
+	rw_view_format_keys(h->tracked, n, sizeof(n));
+	rw_view_format_keys(h->max_flows, max, sizeof(max));
+	snprintf(buf, len, "rx %s pps %s bps  drop %s pps  tracked %s/%s  sketch %s pps", a, b, c, n,
+		 max, d);
 }
 
 void rw_view_since_line(const struct rw_view_head *h, char *buf, size_t len)

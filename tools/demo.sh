@@ -10,6 +10,13 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 SECONDS_TO_RUN=${DEMO_SECONDS:-12}
+# Its sources send for all but the last two seconds, the flood from the second after them.
+case "$SECONDS_TO_RUN" in
+'' | *[!0-9]* | [0-2] | 0*)
+	echo "DEMO_SECONDS must be a whole number of seconds, 3 or more (got '$SECONDS_TO_RUN')" >&2
+	exit 2
+	;;
+esac
 . "$ROOT/tests/harness/testbed.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -42,7 +49,7 @@ ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --i
 sleep 1
 ip netns exec "$TB_SND" "$BUILD/rwgen" --dev "$TB_TX" --dst-mac "$TB_RX_MAC" --ipv6 --ipv6-net \
 	--src 2001:db8::5 --dist random --sources 4294967295 --rate 100k \
-	--duration "$((gen_for - 1))s" >/tmp/rwdemo.spoof.json &
+	--duration "$((gen_for > 1 ? gen_for - 1 : 1))s" >/tmp/rwdemo.spoof.json &
 wait $RW_PID
 wait
 echo

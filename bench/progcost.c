@@ -334,9 +334,11 @@ int main(int argc, char **argv)
 	}
 	floor = median(floors, rounds);
 	printf("{");
-	if (dispatcher) /* the floor's own cost (entry, a return) is in both: the difference is the dispatcher's */
-		printf("\"xdp_dispatcher_ns\": %.1f, \"xdp_dispatcher_over_floor_ns\": %.1f, ",
-		       median(dns, rounds), median(dns, rounds) - floor);
+	if (dispatcher) { /* the floor's own cost (entry, a return) is in both: the difference is the dispatcher's */
+		double d = median(dns, rounds);
+
+		printf("\"xdp_dispatcher_ns\": %.1f, \"xdp_dispatcher_over_floor_ns\": %.1f, ", d, d - floor);
+	}
 	printf("\"repeat\": %u, \"rounds\": %d, \"slots\": %u, \"frame_bytes\": 64, \"key\": \"%s\", "
 	       "\"clock\": \"%s\", \"prefilled_keys\": %u, \"rules\": %u, \"matching_rule\": %s, "
 	       "\"xdp_drop_all_ns\": %.1f, \"ratewall\": [",

@@ -65,17 +65,14 @@ static const char *script(const char *name, const char *body)
  */
 static const char *held_script(const char *name, const char *log)
 {
-	char body[512];
+	char body[512], other[256] = "";
 
 	if (log)
-		snprintf(body, sizeof(body),
-			 "read -r e\ncase $e in\nhold*) while [ ! -e %s/go-$e ]; do sleep 0.01; done ;;\n"
-			 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\nesac",
-			 dir, log, log);
-	else
-		snprintf(body, sizeof(body),
-			 "read -r e\ncase $e in\nhold*) while [ ! -e %s/go-$e ]; do sleep 0.01; done ;;\nesac",
-			 dir);
+		snprintf(other, sizeof(other),
+			 "*) echo \"start $e\" >>%s; sleep 0.1; echo \"end $e\" >>%s ;;\n", log, log);
+	snprintf(body, sizeof(body),
+		 "read -r e\ncase $e in\nhold*) while [ ! -e %s/go-$e ]; do sleep 0.01; done ;;\n%sesac",
+		 dir, other);
 	return script(name, body);
 }
 

@@ -39,11 +39,16 @@ RANK_TOY = "toy_rank"
 #         hashlimit at 1/minute burst 1 after a warm-up that used each source's burst;
 #   pass: ratewall --pps 10k (each source sends far less), nft/hashlimit as above
 #         on sources never seen before (the spoofed flood: each first packet passes).
+# Over a packet rate, where `ratewall` is over a byte budget no frame fits (--bps 8, saturated
+# outright): each source is admitted at its rate, evenly, and refused in between by its
+# schedule, as a source over its limit mostly is (--pps 10; the drops are nearly all of it).
+PACED_CASE = "ratewall_paced"
+PACED_LIMIT = ["--pps", "10"]
 ROWS = [
     ("one_over", "1 source over its limit", (1, 4, "uniform"), "xdp_drop_all", "drop",
-     ["xdp_drop_all", *TOYS, "ratewall"]),
+     ["xdp_drop_all", *TOYS, "ratewall", PACED_CASE]),
     ("64k_over", "64 Ki sources over their limit, shuffled", (65536, 4, "shuffled"), "xdp_drop_all", "drop",
-     ["xdp_drop_all", *TOYS, "ratewall", "ratewall_rules", "ratewall_flow", "ratewall_rank", RANK_TOY,
+     ["xdp_drop_all", *TOYS, "ratewall", PACED_CASE, "ratewall_rules", "ratewall_flow", "ratewall_rank", RANK_TOY,
       "ratewall_multi", "nft_meter", "iptables_hashlimit"]),
     ("64k_over_rr", "64 Ki sources over their limit, round-robin (flatters: insertion order)",
      (65536, 4, "uniform"), "xdp_drop_all", "drop", ["xdp_drop_all", "toy_d64", "ratewall"]),

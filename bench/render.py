@@ -6,7 +6,7 @@ import json
 import os
 
 import results as runs
-from cases import KEY_CASES, LIMIT_PPS, MULTI_CASE, RANK_CASES, RANK_TOY, ROWS_ALL, TCP_DELAY, TOYS, accuracy_seconds
+from cases import KEY_CASES, LIMIT_PPS, MULTI_CASE, PACED_CASE, PACED_LIMIT, RANK_CASES, RANK_TOY, ROWS_ALL, TCP_DELAY, TOYS, accuracy_seconds
 from targets import (MEMORY_TARGET_MIB, PROGCOST_TARGET_NS, all_checks, by_case, memory_check, outcome,
                      progcost_check, row_checks)
 
@@ -60,12 +60,23 @@ def throughput_lines(results):
                      + " | ".join(row) + f" | {targets_cell(key, by, floor)} |")
 
     def variant(case):
+        if case == PACED_CASE:
+            return f", {' '.join(PACED_LIMIT)}"
         if case in KEY_CASES:
             return f", --key {KEY_CASES[case]}"
         return f", --rank {','.join(RANK_CASES[case])}" if case in RANK_CASES else ""
 
+    paced = [f"{r['row']} {r['mpps']:.2f} Mpps ({r['mpps'] / by[(r['row'], 'ratewall')]['mpps']:.2f}x `ratewall`"
+             + (f", {100 * r['dropped_by_case'] / r['sent']:.3f} % dropped" if r.get("dropped_by_case") is not None
+                else "") + ")"
+             for r in results["throughput"] if r.get("case") == PACED_CASE and "mpps" in r
+             and "mpps" in by.get((r["row"], "ratewall"), {})]
+    if paced:
+        lines += ["", f"ratewall over a packet rate (`{' '.join(PACED_LIMIT)}`, paced: each source admitted at its "
+                  "rate and refused by its schedule in between, as a source over its limit mostly is), beside the "
+                  "`ratewall` case (`--bps 8`: every frame over the window's whole budget): " + ", ".join(paced)]
     insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']}{variant(r['case'])})" for r in results["throughput"]
-              if r.get("case") in ("ratewall", *KEY_CASES, *RANK_CASES) and "prog_ns_in_situ" in r]
+              if r.get("case") in ("ratewall", PACED_CASE, *KEY_CASES, *RANK_CASES) and "prog_ns_in_situ" in r]
     toys_insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']}{', a line more for dst and for pair' if r['case'] == RANK_TOY else ''})"
                    for r in results["throughput"] if r.get("case") in ("toy_d64", RANK_TOY) and "prog_ns_in_situ" in r]
     lines += ["", "(Measured with kernel.bpf_stats_enabled off, after a stats-on run that checked every "

@@ -7,8 +7,8 @@ import re
 import subprocess
 
 import rig
-from cases import (KEY_CASES, MEASURED_ROWS, MULTI_ARGS, MULTI_CASE, MULTI_REFUSED, PACKETS, RANK_CASES, RANK_TOY,
-                   RUNS, TOYS)
+from cases import (KEY_CASES, MEASURED_ROWS, MULTI_ARGS, MULTI_CASE, MULTI_REFUSED, PACED_CASE, PACED_LIMIT,
+                   PACKETS, RANK_CASES, RANK_TOY, RUNS, TOYS)
 from rig import TB, Ratewall, log, prog_stats, sh, stats_enabled
 
 NFT_METER = """
@@ -30,7 +30,7 @@ RECEIVER = {"xdp_drop_all": "xdp_drop_all", "ratewall": "ratewall_xdp", "xdp_pas
             "ratewall_rank": "ratewall_xdp", "toy_rank": "toy_xdp",
             # The interface runs libxdp's dispatcher, which calls ratewall's entry: its run
             # time in situ is the two together.
-            MULTI_CASE: "xdp_dispatcher"}
+            MULTI_CASE: "xdp_dispatcher", PACED_CASE: "ratewall_xdp"}
 
 # ratewall's extra arguments for a row's `ratewall` case.
 RW_ROW_ARGS = {"prefix_flood": ["--rules", f"/tmp/{TB}.prefix.rules"],
@@ -129,7 +129,8 @@ def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
             stats_enabled(False)
         res = {"row": key, "case": case, "sources": sources, "family": fam, "order": order,
                "check_sent": g["sent"], "check_received": runs1 - runs0, "prog_tag": prog_tag}
-        if runs1 > runs0 and case in ("ratewall", "toy_d64", RANK_TOY, MULTI_CASE, *KEY_CASES, *RANK_CASES):
+        if runs1 > runs0 and case in ("ratewall", "toy_d64", RANK_TOY, MULTI_CASE, PACED_CASE, *KEY_CASES,
+                                      *RANK_CASES):
             res["prog_ns_in_situ"] = round((t1 - t0) / (runs1 - runs0), 1)
         if res["check_received"] != res["check_sent"]:
             raise RuntimeError(f"{res['check_sent'] - res['check_received']} of {res['check_sent']} "
@@ -164,8 +165,8 @@ def case_setups(tb):
     def table_size(sources, order):
         return 1048576 if order == "random" else max(65536, sources + sources // 4)
 
-    def ratewall(verdict, sources, order, extra=(), kinds=1):
-        limit = ["--bps", "8"] if verdict == "drop" else ["--pps", "10k"]
+    def ratewall(verdict, sources, order, extra=(), kinds=1, limit=None):
+        limit = limit or (["--bps", "8"] if verdict == "drop" else ["--pps", "10k"])
         # No tick during the run (so no idle wipe); every source may be tracked (and, with
         # --rank, every key of each kind: the table is shared).
         return lambda: Ratewall(tb, *limit, "--interval", "1h", "--max-flows",
@@ -251,6 +252,7 @@ def case_setups(tb):
             "ratewall_rules": (ratewall(verdict, sources, order, ["--rules", RULES_10K, "--max-rules", "16384"]), stop_rw,
                                rw_dropped),
             MULTI_CASE: (ratewall(verdict, sources, order, MULTI_ARGS), stop_rw, rw_dropped),
+            PACED_CASE: (ratewall(verdict, sources, order, limit=PACED_LIMIT), stop_rw, rw_dropped),
             **{c: (ratewall(verdict, sources, order, ["--key", k]), stop_rw, rw_dropped)
                for c, k in KEY_CASES.items()},
             **{c: (ratewall(verdict, sources, order, ["--rank", ",".join(k)], 1 + len(k)), stop_rw,

@@ -272,20 +272,22 @@ static __always_inline __u64 rw_bank_ns(void)
 	return bank < rw_window_ns() ? bank : rw_window_ns();
 }
 
+/* The first time a virtual time lets anything pass: tol before it (0: at once). */
+static __always_inline __u64 rw_vt_ready(__u64 tat, __u64 tol)
+{
+	return tat > tol ? tat - tol : 0;
+}
+
 /*
- * What one virtual time for `limit` a window lets pass now, if it is at most
- * tol ahead of now (else false): the units from the later of it and now up to
- * now + tol, this packet's included.
+ * What one virtual time for `limit` a window lets pass now, once it is at
+ * most tol ahead of now (rw_vt_ready): the units from the later of it and
+ * now up to now + tol, this packet's included.
  */
-static __always_inline bool rw_vt_credit(__u64 tat, __u64 now, __u64 tol, __u64 limit,
-					 __u64 *credit)
+static __always_inline __u64 rw_vt_credit(__u64 tat, __u64 now, __u64 tol, __u64 limit)
 {
 	__u64 base = tat > now ? tat : now;
 
-	if (base > now + tol)
-		return false;
-	*credit = rw_muldiv(now + tol - base, limit, rw_window_ns(), false);
-	return true;
+	return rw_muldiv(now + tol - base, limit, rw_window_ns(), false);
 }
 
 /*
@@ -304,17 +306,22 @@ static __always_inline void rw_vt_take(__u64 *tatp, __u64 now, __u64 units, __u6
 
 /*
  * What one limit's schedule lets pass now (both its times), into *credit;
- * false when either is more than its tolerance ahead.
+ * false when either is more than its tolerance ahead, *ready then the time
+ * at which neither is (what the record holds off its next refills with:
+ * rw_pace_hold).
  */
 static __always_inline bool rw_sched_read(struct rw_pace_limit *pl, __u64 now, __u64 limit,
-					  __u64 *credit)
+					  __u64 *credit, __u64 *ready)
 {
+	__u64 tat = *(volatile const __u64 *)&pl->tat, peak = *(volatile const __u64 *)&pl->peak;
+	__u64 at = rw_vt_ready(tat, rw_bank_ns()), peak_at = rw_vt_ready(peak, rw_burst_ns());
 	__u64 peak_credit;
 
-	if (!rw_vt_credit(*(volatile const __u64 *)&pl->tat, now, rw_bank_ns(), limit, credit) ||
-	    !rw_vt_credit(*(volatile const __u64 *)&pl->peak, now, rw_burst_ns(),
-			  limit * RW_PEAK_FACTOR, &peak_credit))
+	*ready = at > peak_at ? at : peak_at;
+	if (*ready > now)
 		return false;
+	*credit = rw_vt_credit(tat, now, rw_bank_ns(), limit);
+	peak_credit = rw_vt_credit(peak, now, rw_burst_ns(), limit * RW_PEAK_FACTOR);
 	if (peak_credit < *credit)
 		*credit = peak_credit;
 	return true;
@@ -547,6 +554,31 @@ static __always_inline bool rw_inherited(__u32 idx)
 	return true;
 }
 
+/*
+ * A paced refusal holds the record off its next refills until its schedule
+ * lets a packet pass again: neither leased nor saturated, the record's lease
+ * words (unread by other CPUs without RW_HOT_LEASE, ratewall.h) hold that
+ * time, low word and high, and its packets before it are dropped with one
+ * compare, as a saturated record's are (rw_admit). A key over its rate is
+ * refused so between the packets its schedule admits: each refusal was a
+ * refill's call, its entry's line and its schedule's. The time only moves
+ * later in the schedule: another CPU's refund of an unused lease (at most
+ * RW_LEASE_NS of the rate) may free a packet up to that much before it,
+ * which then waits for it; nothing is admitted that the schedule refuses.
+ */
+static __always_inline void rw_pace_hold(struct rw_hot *f, __u64 ready)
+{
+	f->lease_packets = (__u32)ready;
+	f->lease_bytes = (__u32)(ready >> 32);
+}
+
+/* Whether the record holds a paced refusal past now (rw_pace_hold). */
+static __always_inline bool rw_pace_held(const struct rw_hot *f, __u64 now)
+{
+	return cfg_burst_ns != RW_BURST_WINDOW && !(f->flags & RW_HOT_STATE_MASK) &&
+	       ((__u64)f->lease_bytes << 32 | f->lease_packets) > now;
+}
+
 /* What a refill decided (rw_refill), and whether it summed the other CPUs' counts. */
 enum {
 	RW_REFILL_DROP,    /* out of window budget (or no record) */
@@ -578,7 +610,7 @@ __noinline int rw_refill(__u32 idx, __u64 now, __u64 epoch, __u64 len, const str
 	struct rw_hot *f = bpf_map_lookup_elem(&hot, &j);
 	struct rw_pace *pc = rw_pace_of(idx);
 	__u64 credit_p = 0, credit_b = 0;
-	__u64 until, lease_p = 0, lease_b = 0;
+	__u64 until, lease_p = 0, lease_b = 0, ready;
 	__u32 mark, missed;
 
 	if (!pc || !f || !lim || !sum)
@@ -606,9 +638,11 @@ __noinline int rw_refill(__u32 idx, __u64 now, __u64 epoch, __u64 len, const str
 		goto window;
 	if (pc->gen != f->gen)
 		rw_sched_start(pc, f->gen, now);
-	if ((lim->packets && !rw_sched_read(&pc->packets, now, lim->packets, &credit_p)) ||
-	    (lim->bytes && !rw_sched_read(&pc->bytes, now, lim->bytes, &credit_b)))
+	if ((lim->packets && !rw_sched_read(&pc->packets, now, lim->packets, &credit_p, &ready)) ||
+	    (lim->bytes && !rw_sched_read(&pc->bytes, now, lim->bytes, &credit_b, &ready))) {
+		rw_pace_hold(f, ready);
 		return RW_REFILL_PACED;
+	}
 
 window:
 	/*
@@ -724,6 +758,10 @@ static __always_inline bool rw_admit(struct rw_hot *f, __u32 idx, __u64 now, __u
 		return true;
 	if ((f->flags & RW_HOT_SAT) && rw_before(epoch, f->until) && len > f->lease_bytes)
 		return false;
+	if (rw_pace_held(f, now)) {
+		st->paced_drops++;
+		return false;
+	}
 	/* Larger than the whole window's byte budget: it can never pass, no need to sum anything. */
 	if (lim->bytes && len > lim->bytes) {
 		f->flags = (f->flags & RW_HOT_CARRY_MASK) | RW_HOT_SAT;

@@ -307,7 +307,9 @@ struct rw_entry {
  * without looking at other CPUs while epoch < until; a refill that finds no
  * budget leaves it saturated (RW_HOT_SAT) until `until`, the slot in which
  * budget can first free up, so the drop path is one compare in this line.
- * While saturated, lease_bytes is the room a smaller packet may still find.
+ * While saturated, lease_bytes is the room a smaller packet may still find;
+ * neither leased nor saturated, the two lease words hold the time a paced
+ * refusal lasts until (limit.h, rw_pace_hold).
  * `until` holds the low 16 bits of an epoch at most a window ahead.
  *
  * A lease is only as good as its CPU's use of it: a CPU that saw none of the

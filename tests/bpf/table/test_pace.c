@@ -17,6 +17,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "bpfenv.h"
 #include "testlib.h"
 
@@ -552,6 +554,67 @@ out:
 }
 
 /*
+ * A paced refusal holds the record off its refills until its schedule frees
+ * a packet (limit.h, rw_pace_hold). 1000 pps, --burst 20 ms, 100 packets at
+ * one instant: the bank and the peak's tolerance spent, the rest refused.
+ * The record holds the time the schedule frees the next packet (the later
+ * of its two times less each one's tolerance); a packet before it is a
+ * paced drop, with no refill: here the schedule is moved back meanwhile (as
+ * another CPU's refund of its lease would), and the held packet still waits
+ * for its time, which the whole refill would not; the first packet at that
+ * time passes.
+ */
+static void test_pace_refusal_holds_until_its_time(void)
+{
+	const uint64_t t = 5 * SLOT_NS;
+	struct rw_key k = key4(SRC4);
+	uint64_t state, ready, peak_at, paced;
+	struct rw_stats st;
+	struct rw_pace *pc;
+	struct rw_hot rec;
+	uint32_t passed, j;
+	void *map;
+	size_t len;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	if (!open_paced(&e, 1000, 0, 20 * MS))
+		return;
+	set_time(&e, t);
+	passed = passed_of(&e, SRC4, 100);
+	CHECK(passed > 0 && passed < 100);
+	i = rw_table_find(&e.t, &k, &state);
+	CHECK(i >= 0);
+	if (i < 0)
+		goto out;
+	pc = pace_rw(&e, (uint32_t)i, &map, &len);
+	if (!pc)
+		goto out;
+	ready = pc->packets.tat - 40 * MS; /* the bank: two bursts */
+	peak_at = pc->packets.peak - 20 * MS;
+	ready = ready > peak_at ? ready : peak_at;
+	CHECK(ready > t);
+	j = (uint32_t)i; /* CPU 0's record */
+	CHECK_EQ(bpf_map_lookup_elem(e.fds.hot, &j, &rec), 0);
+	CHECK_EQ(rec.flags & RW_HOT_STATE_MASK, 0);
+	CHECK_EQ((uint64_t)rec.lease_bytes << 32 | rec.lease_packets, ready);
+	__atomic_store_n(&pc->packets.tat, t, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&pc->packets.peak, t, __ATOMIC_SEQ_CST);
+	munmap(map, len);
+	read_stats(&e, &st);
+	paced = st.paced_drops;
+	set_time(&e, ready - 1);
+	CHECK_EQ(passed_of(&e, SRC4, 3), 0);
+	read_stats(&e, &st);
+	CHECK_EQ(st.paced_drops, paced + 3);
+	set_time(&e, ready);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+out:
+	env_close(&e);
+}
+
+/*
  * A key's schedule is one cache line: a refill's compare-and-swaps and
  * fetch-and-adds on its times and its mark touch one line, never two. It
  * sits after the key's history slots (40 B each) in the same map value, so
@@ -616,5 +679,6 @@ void run_pace_tests(void)
 	RUN(test_pace_prefix_budget);
 	RUN(test_pace_start_keeps_a_concurrent_take);
 	RUN(test_pace_refund_after_a_start);
+	RUN(test_pace_refusal_holds_until_its_time);
 	RUN(test_pace_schedule_on_one_line);
 }

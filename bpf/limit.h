@@ -133,25 +133,38 @@ struct rw_sum_ctx {
 _Static_assert(sizeof(struct rw_sum_ctx) <= sizeof(((struct rw_scratch *)0)->refill_sum),
 	       "a refill's sums fit the scratch line kept for them");
 
+/*
+ * This CPU's scratch line (NULL only if the map is gone): a refill's sums,
+ * and the limits of the packet it refills for (rw_decide keeps them there).
+ */
+static __always_inline struct rw_scratch *rw_scratch_line(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
 /* This CPU's refill sums, in its scratch (NULL only if the map is gone). */
 static __always_inline struct rw_sum_ctx *rw_refill_sum(void)
 {
-	__u32 zero = 0;
-	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
+	struct rw_scratch *sc = rw_scratch_line();
 
 	return sc ? (struct rw_sum_ctx *)sc->refill_sum : NULL;
 }
 
+static __always_inline __u64 rw_lease_most(__u64 limit);
+
 static long rw_sum_cpu(__u32 cpu, void *data)
 {
-	struct rw_sum_ctx *sum = rw_refill_sum();
+	struct rw_scratch *sc = rw_scratch_line();
+	struct rw_sum_ctx *sum = sc ? (struct rw_sum_ctx *)sc->refill_sum : NULL;
 	__u32 lease_p, lease_b, drop_p, drop_b, p, b, j;
 	struct rw_hot *f;
 	__u16 until;
 	__u8 flags;
 	__u64 fe;
 
-	if (!sum)
+	if (!sc || !sum)
 		return 1;
 	j = cpu * cfg_entries + sum->idx;
 	f = bpf_map_lookup_elem(&hot, &j);
@@ -192,6 +205,15 @@ static long rw_sum_cpu(__u32 cpu, void *data)
 
 		if (fe + RW_LEASE_IDLE_SLOTS + 1 < end)
 			end = fe + RW_LEASE_IDLE_SLOTS + 1;
+		/*
+		 * Its words read while its CPU left the lease (the flags read
+		 * before them) may hold a refill's mark or a paced hold
+		 * (rw_pace_hold), no lease: counted as the most a lease is.
+		 */
+		if (lease_p > rw_lease_most(sc->lim.packets))
+			lease_p = (__u32)rw_lease_most(sc->lim.packets);
+		if (lease_b > rw_lease_most(sc->lim.bytes))
+			lease_b = (__u32)rw_lease_most(sc->lim.bytes);
 		sum->packets += lease_p;
 		sum->bytes += lease_b;
 		if (end < sum->lease_end)
@@ -433,6 +455,12 @@ static __always_inline __u32 rw_clamp32(__u64 v)
 	return v > 0xffffffffULL ? 0xffffffffU : (__u32)v;
 }
 
+/* The most one CPU's lease of `limit` holds: a scheduled one's cap, else its 1/nr_cpus share. */
+static __always_inline __u64 rw_lease_most(__u64 limit)
+{
+	return rw_clamp32(cfg_burst_ns != RW_BURST_WINDOW ? rw_lease_cap(limit) : limit / cfg_nr_cpus);
+}
+
 /* The most bytes one packet may count for: a multi-buffer frame's whole length, with room. */
 #define RW_MAX_FRAME (256ULL * 1024)
 
@@ -557,14 +585,19 @@ static __always_inline bool rw_inherited(__u32 idx)
 /*
  * A paced refusal holds the record off its next refills until its schedule
  * lets a packet pass again: neither leased nor saturated, the record's lease
- * words (unread by other CPUs without RW_HOT_LEASE, ratewall.h) hold that
+ * words (read by other CPUs only with RW_HOT_LEASE, ratewall.h) hold that
  * time, low word and high, and its packets before it are dropped with one
  * compare, as a saturated record's are (rw_admit). A key over its rate is
  * refused so between the packets its schedule admits: each refusal was a
- * refill's call, its entry's line and its schedule's. The time only moves
- * later in the schedule: another CPU's refund of an unused lease (at most
- * RW_LEASE_NS of the rate) may free a packet up to that much before it,
- * which then waits for it; nothing is admitted that the schedule refuses.
+ * refill's call, its entry's line and its schedule's. Nothing is admitted
+ * that the schedule refuses. Other CPUs' refunds of unused leases (each at
+ * most RW_LEASE_NS of the rate) may free a packet before the time, which
+ * then waits for it; the time is the first refusing limit's (the other is
+ * not read), so the refill that ends the hold may be refused again; and it
+ * is not tied to the limits that set it (a rules reload that lifts them
+ * takes effect here at that time). Another CPU's refill that read the
+ * flags as leased just before counts the words as one lease at most
+ * (rw_sum_cpu).
  */
 static __always_inline void rw_pace_hold(struct rw_hot *f, __u64 ready)
 {

@@ -309,7 +309,8 @@ struct rw_entry {
  * budget can first free up, so the drop path is one compare in this line.
  * While saturated, lease_bytes is the room a smaller packet may still find;
  * neither leased nor saturated, the two lease words hold the time a paced
- * refusal lasts until (limit.h, rw_pace_hold).
+ * refusal lasts until (limit.h, rw_pace_hold; a refill of another CPU that
+ * read the flags as leased just before counts them as one lease at most).
  * `until` holds the low 16 bits of an epoch at most a window ahead.
  *
  * A lease is only as good as its CPU's use of it: a CPU that saw none of the

@@ -506,6 +506,17 @@ static void test_pace_start_keeps_a_concurrent_take(void)
 	env_close(&e);
 }
 
+/* Key k's entry (*idx) and its schedule, mapped writable (munmap *map, *len); NULL if none. */
+static struct rw_pace *schedule_of(struct env *e, const struct rw_key *k, int64_t *idx, void **map,
+				   size_t *len)
+{
+	uint64_t state;
+
+	*idx = rw_table_find(&e->t, k, &state);
+	CHECK(*idx >= 0);
+	return *idx >= 0 ? pace_rw(e, (uint32_t)*idx, map, len) : NULL;
+}
+
 /*
  * A refill gives back what is left of its lease. Another CPU's start of the
  * schedule may land between that lease and its refund (here planted: the
@@ -519,7 +530,7 @@ static void test_pace_refund_after_a_start(void)
 	struct rw_key k = key4(SRC4);
 	struct rw_pace *pc;
 	struct rw_stats st;
-	uint64_t state, t = 5 * SLOT_NS;
+	uint64_t t = 5 * SLOT_NS;
 	uint32_t passed = 0;
 	void *map;
 	size_t len;
@@ -531,11 +542,7 @@ static void test_pace_refund_after_a_start(void)
 		return;
 	set_time(&e, t);
 	CHECK_EQ(passed_of(&e, SRC4, 2), 2); /* 64-byte frames: 36 B of lease left */
-	i = rw_table_find(&e.t, &k, &state);
-	CHECK(i >= 0);
-	if (i < 0)
-		goto out;
-	pc = pace_rw(&e, (uint32_t)i, &map, &len);
+	pc = schedule_of(&e, &k, &i, &map, &len);
 	if (!pc)
 		goto out;
 	__atomic_store_n(&pc->bytes.tat, t + 20 * MS, __ATOMIC_SEQ_CST);
@@ -568,7 +575,7 @@ static void test_pace_refusal_holds_until_its_time(void)
 {
 	const uint64_t t = 5 * SLOT_NS;
 	struct rw_key k = key4(SRC4);
-	uint64_t state, ready, peak_at, paced;
+	uint64_t ready, peak_at, paced;
 	struct rw_stats st;
 	struct rw_pace *pc;
 	struct rw_hot rec;
@@ -584,11 +591,7 @@ static void test_pace_refusal_holds_until_its_time(void)
 	set_time(&e, t);
 	passed = passed_of(&e, SRC4, 100);
 	CHECK(passed > 0 && passed < 100);
-	i = rw_table_find(&e.t, &k, &state);
-	CHECK(i >= 0);
-	if (i < 0)
-		goto out;
-	pc = pace_rw(&e, (uint32_t)i, &map, &len);
+	pc = schedule_of(&e, &k, &i, &map, &len);
 	if (!pc)
 		goto out;
 	ready = pc->packets.tat - 40 * MS; /* the bank: two bursts */
@@ -610,6 +613,54 @@ static void test_pace_refusal_holds_until_its_time(void)
 	CHECK_EQ(st.paced_drops, paced + 3);
 	set_time(&e, ready);
 	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
+out:
+	env_close(&e);
+}
+
+/*
+ * Another CPU's refill reads a record's flags, then its lease words: a
+ * record that left its lease in between (to a paced hold, rw_pace_hold, or
+ * a refill's mark) shows a lease whose words hold a time or a count, no
+ * lease. Planted here as read: CPU 1's record leased, its words a hold's low
+ * word. CPU 0's refill counts it as the most a lease can be (1 ms of the
+ * rate: one packet of 1000 pps), not as 4 G packets that would fill the
+ * window and drop what the key's schedule (its bank full) admits.
+ */
+static void test_pace_a_hold_read_as_a_lease_counts_one_lease(void)
+{
+	const uint64_t t = 5 * SLOT_NS;
+	struct rw_key k = key4(SRC4);
+	struct rw_hot *hot;
+	struct rw_pace *pc;
+	void *map;
+	size_t len;
+	int64_t i;
+	struct env e;
+
+	pin_cpu(0);
+	if (!open_paced(&e, 1000, 0, 20 * MS))
+		return;
+	if (e.ncpus < 2) {
+		fprintf(stderr, "  note: one CPU, no other CPU's record to read\n");
+		env_close(&e);
+		return;
+	}
+	set_time(&e, t);
+	CHECK_EQ(passed_of(&e, SRC4, 1), 1); /* its lease: one packet, the cap */
+	pc = schedule_of(&e, &k, &i, &map, &len);
+	if (!pc)
+		goto out;
+	munmap(map, len);
+	hot = mmap(NULL, e.t.len[2], PROT_READ | PROT_WRITE, MAP_SHARED, e.fds.hot, 0);
+	CHECK(hot != MAP_FAILED);
+	if (hot == MAP_FAILED)
+		goto out;
+	hot[e.t.entries + (uint32_t)i] = (struct rw_hot){ .epoch = hot[i].epoch, .gen = hot[i].gen,
+							  .until = hot[i].until, .flags = RW_HOT_LEASE,
+							  .lease_packets = 0xfffffff0u };
+	munmap(hot, e.t.len[2]);
+	set_time(&e, t + 10 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 3), 3); /* the lease's packet, then two refills */
 out:
 	env_close(&e);
 }
@@ -680,5 +731,6 @@ void run_pace_tests(void)
 	RUN(test_pace_start_keeps_a_concurrent_take);
 	RUN(test_pace_refund_after_a_start);
 	RUN(test_pace_refusal_holds_until_its_time);
+	RUN(test_pace_a_hold_read_as_a_lease_counts_one_lease);
 	RUN(test_pace_schedule_on_one_line);
 }

@@ -275,12 +275,17 @@ check "(d) the --bgp-never /24 and the allowed /24 were heavy too" \
 check "(d) the /24 under --bgp-prefix-floor was heavy too" \
 	test -n "$(event_time "$WORK/p.events" 198.18.8.0/24 heavy ts)"
 gone=$(when_ 9 absent 198.18.7.0/24)
+heavy=$(event_time "$WORK/p.events" 198.18.7.0/24 heavy ts)
 light=$(event_time "$WORK/p.events" 198.18.7.0/24 light ts)
-echo "     (d) the /24 light at ${light:-never}, withdrawn at ${gone:-never}: $(elapsed "${seen:-0}" "${gone:-0}") s after it was announced (--bgp-hold 6s)"
+echo "     (d) the /24 heavy at ${heavy:-never}, light $(elapsed "${heavy:-0}" "${light:-0}") s after," \
+	"withdrawn from BIRD's table $(elapsed "${heavy:-0}" "${gone:-0}") s after (--bgp-hold 6s)"
 check "(d) withdrawn once the flood is over" test -n "$gone"
-check "(d) ... not before --bgp-hold (6 s) from its announcement, though light before that" \
-	eval "[ -n '$light' ] && at_most $(elapsed "${seen:-0}" "${light:-0}") 5 &&
-		at_most 5.9 $(elapsed "${seen:-0}" "${gone:-0}")"
+# The hold runs from the tick the loader first wanted the route, never before its heavy event
+# (one tick, one clock). Timed from the route's arrival in BIRD's table, the check read the
+# announcement's path less the withdrawal's as well: 5.84 s once in CI.
+check "(d) ... not before --bgp-hold (6 s) from its heavy event, though light before that" \
+	eval "[ -n '$heavy' ] && [ -n '$light' ] && at_most $(elapsed "${heavy:-0}" "${light:-0}") 5 &&
+		at_most 6 $(elapsed "${heavy:-0}" "${gone:-0}")"
 
 # (e) two bans, the loader killed, one ends while it is dead
 gen --src 198.18.0.1 --rate 1000 --duration 0.5s >/dev/null

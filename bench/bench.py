@@ -30,7 +30,7 @@ import measure
 import render
 import results as runs
 import rig
-from cases import PACKETS, QUICK, TCP_DELAY
+from cases import PACED_LIMIT, PACKETS, QUICK, TCP_DELAY
 from rig import NCPUS, Testbed, log, sh
 from throughput import run_throughput
 
@@ -76,7 +76,8 @@ def run(build):
     rig.BUILD = build
     started = time.time()
     results = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-               "quick": QUICK, "machine": rig.machine(), "packets_per_run": PACKETS, "frame_bytes": 64}
+               "quick": QUICK, "machine": rig.machine(), "packets_per_run": PACKETS, "frame_bytes": 64,
+               "paced_limit": PACED_LIMIT}
     try:
         held = rig.lock()
     except RuntimeError as e:

@@ -6,7 +6,7 @@ import json
 import os
 
 import results as runs
-from cases import KEY_CASES, LIMIT_PPS, MULTI_CASE, PACED_CASE, PACED_LIMIT, RANK_CASES, RANK_TOY, ROWS_ALL, TCP_DELAY, TOYS, accuracy_seconds
+from cases import KEY_CASES, LIMIT_PPS, MULTI_CASE, PACED_CASE, PACED_LIMIT_BEFORE, RANK_CASES, RANK_TOY, ROWS_ALL, TCP_DELAY, TOYS, accuracy_seconds
 from targets import (MEMORY_TARGET_MIB, PROGCOST_TARGET_NS, all_checks, by_case, memory_check, outcome,
                      progcost_check, row_checks)
 
@@ -59,9 +59,11 @@ def throughput_lines(results):
         lines.append(f"| {label} ({verdict}) | {floor_case.replace('_', ' ')} {cell(floor, None)} | "
                      + " | ".join(row) + f" | {targets_cell(key, by, floor)} |")
 
+    paced_limit = " ".join(results.get("paced_limit", PACED_LIMIT_BEFORE))
+
     def variant(case):
         if case == PACED_CASE:
-            return f", {' '.join(PACED_LIMIT)}"
+            return f", {paced_limit}"
         if case in KEY_CASES:
             return f", --key {KEY_CASES[case]}"
         return f", --rank {','.join(RANK_CASES[case])}" if case in RANK_CASES else ""
@@ -72,7 +74,7 @@ def throughput_lines(results):
              for r in results["throughput"] if r.get("case") == PACED_CASE and "mpps" in r
              and "mpps" in by.get((r["row"], "ratewall"), {})]
     if paced:
-        lines += ["", f"ratewall over a packet rate (`{' '.join(PACED_LIMIT)}`, paced: each source admitted at its "
+        lines += ["", f"ratewall over a packet rate (`{paced_limit}`, paced: each source admitted at its "
                   "rate and refused by its schedule in between, as a source over its limit mostly is), beside the "
                   "`ratewall` case (`--bps 8`: every frame over the window's whole budget): " + ", ".join(paced)]
     insitu = [f"{r['prog_ns_in_situ']} ns ({r['row']}{variant(r['case'])})" for r in results["throughput"]

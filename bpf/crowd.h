@@ -15,6 +15,7 @@
 #define RW_BPF_CROWD_H
 
 #include "maps.h"
+#include "clock.h"
 #include "ratewall_crowd.h"
 #include "ratewall_window.h"
 
@@ -60,15 +61,21 @@ static __always_inline __u32 rw_crowd_lc(__u32 zeros)
  * out of the crowd since took of it with them (their inheritance from this
  * CPU, sketch.h: rw_take_inherited), which its window entry holds.
  */
-static __always_inline __u64 rw_crowd_left(__u64 count, __u64 epoch1, __u32 slot, int which)
+static __always_inline __u64 rw_crowd_left_in(__u64 count, __u64 epoch1, const struct rw_wslot *w,
+					       int which)
 {
-	struct rw_wslot *w = bpf_map_lookup_elem(&window, &slot);
 	__u64 taken;
 
 	if (!w || w->epoch + 1 != epoch1)
 		return count;
 	taken = which ? w->crowd_taken_bytes : w->crowd_taken_packets;
 	return count > taken ? count - taken : 0;
+}
+
+/* ... the slot's window entry looked up (w: already at hand). */
+static __always_inline __u64 rw_crowd_left(__u64 count, __u64 epoch1, __u32 slot, int which)
+{
+	return rw_crowd_left_in(count, epoch1, bpf_map_lookup_elem(&window, &slot), which);
 }
 
 /* Where one crowd entry's registers merge into another's: the larger of each byte. */
@@ -233,10 +240,11 @@ __noinline int rw_crowd_enter(__u64 epoch)
 	return 0;
 }
 
-/* This CPU's entries of the slot and the window, the window's made for this slot. */
-static __always_inline bool rw_crowd_at(__u64 epoch, struct rw_crowd **cur, struct rw_crowd **win)
+/* This CPU's entries of the slot (s: epoch's index) and the window, the window's made for this slot. */
+static __always_inline bool rw_crowd_at(__u64 epoch, __u32 s, struct rw_crowd **cur,
+					struct rw_crowd **win)
 {
-	__u32 s = rw_slot_index(epoch), w = RW_CROWD_WINDOW;
+	__u32 w = RW_CROWD_WINDOW;
 
 	*cur = bpf_map_lookup_elem(&crowd, &s);
 	*win = bpf_map_lookup_elem(&crowd, &w);
@@ -279,18 +287,20 @@ static __always_inline __u64 rw_crowd_budget(__u32 n, __u64 limit)
 /*
  * An untracked packet of a limited key hashed to h, not capped on its own:
  * counts the key in the crowd and admits the packet while the crowd's window
- * stays within its budget. 1: the crowd is at its budget, drop it. Global:
- * the packet path's stack is full.
+ * stays within its budget (lim's). 1: the crowd is at its budget, drop it.
+ * ws: the window's entry of t's slot, which the packet path holds already.
+ * Global: the packet path's stack is full.
  */
-__noinline int rw_crowd_gate(__u64 h, __u64 epoch, __u64 len, __u64 limit_packets,
-			     __u64 limit_bytes)
+__noinline int rw_crowd_gate(__u64 h, const struct rw_time *t, __u64 len, const struct rw_limit *lim,
+			     const struct rw_wslot *ws)
 {
 	struct rw_crowd *cur, *win;
-	__u64 promoted, load;
-	__u32 keys, s;
+	__u64 promoted, load, epoch;
+	__u32 keys;
 
-	if (!rw_crowd_at(epoch, &cur, &win))
+	if (!t || !lim || !rw_crowd_at(t->epoch, t->slot, &cur, &win))
 		return 0;
+	epoch = t->epoch;
 	rw_crowd_see(cur, win, h);
 	load = win->packets + cur->packets;
 	if (load >= win->share_at) {
@@ -300,11 +310,10 @@ __noinline int rw_crowd_gate(__u64 h, __u64 epoch, __u64 len, __u64 limit_packet
 	promoted = win->promoted + cur->promoted;
 	keys = win->distinct > promoted ? win->distinct - (__u32)promoted : 1;
 	keys = (__u32)(((__u64)keys * win->share + (1u << 16) - 1) >> 16);
-	s = rw_slot_index(epoch);
-	if ((limit_packets && win->packets + rw_crowd_left(cur->packets, epoch + 1, s, 0) + 1 >
-				      rw_crowd_budget(keys, limit_packets)) ||
-	    (limit_bytes && win->bytes + rw_crowd_left(cur->bytes, epoch + 1, s, 1) + len >
-				    rw_crowd_budget(keys, limit_bytes))) {
+	if ((lim->packets && win->packets + rw_crowd_left_in(cur->packets, epoch + 1, ws, 0) + 1 >
+				     rw_crowd_budget(keys, lim->packets)) ||
+	    (lim->bytes && win->bytes + rw_crowd_left_in(cur->bytes, epoch + 1, ws, 1) + len >
+				   rw_crowd_budget(keys, lim->bytes))) {
 		cur->drops++;
 		return 1;
 	}
@@ -325,7 +334,7 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
 {
 	struct rw_crowd *cur, *win;
 
-	if (!rw_crowd_at(epoch, &cur, &win))
+	if (!rw_crowd_at(epoch, rw_slot_index(epoch), &cur, &win))
 		return 0;
 	rw_crowd_see(cur, win, h);
 	cur->promoted++;

@@ -187,10 +187,11 @@ static __noinline struct rw_rule *rw_rule_search(const struct rw_key *key, bool 
 }
 
 /*
- * The rule that decides the packet, or NULL. The hint says whether
- * prefix-only rules, rules with a match, or both may cover its address: a
- * packet none covers costs two bit tests; one only rules with a match cover
- * reads its L4 header and, meeting none of them, goes no further.
+ * The rule that decides the packet, or NULL. With no rule in force, one
+ * word of the hint says so. Else the hint says whether prefix-only rules,
+ * rules with a match, or both may cover its address: a packet none covers
+ * costs two bit tests; one only rules with a match cover reads its L4 header
+ * and, meeting none of them, goes no further.
  */
 static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const struct rw_key *key,
 						  const struct rw_scratch *sc, struct rw_stats *st)
@@ -200,7 +201,7 @@ static __always_inline struct rw_rule *rw_rule_of(struct xdp_md *ctx, const stru
 	__u64 plain, match, matches = 0;
 
 	hint = bpf_map_lookup_elem(&rule_hint, &zero);
-	if (!hint)
+	if (!hint || !hint->rules)
 		return NULL;
 	idx = rw_hint_index(key->family, key->addr);
 	/* Kept for 6.1's verifier, which loses the bound of an index it filled from the stack. */

@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 15
+#define RW_LAYOUT_VERSION 16
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -951,10 +951,13 @@ enum rw_port_table { RW_PORTS_TCP_SRC, RW_PORTS_TCP_DST, RW_PORTS_UDP_SRC, RW_PO
  * a rule goes in, cleared after it is gone, so a bit is never missing. v4 and
  * v6 for the prefix-only rules, q4 and q6 for those with a match: a packet
  * that only the second cover skips the prefix-only lookup, and one that only
- * the first cover never reads its L4 header.
+ * the first cover never reads its L4 header. `rules`: whether any bit is set,
+ * so that a packet with no rule in force reads this one word, always in its
+ * cache, where its bits are two lines of 32 KiB, a source a line.
  */
 #define RW_HINT_WORDS (65536 / 64)
 struct rw_rule_hint {
+	__u64 rules;
 	__u64 v4[RW_HINT_WORDS];
 	__u64 v6[RW_HINT_WORDS];
 	__u64 q4[RW_HINT_WORDS];

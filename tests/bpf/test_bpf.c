@@ -865,6 +865,15 @@ static void test_rules_per_prefix_budget(void)
 	env_close(&e);
 }
 
+static int hint_bits_set(const __u64 *bits)
+{
+	int n = 0;
+
+	for (int i = 0; i < RW_HINT_WORDS; i++)
+		n += __builtin_popcountll(bits[i]);
+	return n;
+}
+
 /* Rules change under a running program: the next packet follows; hint bits follow too. */
 static void test_rules_change_at_runtime(void)
 {
@@ -905,6 +914,15 @@ static void test_rules_change_at_runtime(void)
 		CHECK_EQ(set, 256);
 		CHECK(hint->v4[0x0a00 / 64] & (1ULL << (0x0a00 % 64)));
 	}
+	CHECK_EQ(hint->rules, 1);
+	/* The last rule gone: the hint says none is in force, and packets skip its bits. */
+	CHECK_EQ(rw_rule_parse("10.0.0.0/8 allow", &scope, &r, err, sizeof(err)), 0);
+	CHECK_EQ(rw_rules_del(&env, &r), 0);
+	CHECK_EQ(bpf_map_lookup_elem(env.hint_fd, &zero, hint), 0);
+	CHECK_EQ(hint->rules, 0);
+	CHECK_EQ(hint_bits_set(hint->v4), 0);
+	set_time(&e, 2205 * MS);
+	CHECK_EQ(passed_of(&e, SRC4, 30), 10);
 	free(hint);
 	env_close(&e);
 }
@@ -938,15 +956,6 @@ static void test_rules_ipv6(void)
 	env_close(&e);
 }
 
-static int hint_bits_set(const __u64 *bits)
-{
-	int n = 0;
-
-	for (int i = 0; i < RW_HINT_WORDS; i++)
-		n += __builtin_popcountll(bits[i]);
-	return n;
-}
-
 /* How many hint bits a rule sets: IPv4 per /16, IPv6 per /32 folded. */
 static void test_rule_hint_bits(void)
 {
@@ -965,6 +974,7 @@ static void test_rule_hint_bits(void)
 		memset(hint, 0, sizeof(*hint));
 		CHECK_EQ(rw_rule_parse(cases[i].rule, &whole, &r, err, sizeof(err)), 0);
 		rw_rule_hint_add(hint, &r);
+		CHECK_EQ(hint->rules, 1);
 		CHECK_EQ(hint_bits_set(hint->v4), cases[i].v4);
 		CHECK_EQ(hint_bits_set(hint->v6), cases[i].v6);
 		if (r.prefix.family == RW_FAMILY_IPV6 && r.plen >= 32) {

@@ -104,6 +104,7 @@ void rw_rule_hint_add(struct rw_rule_hint *hint, const struct rw_rule_spec *r)
 	uint32_t first, span;
 	uint8_t a[4];
 
+	hint->rules = 1;
 	if (r->plen <= key_bits - 16) { /* spans every index there is */
 		memset(r->prefix.family == RW_FAMILY_IPV4 ? v4 : v6, 0xff, sizeof(hint->v4));
 		return;

@@ -31,9 +31,11 @@ TOYS = ["toy_parse", "toy_d8", "toy_d64"]
 RANK_TOY = "toy_rank"
 
 # The rows: (key, label, what the traffic is, floor, the limiters' verdict, cases).
-# Sources: (count, family, order). Warm-up always sends each source once in
-# insertion order; the measured run uses the row's order, so a table's memory
-# order never matches the send order unless the row says round-robin.
+# Sources: (count, family, order). Warm-up sends each source once in insertion
+# order; the measured run uses the row's order, so a table's memory order never
+# matches the send order unless the row says round-robin. A random row (a flood
+# of new sources) is warmed by a measured run's worth of its own traffic: the
+# in-situ check and the measured runs meet a full table, a window after it filled.
 # Every limiter is configured so that the row's traffic gets the row's verdict:
 #   drop: ratewall --bps 8 (one byte per second: every frame is over), nft and
 #         hashlimit at 1/minute burst 1 after a warm-up that used each source's burst;

@@ -116,6 +116,8 @@ def throughput(tb, row, case, setup, teardown, verify, runs=RUNS, seed=3):
         if order != "random":  # every source seen once, in insertion order
             tb.gen(*gen_args(sources, fam, "uniform", 1, extra), "--count", max(100000, sources + sources // 2),
                    "--duration", "60s")
+        else:  # a flood of new sources: the state it fills, and a window gone by, as a long flood meets it
+            tb.gen(*gen_args(sources, fam, order, 1, extra), "--count", PACKETS, "--duration", "60s")
         check_count = 200000 if order == "random" else max(200000, sources)
         prog_id, prog_name, prog_tag = tb.xdp_prog()
         if prog_name != RECEIVER[case]:

@@ -952,8 +952,8 @@ enum rw_port_table { RW_PORTS_TCP_SRC, RW_PORTS_TCP_DST, RW_PORTS_UDP_SRC, RW_PO
  * v6 for the prefix-only rules, q4 and q6 for those with a match: a packet
  * that only the second cover skips the prefix-only lookup, and one that only
  * the first cover never reads its L4 header. `rules`: whether any bit is set,
- * so that a packet with no rule in force reads this one word, always in its
- * cache, where its bits are two lines of 32 KiB, a source a line.
+ * so that a packet with no rule in force reads this one word, always in
+ * cache, and not the two lines of the bits (16 KiB apart) its source picks.
  */
 #define RW_HINT_WORDS (65536 / 64)
 struct rw_rule_hint {

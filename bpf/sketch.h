@@ -232,28 +232,38 @@ __noinline int rw_take_noise(struct rw_wslot *ws, __u64 epoch)
  * window, never below zero. The smaller row is what both must exceed, so a
  * flood's spread alone rarely reaches a threshold (the count-min rule, with
  * the noise taken out); the noise follows a flood that began since the
- * loader's last tick, or a loader that is gone. *noise_p, *noise_b: that noise.
+ * loader's last tick, or a loader that is gone. *load_p, *load_b: the load
+ * of this CPU's buckets over the window, which that noise is of.
  */
 static __always_inline void rw_own_estimate(struct rw_wslot *ws, __u64 epoch, struct rw_est *est,
-					    const struct rw_est *r1, __u64 *noise_p, __u64 *noise_b)
+					    const struct rw_est *r1, __u64 *load_p, __u64 *load_b)
 {
 	if (ws->noise_epoch != epoch + 1)
 		rw_take_noise(ws, epoch);
-	*noise_p = rw_sketch_noise(ws->earlier_sketch_packets + rw_wslot_load(ws));
-	*noise_b = rw_sketch_noise(ws->earlier_sketch_bytes + rw_wslot_load_bytes(ws));
+	*load_p = ws->earlier_sketch_packets + rw_wslot_load(ws);
+	*load_b = ws->earlier_sketch_bytes + rw_wslot_load_bytes(ws);
 	est->packets = rw_sub_floor(est->packets < r1->packets ? est->packets : r1->packets,
-				    *noise_p);
-	est->bytes = rw_sub_floor(est->bytes < r1->bytes ? est->bytes : r1->bytes, *noise_b);
+				    rw_sketch_noise(*load_p));
+	est->bytes = rw_sub_floor(est->bytes < r1->bytes ? est->bytes : r1->bytes,
+				  rw_sketch_noise(*load_b));
 }
 
 /*
- * Whether an own estimate stands clear of the noise: at least the noise
- * again (plus two packets), so that the spread of a flood's buckets around
- * their mean promotes none of its sources.
+ * Whether an own estimate stands clear of the noise: its smaller row at
+ * least twice the noise, plus two packets, so that the spread of a flood's
+ * buckets around their mean promotes none of its sources. In sixteenths of
+ * a packet: below a packet a bucket (fewer untracked packets on this CPU
+ * than it has buckets) the noise in whole packets is 0, and a light
+ * source's packet whose buckets each held one packet of others (one in
+ * seven at half a packet a bucket) stood two packets clear of it.
  */
-static __always_inline bool rw_above_noise(const struct rw_est *own, __u64 noise_p, __u64 noise_b)
+static __always_inline bool rw_above_noise(const struct rw_est *own, __u64 load_p, __u64 load_b)
 {
-	return own->packets >= noise_p + 2 && own->bytes >= noise_b;
+	__u64 noise16 = load_p >> (RW_SKETCH_COLS_LOG2 - RW_OWN_FRAC_LOG2);
+	__u64 rows16 = (own->packets + rw_sketch_noise(load_p)) << RW_OWN_FRAC_LOG2;
+
+	return rows16 >= 2 * noise16 + (2 << RW_OWN_FRAC_LOG2) &&
+	       own->bytes >= rw_sketch_noise(load_b);
 }
 
 /* --- Inheritance: what every CPU's sketch counted for a source being promoted ----- */

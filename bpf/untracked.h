@@ -56,7 +56,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 				   .slot = slot, .units = units, .epoch = t->epoch };
 	struct rw_thresholds *th;
 	struct rw_est own = {}, row1 = {}; /* own: row 0's counts until rw_own_estimate */
-	__u64 noise_p, noise_b;
+	__u64 load_p, load_b;
 	bool over_cap, promote, stalled, crowded, busy = false, limited = lim->packets || lim->bytes;
 
 	if (cpu >= cfg_nr_cpus || !rw_sketch_add(&at, &own, &row1))
@@ -68,7 +68,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 */
 	ws->sketch_packets++;
 	ws->sketch_bytes += len;
-	rw_own_estimate(ws, t->epoch, &own, &row1, &noise_p, &noise_b);
+	rw_own_estimate(ws, t->epoch, &own, &row1, &load_p, &load_b);
 
 	over_cap = (lim->cap_packets && own.packets >= lim->cap_packets) ||
 		   (lim->cap_bytes && own.bytes >= lim->cap_bytes);
@@ -77,13 +77,13 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	if (!promote && th) {
 		promote = ((th->promote_packets && own.packets >= th->promote_packets) ||
 			   (th->promote_bytes && own.bytes >= th->promote_bytes)) &&
-			  rw_above_noise(&own, noise_p, noise_b);
+			  rw_above_noise(&own, load_p, load_b);
 		/*
 		 * Free promotions track sources from their first packet while they
 		 * are few; not once this CPU's buckets hold noise (a flood the
 		 * loader has not seen yet): what a source inherits must be its own.
 		 */
-		if (!promote && !noise_p && th->free_promotions > 0)
+		if (!promote && !rw_sketch_noise(load_p) && th->free_promotions > 0)
 			promote = __sync_fetch_and_add(&th->free_promotions, -1) > 0;
 	}
 	if (promote) {

@@ -90,12 +90,22 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		/*
 		 * A full set may take over an idle entry, a scan of its entries'
 		 * lines; after one that found none, this CPU skips that scan for
-		 * the rest of the slot (a flood into a full table costs no more).
+		 * the rest of the slot (a flood into a full table costs no more),
+		 * and after RW_TAKEOVERS_A_SLOT that found one: a spoofed flood
+		 * over a cap smaller than a frame is over it at a source's first
+		 * packet, and took an entry a source, never to use it again (a
+		 * tenth of the program's time in make bench's flood to one
+		 * destination). A heavy source over its cap tries at every packet.
 		 */
-		struct rw_promotion pr = { .h = h, .units = units, .limited = limited,
-					   .take_idle = ws->refused_epoch != t->epoch + 1 };
+		struct rw_promotion pr = {
+			.h = h, .units = units, .limited = limited,
+			.take_idle = ws->refused_epoch != t->epoch + 1 &&
+				     ws->takeovers < RW_TAKEOVERS_A_SLOT
+		};
+		__u64 evicted = st->evicted;
 
 		*idx = rw_promote_from_crowd(key, &pr, t, st, len);
+		ws->takeovers += st->evicted != evicted;
 		if (*idx >= 0)
 			return RW_TRACK;
 		busy = *idx == RW_PROMOTE_BUSY;

@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 16
+#define RW_LAYOUT_VERSION 17
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -654,7 +654,15 @@ struct rw_wslot {
 	 */
 	__u64 crowd_taken_packets;
 	__u64 crowd_taken_bytes;
+	__u64 takeovers; /* idle entries this CPU's promotions took over (RW_TAKEOVERS_A_SLOT at most) */
 };
+
+/*
+ * Idle entries of a full table one CPU's promotions may take over in a slot
+ * (rw_untracked): enough for the newcomers a table left full by a loader that
+ * is gone, not for a spoofed flood to churn it.
+ */
+#define RW_TAKEOVERS_A_SLOT 64
 
 /*
  * What a CPU's slot left in its sketch buckets (the sketch's load, which the
@@ -986,7 +994,7 @@ _Static_assert(sizeof(struct rw_stats) == 192, "rw_stats layout");
 /* bench/rig.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 /* Three lines (per-CPU values are 8-aligned); what every keyed packet writes is in the first 64 bytes. */
-_Static_assert(sizeof(struct rw_wslot) == 144, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_wslot) == 152, "rw_wslot layout");
 _Static_assert(__builtin_offsetof(struct rw_wslot, sketch_bytes) + 8 <= 64, "rw_wslot: a packet's counts in one line");
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");

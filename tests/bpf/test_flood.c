@@ -170,6 +170,48 @@ static void test_flood_heavy_held_to_its_limit(void)
 }
 
 /*
+ * A table full of entries two windows idle (no loader to wipe them), a limit
+ * of one packet a CPU, and a spoofed flood of new sources of a packet each,
+ * over the cap at their first packet (nothing admitted stays in the buckets,
+ * so there is no noise to hold them). Each one's promotion could take an idle
+ * entry over, never to use it again: a CPU takes RW_TAKEOVERS_A_SLOT a slot,
+ * no more. In the next slot a heavy source takes one at its first packet.
+ */
+static void test_flood_spoofed_sources_churn_a_slots_takeovers(void)
+{
+	const uint32_t fill = 3 * 4096, spoofed = 8192;
+	struct rw_key heavy = key4(HEAVY);
+	struct rw_window_sum w;
+	uint32_t p = 0, d = 0;
+	uint64_t evicted;
+	struct rw_stats st;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!flood_open(&e, &orig, 1))
+		return;
+	set_thresholds(&e, 1000000, fill); /* free promotions fill the table */
+	for (uint32_t i = 0; i < fill; i++)
+		send4(&e, FLOOD_BASE + i, 1, 18, &p, &d);
+	st = stats_of(&e);
+	CHECK(st.failed_inserts > 0);
+	set_thresholds(&e, 1000000, 0);
+	set_time(&e, 2505 * MS);
+	for (uint32_t i = 0; i < spoofed; i++)
+		send4(&e, FLOOD_BASE + fill + i, 1, 18, &p, &d);
+	evicted = stats_of(&e).evicted;
+	printf("     %u spoofed sources over their cap into a full table of idle entries: %llu taken over\n",
+	       spoofed, (unsigned long long)evicted);
+	CHECK_EQ(evicted, RW_TAKEOVERS_A_SLOT);
+	set_time(&e, 2605 * MS);
+	p = d = 0;
+	send4(&e, HEAVY, 1, 18, &p, &d);
+	CHECK_EQ(stats_of(&e).evicted, evicted + 1);
+	CHECK(flow_window(&e, &heavy, 26, &w));
+	flood_close(&e, &orig);
+}
+
+/*
  * Sources tracked from their first packet (free promotions) while a flood
  * starts: each one's window holds what it sent, no more (the prefix counts
  * add them to the sampled rest).
@@ -207,4 +249,5 @@ void run_flood_tests(void)
 	RUN(test_flood_promotion_inherits_own_count);
 	RUN(test_flood_heavy_held_to_its_limit);
 	RUN(test_flood_free_promotions_count_exactly);
+	RUN(test_flood_spoofed_sources_churn_a_slots_takeovers);
 }

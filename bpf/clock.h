@@ -51,6 +51,12 @@ static __always_inline void rw_clock(struct rw_scratch *sc, struct rw_time *t)
 	t->slot = sc->slot < RW_MAX_SLOTS ? (__u32)sc->slot : 0;
 }
 
+/* a - b, or 0 below it: a count less what was taken out of it. */
+static __always_inline __u64 rw_sub_floor(__u64 a, __u64 b)
+{
+	return a > b ? a - b : 0;
+}
+
 /* This CPU's window totals for the slot of this epoch (every keyed packet counts there). */
 static __always_inline struct rw_wslot *rw_window_slot(__u64 epoch, __u32 idx)
 {

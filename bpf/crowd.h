@@ -8,7 +8,9 @@
  * them in aggregate instead. A crowd of sources each under its limit stays
  * under the budget and loses nothing. The distinct count is a HyperLogLog
  * per slot (include/ratewall_crowd.h), merged over the window when a slot
- * begins; the window's entry then follows every packet of the slot. Only
+ * begins; the window's entry then follows every packet of the slot, its
+ * sums too: a packet reads the window entry's first line and two register
+ * lines, no slot entry's sums, no window slot's (struct rw_crowd). Only
  * this CPU writes its entries.
  */
 #ifndef RW_BPF_CROWD_H
@@ -39,6 +41,10 @@ static __always_inline void rw_crowd_clear(struct rw_crowd *c, __u64 epoch1)
 	c->zeros = 0;
 	c->distinct = 0;
 	c->share = 1u << 16;
+	c->start_packets = 0;
+	c->start_bytes = 0;
+	c->start_promoted = 0;
+	c->start_drops = 0;
 	/* The barriers keep clang from making a memset of it, which BPF has not. */
 	asm volatile("" ::: "memory");
 	for (__u32 i = 0; i < RW_CROWD_WORDS; i++) {
@@ -54,28 +60,6 @@ static __always_inline __u32 rw_crowd_lc(__u32 zeros)
 	if (zeros > RW_CROWD_REGS)
 		return 0;
 	return cfg_crowd_lc[zeros];
-}
-
-/*
- * A slot's crowd count (packets, or bytes: which) less what keys promoted
- * out of the crowd since took of it with them (their inheritance from this
- * CPU, sketch.h: rw_take_inherited), which its window entry holds.
- */
-static __always_inline __u64 rw_crowd_left_in(__u64 count, __u64 epoch1, const struct rw_wslot *w,
-					       int which)
-{
-	__u64 taken;
-
-	if (!w || w->epoch + 1 != epoch1)
-		return count;
-	taken = which ? w->crowd_taken_bytes : w->crowd_taken_packets;
-	return count > taken ? count - taken : 0;
-}
-
-/* ... the slot's window entry looked up (w: already at hand). */
-static __always_inline __u64 rw_crowd_left(__u64 count, __u64 epoch1, __u32 slot, int which)
-{
-	return rw_crowd_left_in(count, epoch1, bpf_map_lookup_elem(&window, &slot), which);
 }
 
 /* Where one crowd entry's registers merge into another's: the larger of each byte. */
@@ -127,8 +111,8 @@ static long rw_crowd_merge_slot(__u32 s, void *data)
 		return 0;
 	rw_crowd_max_regs(win, c);
 	if (c->epoch1 != epoch + 1) {
-		win->packets += rw_crowd_left(c->packets, c->epoch1, idx, 0);
-		win->bytes += rw_crowd_left(c->bytes, c->epoch1, idx, 1);
+		win->packets += c->packets;
+		win->bytes += c->bytes;
 		win->promoted += c->promoted;
 		win->drops += c->drops;
 	}
@@ -217,9 +201,29 @@ __noinline int rw_crowd_share(__u64 epoch)
 }
 
 /*
- * A slot begins on this CPU: its entry starts over, the window's is made
- * anew from the live slots, and its share from every CPU's. Once a slot per
- * CPU; global, so its loops are verified once.
+ * The slot the window's entry was made for has ended: its own sums (what
+ * the window's gained since it began) into its entry, for the windows after.
+ */
+static __always_inline void rw_crowd_close_slot(const struct rw_crowd *win)
+{
+	__u32 p = rw_slot_index(win->epoch1 - 1);
+	struct rw_crowd *c;
+
+	if (!win->epoch1)
+		return;
+	c = bpf_map_lookup_elem(&crowd, &p);
+	if (!c || c->epoch1 != win->epoch1)
+		return;
+	c->packets = rw_sub_floor(win->packets, win->start_packets);
+	c->bytes = rw_sub_floor(win->bytes, win->start_bytes);
+	c->promoted = rw_sub_floor(win->promoted, win->start_promoted);
+	c->drops = rw_sub_floor(win->drops, win->start_drops);
+}
+
+/*
+ * A slot begins on this CPU: the one before closes, its entry starts over,
+ * the window's is made anew from the live slots, and its share from every
+ * CPU's. Once a slot per CPU; global, so its loops are verified once.
  */
 __noinline int rw_crowd_enter(__u64 epoch)
 {
@@ -229,6 +233,7 @@ __noinline int rw_crowd_enter(__u64 epoch)
 
 	if (!cur || !win)
 		return 0;
+	rw_crowd_close_slot(win);
 	if (cur->epoch1 != epoch + 1)
 		rw_crowd_clear(cur, epoch + 1);
 	rw_crowd_clear(win, 0);
@@ -237,10 +242,18 @@ __noinline int rw_crowd_enter(__u64 epoch)
 	win->epoch1 = epoch + 1;
 	win->share = (__u32)rw_crowd_share(epoch);
 	win->share_at = 2 * win->packets + RW_CROWD_SHARE_FIRST;
+	win->start_packets = win->packets;
+	win->start_bytes = win->bytes;
+	win->start_promoted = win->promoted;
+	win->start_drops = win->drops;
 	return 0;
 }
 
-/* This CPU's entries of the slot (s: epoch's index) and the window, the window's made for this slot. */
+/*
+ * This CPU's entries of the slot (s: epoch's index) and the window, the
+ * window's made for this slot. Only the window's epoch is read: the one
+ * rw_crowd_enter that made it for this slot started the slot's entry over.
+ */
 static __always_inline bool rw_crowd_at(__u64 epoch, __u32 s, struct rw_crowd **cur,
 					struct rw_crowd **win)
 {
@@ -250,7 +263,7 @@ static __always_inline bool rw_crowd_at(__u64 epoch, __u32 s, struct rw_crowd **
 	*win = bpf_map_lookup_elem(&crowd, &w);
 	if (!*cur || !*win)
 		return false;
-	if ((*win)->epoch1 != epoch + 1 || (*cur)->epoch1 != epoch + 1)
+	if ((*win)->epoch1 != epoch + 1)
 		rw_crowd_enter(epoch);
 	return true;
 }
@@ -288,37 +301,29 @@ static __always_inline __u64 rw_crowd_budget(__u32 n, __u64 limit)
  * An untracked packet of a limited key hashed to h, not capped on its own:
  * counts the key in the crowd and admits the packet while the crowd's window
  * stays within its budget (lim's). 1: the crowd is at its budget, drop it.
- * ws: the window's entry of t's slot, which the packet path holds already.
  * Global: the packet path's stack is full.
  */
-__noinline int rw_crowd_gate(__u64 h, const struct rw_time *t, __u64 len, const struct rw_limit *lim,
-			     const struct rw_wslot *ws)
+__noinline int rw_crowd_gate(__u64 h, const struct rw_time *t, __u64 len, const struct rw_limit *lim)
 {
 	struct rw_crowd *cur, *win;
-	__u64 promoted, load, epoch;
 	__u32 keys;
 
 	if (!t || !lim || !rw_crowd_at(t->epoch, t->slot, &cur, &win))
 		return 0;
-	epoch = t->epoch;
 	rw_crowd_see(cur, win, h);
-	load = win->packets + cur->packets;
-	if (load >= win->share_at) {
-		win->share = (__u32)rw_crowd_share(epoch);
-		win->share_at = 2 * load;
+	if (win->packets >= win->share_at) {
+		win->share = (__u32)rw_crowd_share(t->epoch);
+		win->share_at = 2 * win->packets;
 	}
-	promoted = win->promoted + cur->promoted;
-	keys = win->distinct > promoted ? win->distinct - (__u32)promoted : 1;
+	keys = win->distinct > win->promoted ? win->distinct - (__u32)win->promoted : 1;
 	keys = (__u32)(((__u64)keys * win->share + (1u << 16) - 1) >> 16);
-	if ((lim->packets && win->packets + rw_crowd_left_in(cur->packets, epoch + 1, ws, 0) + 1 >
-				     rw_crowd_budget(keys, lim->packets)) ||
-	    (lim->bytes && win->bytes + rw_crowd_left_in(cur->bytes, epoch + 1, ws, 1) + len >
-				   rw_crowd_budget(keys, lim->bytes))) {
-		cur->drops++;
+	if ((lim->packets && win->packets + 1 > rw_crowd_budget(keys, lim->packets)) ||
+	    (lim->bytes && win->bytes + len > rw_crowd_budget(keys, lim->bytes))) {
+		win->drops++;
 		return 1;
 	}
-	cur->packets++;
-	cur->bytes += len;
+	win->packets++;
+	win->bytes += len;
 	return 0;
 }
 
@@ -337,9 +342,9 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
 	if (!rw_crowd_at(epoch, rw_slot_index(epoch), &cur, &win))
 		return 0;
 	rw_crowd_see(cur, win, h);
-	cur->promoted++;
-	cur->packets++;
-	cur->bytes += len;
+	win->promoted++;
+	win->packets++;
+	win->bytes += len;
 	return 0;
 }
 
@@ -352,30 +357,67 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
  * crowd's count with it. limited 0 (a --rank kind's key) clears both. Set
  * by each insert just before it inherits (table.h: rw_promote), whose frame
  * is deep: so it reads the entries as they are and makes none anew
- * (rw_crowd_at would). A slot this CPU's crowd has not met yet dropped
- * nothing; a window made for an earlier slot still within a window of this
- * one counts its drops (it may hold a slot that has just left: the upper
- * bound is then inherited where the own estimate would do, the safe side).
+ * (rw_crowd_at would). The window's entry counts its slot's drops: one
+ * made for an earlier slot still within a window of this one counts them
+ * (it may hold a slot that has just left: the upper bound is then inherited
+ * where the own estimate would do, the safe side).
  * Global: the packet path's frame has no room for its map keys.
  */
 __noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
 {
-	__u32 zero = 0, s = rw_slot_index(epoch), w = RW_CROWD_WINDOW;
+	__u32 zero = 0, w = RW_CROWD_WINDOW;
 	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
-	struct rw_crowd *cur = bpf_map_lookup_elem(&crowd, &s);
 	struct rw_crowd *win = bpf_map_lookup_elem(&crowd, &w);
-	bool full = false;
+	bool full;
 
 	if (!sc)
 		return 0;
-	if (limited && cur && cur->epoch1 == epoch + 1 && cur->drops)
-		full = true;
-	if (limited && win && win->epoch1 && win->epoch1 - 1 <= epoch &&
-	    win->epoch1 - 1 + cfg_slots > epoch && win->drops)
-		full = true;
+	full = limited && win && win->epoch1 && win->epoch1 - 1 <= epoch &&
+	       rw_slot_live(win->epoch1 - 1, epoch, cfg_slots) && win->drops;
 	sc->crowd_take = limited && !full;
 	sc->crowd_raw = full;
 	return 0;
+}
+
+/*
+ * What a key promoted on this CPU inherits of round own.round (struct
+ * rw_scratch: own) leaves the crowd's count with it (crowd_take): the
+ * window's running sums where the round is the slot its entry was made for;
+ * else the round's entry, and the window's sums and their start alike where
+ * they hold that round (the slot's own count, what the window gained since
+ * its start, stays). In the insert's deep frame: map keys in scratch.
+ */
+static __always_inline void rw_crowd_take(struct rw_scratch *sc)
+{
+	__u64 r = sc->own.round, p = (__u64)sc->own.packets;
+	__u64 b = (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
+	struct rw_crowd *c, *win;
+
+	sc->own.key = RW_CROWD_WINDOW;
+	win = bpf_map_lookup_elem(&crowd, &sc->own.key);
+	if (!win)
+		return;
+	if (win->epoch1 == r + 1) {
+		win->packets = rw_sub_floor(win->packets, p);
+		win->bytes = rw_sub_floor(win->bytes, b);
+		return;
+	}
+	sc->own.key = rw_slot_index(r);
+	c = bpf_map_lookup_elem(&crowd, &sc->own.key);
+	if (!c || c->epoch1 != r + 1)
+		return;
+	p = p < c->packets ? p : c->packets;
+	b = b < c->bytes ? b : c->bytes;
+	c->packets -= p;
+	c->bytes -= b;
+	if (win->epoch1 <= r + 1 || !rw_slot_live(r, win->epoch1 - 1, cfg_slots))
+		return;
+	p = p < win->start_packets ? p : win->start_packets;
+	b = b < win->start_bytes ? b : win->start_bytes;
+	win->start_packets -= p;
+	win->start_bytes -= b;
+	win->packets = rw_sub_floor(win->packets, p);
+	win->bytes = rw_sub_floor(win->bytes, b);
 }
 
 #endif /* RW_BPF_CROWD_H */

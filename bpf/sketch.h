@@ -12,6 +12,7 @@
 #include "maps.h"
 #include "ratewall_hash.h"
 #include "ratewall_window.h"
+#include "crowd.h"
 
 #define RW_U32_MAX 0xffffffffU
 
@@ -189,12 +190,6 @@ static __always_inline __u16 *rw_bucket_round(struct rw_bucket *b, __u64 epoch)
 	return rw_bucket_counts(b, rw_slot_index(epoch));
 }
 
-/* a - b, or 0 below it. */
-static __always_inline __u64 rw_sub_floor(__u64 a, __u64 b)
-{
-	return a > b ? a - b : 0;
-}
-
 /*
  * Sums the sketch load of this CPU's other live slots into the current
  * slot's entry. They cannot change during the slot (this CPU writes only the
@@ -343,7 +338,7 @@ static __always_inline void rw_take_inherited(struct rw_scratch *sc)
 	/* Map keys in the scratch line, not on the stack: the insert's call chain filled it. */
 	sc->own.key = rw_slot_index(sc->own.round);
 	w = bpf_map_lookup_elem(&window, &sc->own.key);
-	sc->own.key = rw_slot_index(sc->epoch);
+	sc->own.key = rw_slot_index(sc->own.epoch);
 	ws = bpf_map_lookup_elem(&window, &sc->own.key);
 	if (!w || !ws || w->epoch != sc->own.round)
 		return;
@@ -353,12 +348,10 @@ static __always_inline void rw_take_inherited(struct rw_scratch *sc)
 			  (__u32)sc->own.units);
 	w->taken_packets += (__u64)sc->own.packets;
 	w->taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
-	if (sc->crowd_take) {
-		w->crowd_taken_packets += (__u64)sc->own.packets;
-		w->crowd_taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
-	}
-	if (sc->own.round != sc->epoch && ws->epoch == sc->epoch &&
-	    ws->noise_epoch == sc->epoch + 1) {
+	if (sc->crowd_take)
+		rw_crowd_take(sc);
+	if (sc->own.round != sc->own.epoch && ws->epoch == sc->own.epoch &&
+	    ws->noise_epoch == sc->own.epoch + 1) {
 		ws->earlier_sketch_packets = rw_sub_floor(ws->earlier_sketch_packets,
 							  (__u64)sc->own.packets);
 		ws->earlier_sketch_bytes = rw_sub_floor(ws->earlier_sketch_bytes,
@@ -466,6 +459,7 @@ static __always_inline struct rw_scratch *rw_inherit_sums(__u64 h, __u64 epoch, 
 		acc->packets[i] = 0;
 		acc->bytes[i] = 0;
 	}
+	acc->own.epoch = epoch;
 	bpf_loop(cfg_nr_cpus, rw_inherit_cpu, &ctx, 0);
 	now = rw_slot_index(epoch);
 	acc->packets[now] -= acc->packets[now] ? 1 : 0;

@@ -150,7 +150,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	 * whose own estimates never stand out of the noise.
 	 */
 	crowded = limited && !over_cap && !stalled && !lim->deny &&
-		  rw_crowd_gate(h, t, len, lim, ws);
+		  rw_crowd_gate(h, t, len, lim);
 	over_cap |= stalled | crowded;
 	/*
 	 * Every RW_SAMPLE_EVERY-th untracked packet of this CPU and slot, for the

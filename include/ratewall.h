@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 17
+#define RW_LAYOUT_VERSION 18
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -168,28 +168,36 @@ static inline __u32 rw_byte_units(__u64 len)
  * while a crowd of sources each under its limit is never dropped. The
  * distinct count is a HyperLogLog of RW_CROWD_REGS registers per CPU and
  * slot (include/ratewall_crowd.h); a CPU's entry `slots` is the window's:
- * the live slots' registers merged and the earlier slots' sums, taken when
- * a slot begins, its registers then kept up to date by every packet of the
- * slot.
+ * made when a slot begins from the live slots (their registers merged,
+ * their sums added), then kept up to date by every packet of the slot,
+ * which reads its first line and the register lines only. A slot's entry
+ * gets its sums when it ends (what the window's gained meanwhile).
  */
 #define RW_CROWD_REGS_LOG2 11
 #define RW_CROWD_REGS (1u << RW_CROWD_REGS_LOG2)
 struct rw_crowd {
-	__u64 epoch1;   /* epoch + 1 this entry is of (the window's: merged for), 0 = none */
-	__u64 packets;  /* admitted from the crowd (the window's: the earlier live slots') */
+	__u64 epoch1;   /* epoch + 1 this entry is of (the window's: made for), 0 = none */
+	__u64 packets;  /* admitted from the crowd (the window's: the live slots', this one's so far) */
 	__u64 bytes;
 	__u64 promoted; /* keys promoted out of the crowd, once counted in it */
 	__u64 drops;    /* packets the crowd dropped at its budget */
-	__u64 share_at; /* the window's: the load at which its share is taken again */
 	/* The window's only: */
-	__u64 zsum;     /* sum of 2^(RW_CROWD_RANK_MAX - reg) over the registers */
-	__u32 zeros;    /* registers still 0 */
+	__u64 share_at; /* the load at which its share is taken again */
 	__u32 distinct; /* the estimate from zsum and zeros */
 	__u32 share;    /* of the budget its keys give this CPU, in 1/65536 (crowd.h) */
+	__u64 zsum;     /* sum of 2^(RW_CROWD_RANK_MAX - reg) over the registers */
+	__u32 zeros;    /* registers still 0 */
 	__u32 pad;
+	/* its sums when its slot began: the slot's own are what they gained since */
+	__u64 start_packets;
+	__u64 start_bytes;
+	__u64 start_promoted;
+	__u64 start_drops;
 	__u8 reg[RW_CROWD_REGS];
 };
-_Static_assert(sizeof(struct rw_crowd) == 72 + RW_CROWD_REGS, "rw_crowd layout");
+_Static_assert(sizeof(struct rw_crowd) == 104 + RW_CROWD_REGS, "rw_crowd layout");
+/* What the gate reads at every packet (crowd.h: rw_crowd_gate) in the first 64 bytes. */
+_Static_assert(__builtin_offsetof(struct rw_crowd, share) + 4 <= 64, "rw_crowd: what the gate reads, first");
 _Static_assert(RW_CROWD_REGS % 8 == 0, "registers are merged 8 at a time");
 
 /* A CPU's crowd entries: one a slot, the window's, every CPU's merged. */
@@ -543,13 +551,14 @@ struct rw_scratch {
 	 */
 	struct rw_key flow, ranked;
 	/*
-	 * Inheritance: the CPU and buckets being read, a map key, the round
-	 * being read, its own estimate (signed sixteenths: a count less the
-	 * noise) and the window's sums of them. Here, not on the stack, which the insert's call chain has filled.
+	 * Inheritance: the CPU and buckets being read, a map key, the packet's
+	 * round (epoch) and the one being read, its own estimate (signed
+	 * sixteenths: a count less the noise) and the window's sums of them.
+	 * Here, not on the stack, which the insert's call chain has filled.
 	 */
 	struct {
 		__u32 i0, i1, cpu, key;
-		__u64 round;
+		__u64 epoch, round;
 		__s64 packets, units;
 		__s64 win_packets, win_units;
 		__u64 pos_packets, pos_units;
@@ -648,12 +657,6 @@ struct rw_wslot {
 	 */
 	__u64 taken_packets;
 	__u64 taken_bytes;
-	/*
-	 * Of the crowd's count of this slot (struct rw_crowd): taken out with
-	 * what keys promoted out of the crowd inherited of it.
-	 */
-	__u64 crowd_taken_packets;
-	__u64 crowd_taken_bytes;
 	__u64 takeovers; /* idle entries this CPU's promotions took over (RW_TAKEOVERS_A_SLOT at most) */
 };
 
@@ -994,7 +997,7 @@ _Static_assert(sizeof(struct rw_stats) == 192, "rw_stats layout");
 /* bench/rig.py reads `dropped` at bytes 16..24 of a raw (BTF-less) stats dump. */
 _Static_assert(__builtin_offsetof(struct rw_stats, dropped) == 16, "rw_stats.dropped offset");
 /* Three lines (per-CPU values are 8-aligned); what every keyed packet writes is in the first 64 bytes. */
-_Static_assert(sizeof(struct rw_wslot) == 152, "rw_wslot layout");
+_Static_assert(sizeof(struct rw_wslot) == 136, "rw_wslot layout");
 _Static_assert(__builtin_offsetof(struct rw_wslot, sketch_bytes) + 8 <= 64, "rw_wslot: a packet's counts in one line");
 _Static_assert(sizeof(struct rw_event) == 64, "rw_event layout");
 _Static_assert(sizeof(struct rw_sample) == 48, "rw_sample layout");
@@ -1009,7 +1012,7 @@ _Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
 	       "history values, and so the gap before a schedule, are whole 8-byte words");
 _Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
 	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
-_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80 + 56 + sizeof(struct rw_limit),
+_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 88 + 56 + sizeof(struct rw_limit),
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

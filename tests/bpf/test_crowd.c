@@ -6,10 +6,15 @@
  * sources each under its limit loses nothing to it.
  */
 #define _GNU_SOURCE
+#include <bpf/bpf.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "bpfenv.h"
+#include "ratewall_crowd.h"
+#include "ratewall_hash.h"
 #include "testlib.h"
 
 #define CROWD_BASE 0xc6120000u /* 198.18.0.0/16 */
@@ -175,8 +180,100 @@ static void test_crowd_spread_over_cpus(void)
 	crowd_close(&e, &orig);
 }
 
+/* CPU 0's crowd entry idx (a slot's, or the window's at index slots) into *c. */
+static bool crowd_entry(struct env *e, uint32_t idx, struct rw_crowd *c)
+{
+	size_t size = (sizeof(*c) + 7) & ~(size_t)7;
+	char *all = calloc(e->ncpus, size);
+	bool ok = all && !bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.crowd), &idx, all);
+
+	if (ok)
+		memcpy(c, all, sizeof(*c));
+	free(all);
+	return ok;
+}
+
+/* The HyperLogLog of sources base .. base + n - 1 as the program hashes them, maxed into reg. */
+static void crowd_model(struct env *e, uint32_t base, uint32_t n, uint8_t reg[RW_CROWD_REGS])
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct rw_key k = key4(base + i);
+		uint64_t h = rw_hash(&k, e->skel->rodata->cfg_hash_seed) & e->t.hash_mask;
+		uint32_t j = rw_crowd_reg(h);
+
+		if (reg[j] < rw_crowd_rank(h))
+			reg[j] = rw_crowd_rank(h);
+	}
+}
+
+/*
+ * The crowd's entries through the real program on CPU 0: 16 384 sources
+ * under a limit of 1 000, four times over in one slot, then 4 096 others in
+ * the next. Each slot's registers and the window's are exactly the
+ * HyperLogLog of the keys they saw; the window's entry counts every packet
+ * of the window, and the first slot's entry gets its own sums once it has
+ * ended (bpf/crowd.h: rw_crowd_close_slot).
+ */
+static void test_crowd_registers_are_the_keys_hyperloglog(void)
+{
+	static uint8_t slot0[RW_CROWD_REGS], slot1[RW_CROWD_REGS], window[RW_CROWD_REGS];
+	const uint32_t n = 16384, later = 4096;
+	uint32_t p = 0, d = 0, diff[3] = { 0 };
+	struct rw_crowd *c = calloc(1, sizeof(*c));
+	cpu_set_t orig;
+	struct env e;
+
+	sched_getaffinity(0, sizeof(orig), &orig);
+	pin_cpu(0);
+	if (!c || !env_open_mode(&e, 10, 100 * MS, 1000, 0, 512, (struct env_mode){ .hash_seed = 43 }))
+		goto out;
+	set_thresholds(&e, 0, 0);
+	set_time(&e, 5 * MS);
+	for (uint32_t r = 0; r < 4; r++)
+		for (uint32_t i = 0; i < n; i++)
+			send4(&e, CROWD_BASE + i, 1, 18, &p, &d);
+	memset(slot0, 0, sizeof(slot0));
+	crowd_model(&e, CROWD_BASE, n, slot0);
+	CHECK(crowd_entry(&e, 0, c));
+	for (uint32_t j = 0; j < RW_CROWD_REGS; j++)
+		diff[0] += c->reg[j] != slot0[j];
+	CHECK(crowd_entry(&e, e.slots, c));
+	printf("     %u sources x 4 in a slot: %u passed, %u dropped; the window's entry: %llu packets,"
+	       " %u distinct\n", n, p, d, (unsigned long long)c->packets, c->distinct);
+	CHECK_EQ(p, 4 * n);
+	CHECK_EQ(c->packets, 4 * n);
+
+	set_time(&e, 105 * MS);
+	for (uint32_t i = 0; i < later; i++)
+		send4(&e, CROWD_BASE + n + i, 1, 18, &p, &d);
+	memset(slot1, 0, sizeof(slot1));
+	crowd_model(&e, CROWD_BASE + n, later, slot1);
+	for (uint32_t j = 0; j < RW_CROWD_REGS; j++)
+		window[j] = slot0[j] > slot1[j] ? slot0[j] : slot1[j];
+	CHECK(crowd_entry(&e, 1, c));
+	for (uint32_t j = 0; j < RW_CROWD_REGS; j++)
+		diff[1] += c->reg[j] != slot1[j];
+	CHECK(crowd_entry(&e, e.slots, c));
+	for (uint32_t j = 0; j < RW_CROWD_REGS; j++)
+		diff[2] += c->reg[j] != window[j];
+	CHECK_EQ(c->packets, 4 * n + later);
+	CHECK_EQ(c->start_packets, 4 * n);
+	CHECK(crowd_entry(&e, 0, c));
+	CHECK_EQ(c->packets, 4 * n);
+	printf("     registers unlike the keys' HyperLogLog: slot 0 %u, slot 1 %u, window %u\n",
+	       diff[0], diff[1], diff[2]);
+	CHECK_EQ(diff[0], 0);
+	CHECK_EQ(diff[1], 0);
+	CHECK_EQ(diff[2], 0);
+	env_close(&e);
+out:
+	sched_setaffinity(0, sizeof(orig), &orig);
+	free(c);
+}
+
 void run_crowd_tests(void)
 {
+	RUN(test_crowd_registers_are_the_keys_hyperloglog);
 	RUN(test_crowd_holds_a_botnet_beyond_the_table);
 	RUN(test_crowd_under_its_limits_loses_nothing_to_it);
 	RUN(test_crowd_spread_over_cpus);

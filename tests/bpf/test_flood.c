@@ -7,7 +7,10 @@
  * spread of the noise, not the noise itself.
  */
 #define _GNU_SOURCE
+#include <bpf/bpf.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bpfenv.h"
 #include "testlib.h"
@@ -242,8 +245,54 @@ static void test_flood_free_promotions_count_exactly(void)
 	flood_close(&e, &orig);
 }
 
+/* CPU 0's window entry of slot idx into *w. */
+static bool wslot_of(struct env *e, uint32_t idx, struct rw_wslot *w)
+{
+	char *all = calloc(e->ncpus, sizeof(*w));
+	bool ok = all && !bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.window), &idx, all);
+
+	if (ok)
+		memcpy(w, all, sizeof(*w));
+	free(all);
+	return ok;
+}
+
+/*
+ * What a source promoted in a later slot inherits of an earlier one leaves
+ * that slot's load, and the current slot's sum of the earlier ones with it
+ * (bpf/sketch.h: rw_take_inherited): else the noise the slot's sources are
+ * measured against would still hold the source's packets. 80 packets of a
+ * source in slot 0, a light one's in slot 1 (the sum taken: 80), then the
+ * source's packets up to its threshold of 100 in slot 1.
+ */
+static void test_flood_inheritance_leaves_the_earlier_sum(void)
+{
+	struct rw_wslot before, after;
+	uint32_t p = 0, d = 0;
+	cpu_set_t orig;
+	struct env e;
+
+	if (!flood_open(&e, &orig, 0))
+		return;
+	set_thresholds(&e, 100, 0);
+	send4(&e, HEAVY, 80, 18, &p, &d);
+	set_time(&e, 105 * MS);
+	send4(&e, LIGHT, 1, 18, &p, &d);
+	CHECK(wslot_of(&e, 1, &before));
+	send4(&e, HEAVY, 30, 18, &p, &d);
+	CHECK(wslot_of(&e, 1, &after));
+	printf("     slot 1's sum of the earlier slots: %llu before the source's promotion, %llu after;"
+	       " %llu tracked\n", (unsigned long long)before.earlier_sketch_packets,
+	       (unsigned long long)after.earlier_sketch_packets, (unsigned long long)new_flows(&e));
+	CHECK_EQ(new_flows(&e), 1);
+	CHECK_EQ(before.earlier_sketch_packets, 80);
+	CHECK(after.earlier_sketch_packets <= 2);
+	flood_close(&e, &orig);
+}
+
 void run_flood_tests(void)
 {
+	RUN(test_flood_inheritance_leaves_the_earlier_sum);
 	RUN(test_flood_noise_drops_no_one);
 	RUN(test_flood_light_sources_not_promoted_by_low_noise);
 	RUN(test_flood_promotion_inherits_own_count);

@@ -9,9 +9,9 @@
  * under the budget and loses nothing. The distinct count is a HyperLogLog
  * per slot (include/ratewall_crowd.h), merged over the window when a slot
  * begins; the window's entry then follows every packet of the slot, its
- * sums too: a packet reads the window entry's first line and two register
- * lines, no slot entry's sums, no window slot's (struct rw_crowd). Only
- * this CPU writes its entries.
+ * sums too: a packet reads the window entry's first 64 bytes and a register
+ * byte of the slot's and of the window's, no slot entry's sums (struct
+ * rw_crowd). Only this CPU writes its entries.
  */
 #ifndef RW_BPF_CROWD_H
 #define RW_BPF_CROWD_H

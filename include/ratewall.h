@@ -170,8 +170,8 @@ static inline __u32 rw_byte_units(__u64 len)
  * slot (include/ratewall_crowd.h); a CPU's entry `slots` is the window's:
  * made when a slot begins from the live slots (their registers merged,
  * their sums added), then kept up to date by every packet of the slot,
- * which reads its first line and the register lines only. A slot's entry
- * gets its sums when it ends (what the window's gained meanwhile).
+ * which reads its first 64 bytes and two register bytes only. A slot's
+ * entry gets its sums when it ends (what the window's gained meanwhile).
  */
 #define RW_CROWD_REGS_LOG2 11
 #define RW_CROWD_REGS (1u << RW_CROWD_REGS_LOG2)

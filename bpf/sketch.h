@@ -338,7 +338,7 @@ static __always_inline void rw_take_inherited(struct rw_scratch *sc)
 	/* Map keys in the scratch line, not on the stack: the insert's call chain filled it. */
 	sc->own.key = rw_slot_index(sc->own.round);
 	w = bpf_map_lookup_elem(&window, &sc->own.key);
-	sc->own.key = rw_slot_index(sc->own.epoch);
+	sc->own.key = rw_slot_index(sc->epoch);
 	ws = bpf_map_lookup_elem(&window, &sc->own.key);
 	if (!w || !ws || w->epoch != sc->own.round)
 		return;
@@ -350,8 +350,8 @@ static __always_inline void rw_take_inherited(struct rw_scratch *sc)
 	w->taken_bytes += (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
 	if (sc->crowd_take)
 		rw_crowd_take(sc);
-	if (sc->own.round != sc->own.epoch && ws->epoch == sc->own.epoch &&
-	    ws->noise_epoch == sc->own.epoch + 1) {
+	if (sc->own.round != sc->epoch && ws->epoch == sc->epoch &&
+	    ws->noise_epoch == sc->epoch + 1) {
 		ws->earlier_sketch_packets = rw_sub_floor(ws->earlier_sketch_packets,
 							  (__u64)sc->own.packets);
 		ws->earlier_sketch_bytes = rw_sub_floor(ws->earlier_sketch_bytes,
@@ -459,7 +459,8 @@ static __always_inline struct rw_scratch *rw_inherit_sums(__u64 h, __u64 epoch, 
 		acc->packets[i] = 0;
 		acc->bytes[i] = 0;
 	}
-	acc->own.epoch = epoch;
+	/* The packet's round, for rw_take_inherited: only the coarse clock keeps it there. */
+	acc->epoch = epoch;
 	bpf_loop(cfg_nr_cpus, rw_inherit_cpu, &ctx, 0);
 	now = rw_slot_index(epoch);
 	acc->packets[now] -= acc->packets[now] ? 1 : 0;

@@ -525,7 +525,7 @@ struct rw_limit {
 struct rw_scratch {
 	__u64 jiffies;
 	__u64 now_ns;
-	__u64 epoch;
+	__u64 epoch;  /* the packet's: the coarse clock's, and an insert's (bpf/sketch.h) with any clock */
 	__u64 slot;   /* epoch % slots */
 	/*
 	 * The packet's place in the fragment cache (bpf/frag.h: RW_FRAG_* |
@@ -551,14 +551,14 @@ struct rw_scratch {
 	 */
 	struct rw_key flow, ranked;
 	/*
-	 * Inheritance: the CPU and buckets being read, a map key, the packet's
-	 * round (epoch) and the one being read, its own estimate (signed
-	 * sixteenths: a count less the noise) and the window's sums of them.
-	 * Here, not on the stack, which the insert's call chain has filled.
+	 * Inheritance: the CPU and buckets being read, a map key, the round
+	 * being read, its own estimate (signed sixteenths: a count less the
+	 * noise) and the window's sums of them. Here, not on the stack, which
+	 * the insert's call chain has filled.
 	 */
 	struct {
 		__u32 i0, i1, cpu, key;
-		__u64 epoch, round;
+		__u64 round;
 		__s64 packets, units;
 		__s64 win_packets, win_units;
 		__u64 pos_packets, pos_units;
@@ -1012,7 +1012,7 @@ _Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
 	       "history values, and so the gap before a schedule, are whole 8-byte words");
 _Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
 	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
-_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 88 + 56 + sizeof(struct rw_limit),
+_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80 + 56 + sizeof(struct rw_limit),
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

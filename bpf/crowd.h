@@ -398,8 +398,10 @@ static __always_inline void rw_crowd_take(struct rw_scratch *sc)
 	if (!win)
 		return;
 	if (win->epoch1 == r + 1) {
-		win->packets = rw_sub_floor(win->packets, p);
-		win->bytes = rw_sub_floor(win->bytes, b);
+		/* Out of the slot's own count only, never the earlier slots' under it. */
+		win->packets = win->start_packets +
+			       rw_sub_floor(rw_sub_floor(win->packets, win->start_packets), p);
+		win->bytes = win->start_bytes + rw_sub_floor(rw_sub_floor(win->bytes, win->start_bytes), b);
 		return;
 	}
 	sc->own.key = rw_slot_index(r);

@@ -199,6 +199,18 @@ uint32_t passed_of(struct env *e, uint32_t saddr, int count)
 	return p;
 }
 
+bool cpu0_value(struct env *e, const struct bpf_map *map, uint32_t idx, void *out, size_t size)
+{
+	size_t each = (size + 7) & ~(size_t)7; /* the kernel lays per-CPU values out 8-aligned */
+	char *all = calloc(e->ncpus, each);
+	bool ok = all && !bpf_map_lookup_elem(bpf_map__fd(map), &idx, all);
+
+	if (ok)
+		memcpy(out, all, size);
+	free(all);
+	return ok;
+}
+
 uint64_t new_flows(struct env *e)
 {
 	struct rw_stats st;

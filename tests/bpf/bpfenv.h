@@ -81,6 +81,8 @@ void send4(struct env *e, uint32_t saddr, int count, size_t payload, uint32_t *p
 /* Sends count frames from saddr; returns how many passed. */
 uint32_t passed_of(struct env *e, uint32_t saddr, int count);
 uint64_t new_flows(struct env *e);
+/* CPU 0's value of entry idx of a per-CPU array map (size: the value's), into out. */
+bool cpu0_value(struct env *e, const struct bpf_map *map, uint32_t idx, void *out, size_t size);
 
 /*
  * Races (struct rw_race): race_write() plants one 8-byte write of another

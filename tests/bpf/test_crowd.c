@@ -6,7 +6,6 @@
  * sources each under its limit loses nothing to it.
  */
 #define _GNU_SOURCE
-#include <bpf/bpf.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,14 +182,7 @@ static void test_crowd_spread_over_cpus(void)
 /* CPU 0's crowd entry idx (a slot's, or the window's at index slots) into *c. */
 static bool crowd_entry(struct env *e, uint32_t idx, struct rw_crowd *c)
 {
-	size_t size = (sizeof(*c) + 7) & ~(size_t)7;
-	char *all = calloc(e->ncpus, size);
-	bool ok = all && !bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.crowd), &idx, all);
-
-	if (ok)
-		memcpy(c, all, sizeof(*c));
-	free(all);
-	return ok;
+	return cpu0_value(e, e->skel->maps.crowd, idx, c, sizeof(*c));
 }
 
 /* The HyperLogLog of sources base .. base + n - 1 as the program hashes them, maxed into reg. */

@@ -7,10 +7,7 @@
  * spread of the noise, not the noise itself.
  */
 #define _GNU_SOURCE
-#include <bpf/bpf.h>
 #include <sched.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "bpfenv.h"
 #include "testlib.h"
@@ -248,13 +245,7 @@ static void test_flood_free_promotions_count_exactly(void)
 /* CPU 0's window entry of slot idx into *w. */
 static bool wslot_of(struct env *e, uint32_t idx, struct rw_wslot *w)
 {
-	char *all = calloc(e->ncpus, sizeof(*w));
-	bool ok = all && !bpf_map_lookup_elem(bpf_map__fd(e->skel->maps.window), &idx, all);
-
-	if (ok)
-		memcpy(w, all, sizeof(*w));
-	free(all);
-	return ok;
+	return cpu0_value(e, e->skel->maps.window, idx, w, sizeof(*w));
 }
 
 /*

@@ -328,14 +328,14 @@ __noinline int rw_crowd_gate(__u64 h, const struct rw_time *t, __u64 len, const 
 }
 
 /*
- * The key hashed to h leaves the crowd for the table with this packet (of
- * len bytes): it counts in the crowd's distinct keys (now, if it did not
- * already), and out of them as promoted, so the crowd keeps no budget for a
- * key the table limits. The packet counts in the crowd's load like those
- * before it: what the key inherits, this packet included, leaves that load
- * again (sketch.h: rw_take_inherited).
+ * The key hashed to h leaves the crowd for the table with this packet: it
+ * counts in the crowd's distinct keys (now, if it did not already), and out
+ * of them as promoted, so the crowd keeps no budget for a key the table
+ * limits. The packet itself is the entry's to count, never the crowd's: it
+ * did not pass the gate, and what the key inherits leaves the crowd without
+ * it (rw_crowd_take).
  */
-__noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
+__noinline int rw_crowd_promoted(__u64 h, __u64 epoch)
 {
 	struct rw_crowd *cur, *win;
 
@@ -343,8 +343,6 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
 		return 0;
 	rw_crowd_see(cur, win, h);
 	win->promoted++;
-	win->packets++;
-	win->bytes += len;
 	return 0;
 }
 
@@ -354,7 +352,8 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
  * upper bound of it, where the crowd dropped in this window (a botnet: the
  * key's own estimate may fall short of what it was admitted, and its limit
  * would then hold it to more); else its own estimate, which leaves the
- * crowd's count with it. limited 0 (a --rank kind's key) clears both. Set
+ * crowd's count with it, less the promoting packet of units byte units
+ * (rw_crowd_take). limited 0 (a --rank kind's key) clears both. Set
  * by each insert just before it inherits (table.h: rw_promote), whose frame
  * is deep: so it reads the entries as they are and makes none anew
  * (rw_crowd_at would). The window's entry counts its slot's drops: one
@@ -363,7 +362,7 @@ __noinline int rw_crowd_promoted(__u64 h, __u64 epoch, __u64 len)
  * where the own estimate would do, the safe side).
  * Global: the packet path's frame has no room for its map keys.
  */
-__noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
+__noinline int rw_crowd_promoting(__u64 epoch, __u32 limited, __u32 units)
 {
 	__u32 zero = 0, w = RW_CROWD_WINDOW;
 	struct rw_scratch *sc = bpf_map_lookup_elem(&scratch, &zero);
@@ -374,7 +373,7 @@ __noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
 		return 0;
 	full = limited && win && win->epoch1 && win->epoch1 - 1 <= epoch &&
 	       rw_slot_live(win->epoch1 - 1, epoch, cfg_slots) && win->drops;
-	sc->crowd_take = limited && !full;
+	sc->crowd_take = limited && !full ? units : 0;
 	sc->crowd_raw = full;
 	return 0;
 }
@@ -385,7 +384,11 @@ __noinline int rw_crowd_promoting(__u64 epoch, __u32 limited)
  * window's running sums where the round is the slot its entry was made for;
  * else the round's entry, and the window's sums and their start alike where
  * they hold that round (the slot's own count, what the window gained since
- * its start, stays). In the insert's deep frame: map keys in scratch.
+ * its start, stays). The packet's own round less the packet: its estimate
+ * holds the packet, which the gate never counted and the entry does
+ * (rw_crowd_promoted); the estimate may also have none of it (less the
+ * noise, in whole packets), and then nothing of it leaves. In the insert's
+ * deep frame: map keys in scratch.
  */
 static __always_inline void rw_crowd_take(struct rw_scratch *sc)
 {
@@ -393,6 +396,10 @@ static __always_inline void rw_crowd_take(struct rw_scratch *sc)
 	__u64 b = (__u64)sc->own.units << RW_BYTE_UNIT_LOG2;
 	struct rw_crowd *c, *win;
 
+	if (r == sc->epoch) {
+		p = rw_sub_floor(p, 1);
+		b = rw_sub_floor(b, (__u64)sc->crowd_take << RW_BYTE_UNIT_LOG2);
+	}
 	sc->own.key = RW_CROWD_WINDOW;
 	win = bpf_map_lookup_elem(&crowd, &sc->own.key);
 	if (!win)

@@ -705,7 +705,7 @@ __noinline int rw_promote(const struct rw_key *key, const struct rw_promotion *p
 	 * around every attempt, which under a spoofed flood into a full table is
 	 * every packet and inserts nothing.
 	 */
-	rw_crowd_promoting(epoch, pr->limited);
+	rw_crowd_promoting(epoch, pr->limited, pr->units);
 	rw_inherit(pr->h, epoch, pr->units);
 	rw_inherit_add(idx, epoch);
 	/* Fully ordered, both: the history before the flag, the flag before the count. */

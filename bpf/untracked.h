@@ -21,18 +21,17 @@
 enum rw_verdict { RW_PASS, RW_DROP, RW_TRACK };
 
 /*
- * rw_promote for an untracked packet of len bytes: a limited key is in the
+ * rw_promote for an untracked packet: a limited key is in the
  * crowd, which has its say in what it inherits (pr->limited, table.h) and
  * which it leaves once it has an entry (crowd.h).
  */
 static __always_inline int rw_promote_from_crowd(const struct rw_key *key, struct rw_promotion *pr,
-						 const struct rw_time *t, struct rw_stats *st,
-						 __u64 len)
+						 const struct rw_time *t, struct rw_stats *st)
 {
 	int idx = rw_promote(key, pr, t, st);
 
 	if (idx >= 0 && pr->limited)
-		rw_crowd_promoted(pr->h, t->epoch, len);
+		rw_crowd_promoted(pr->h, t->epoch);
 	return idx;
 }
 
@@ -104,7 +103,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 		};
 		__u64 evicted = st->evicted;
 
-		*idx = rw_promote_from_crowd(key, &pr, t, st, len);
+		*idx = rw_promote_from_crowd(key, &pr, t, st);
 		ws->takeovers += st->evicted != evicted;
 		if (*idx >= 0)
 			return RW_TRACK;
@@ -138,7 +137,7 @@ static __always_inline int rw_untracked(const struct rw_key *key, __u64 h, __u32
 	if (busy && limited && rw_wait_bucket(home)) {
 		struct rw_promotion again = { .h = h, .units = units, .limited = limited };
 
-		*idx = rw_promote_from_crowd(key, &again, t, st, len);
+		*idx = rw_promote_from_crowd(key, &again, t, st);
 		if (*idx >= 0)
 			return RW_TRACK;
 		busy = *idx == RW_PROMOTE_BUSY;

@@ -565,7 +565,9 @@ struct rw_scratch {
 	} own;
 	/*
 	 * The key being promoted is in the crowd (a limited one). take: what it
-	 * inherits from this CPU leaves the crowd's counts with its budget.
+	 * inherits from this CPU leaves the crowd's counts with its budget, less
+	 * the promoting packet, of crowd_take byte units (at least 1: a keyed
+	 * frame has bytes); 0: nothing leaves them.
 	 * raw: the crowd dropped in this window, so the key inherits its
 	 * buckets' smaller count (never less than it sent, noise and all) and
 	 * the crowd keeps what it admitted of it: the limit holds on both sides.

@@ -218,8 +218,8 @@ static uint64_t tracked_packets(struct env *e, uint32_t base, uint32_t n, uint64
 
 /*
  * The crowd's entries through the real program on CPU 0: 16 384 sources
- * under a limit of 1 000, four times over in one slot, then 4 096 others in
- * the next. Each slot's registers and the window's are exactly the
+ * under their limit, four times over in one slot, then 4 096 others in the
+ * next. Each slot's registers and the window's are exactly the
  * HyperLogLog of the keys they saw; every packet of the window is counted
  * once, in the window's entry or in the tracked window of a source promoted
  * out of it, and the first slot's entry gets its own sums once it has ended

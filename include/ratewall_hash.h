@@ -3,8 +3,11 @@
  * One seeded 64-bit hash of a key, and everything it indexes: the key's home
  * and overflow buckets and its tag in the tracked-flow table, and its column
  * in each sketch row. The BPF program hashes a packet's key once; the loader
- * uses the same functions to find a key's entry. Seeded at load, so an
- * attacker cannot aim collisions.
+ * uses the same functions to find a key's entry. Seeded at load, so where
+ * a key lands differs from one load to the next and a flood's keys cannot be
+ * aimed at one bucket. It is not a keyed hash: a key that keeps all 128 bits
+ * of an IPv6 address hashes the same, under every seed, as that key with the
+ * top bit of address bytes 7, 11 and 15 flipped (docs/limits.md).
  */
 #ifndef RATEWALL_HASH_H
 #define RATEWALL_HASH_H

@@ -1703,8 +1703,8 @@ static void test_table_the_last_key_holds_for_its_slot(void)
 	struct rw_hot rec = { 0 }, now_b;
 	const uint64_t later = 30;
 	struct rw_scratch sc;
-	uint32_t idx, home;
 	uint64_t state;
+	uint32_t idx;
 	cpu_set_t orig;
 	int64_t found;
 	struct env e;
@@ -1722,11 +1722,10 @@ static void test_table_the_last_key_holds_for_its_slot(void)
 		goto close;
 	idx = (uint32_t)found;
 	CHECK_EQ(sc.last.idx, idx);
-	home = e.t.ent[idx].home;
 
 	/* Slot 30: A gone, B in its entry, counting on CPU 0. */
 	set_time(&e, later * 100 * MS + 5 * MS);
-	__atomic_store_n(&e.t.dir[home].tag[idx % RW_WAYS], 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&e.t.dir[idx / RW_WAYS].tag[idx % RW_WAYS], 0, __ATOMIC_SEQ_CST);
 	e.t.ent[idx].key = b;
 	__atomic_store_n(&e.t.ent[idx].state, rw_st_make(later, 2, RW_ST_LIVE), __ATOMIC_SEQ_CST);
 	rec.epoch = (uint32_t)later;

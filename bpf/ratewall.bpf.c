@@ -29,9 +29,7 @@
  *
  * Its cost does not grow with the number of sources: a spoofed packet costs a
  * directory line and two sketch lines, a tracked one the directory and this
- * CPU's record (and its entry's line once a slot: table.h, rw_find_current),
- * and a run of one key's packets this CPU's record alone (track.h,
- * rw_find_last).
+ * CPU's record (and its entry's line once a slot: table.h, rw_find_current).
  */
 #include "parse.h"
 #include "maps.h"
@@ -137,7 +135,7 @@ static __always_inline bool rw_decide(struct xdp_md *ctx, struct rw_key *key,
 		goto drop;
 	if (ret == 0)
 		return false;
-	ret = rw_track(key, t, len, st, ws, lim, cfg_key_kind, true, sc, &tr);
+	ret = rw_track(key, t, len, st, ws, lim, cfg_key_kind, true, &tr);
 	if (ret == RW_PASS)
 		return false;
 	if (ret == RW_DROP)
@@ -179,7 +177,7 @@ static __always_inline void rw_rank_kinds(struct rw_scratch *sc, const struct rw
 		rw_key_v6_cut(&sc->ranked, (__u8)k);
 		sc->ranked.kind |= RW_KIND_RANKED;
 		/* Counted, never limited: tracked or in the sketch, never dropped. */
-		if (rw_track(&sc->ranked, t, len, st, ws, &rw_no_limit, k, false, NULL, &tr) == RW_TRACK) {
+		if (rw_track(&sc->ranked, t, len, st, ws, &rw_no_limit, k, false, &tr) == RW_TRACK) {
 			tr.f->packets++;
 			tr.f->bytes += (__u32)len;
 		}

@@ -56,77 +56,24 @@ static __always_inline struct rw_entry *rw_entry_at(__u32 idx)
 }
 
 /*
- * The entry of the last main key this CPU found tracked (rw_scratch.last),
- * when this packet's key is that one, in the slot it was found in, and this
- * CPU's record of the entry still counts in that slot; -1 otherwise. A
- * source whose flood fills a CPU's queue reaches it in runs of its own
- * packets, and such a packet skips the hash and the directory line: their
- * multiplies and loads are a chain that the toy of bench/ does not have.
- * Sound as rw_find_current is: the whole key is compared with the one found
- * at the entry in this very slot (its full epoch: no wrap of the record's 32
- * bits can fool it), and an entry counted in this slot cannot be removed,
- * revived or given to another key for a window yet. Tests that force
- * collisions test the whole lookup.
- */
-static __always_inline int rw_find_last(const struct rw_key *key, const struct rw_scratch *sc,
-					__u32 cpu, __u64 epoch)
-{
-	__u32 idx = sc->last.idx, j;
-	struct rw_hot *f;
-
-	/* The first word alone first: it tells apart most keys of a flood of many. */
-	if (sc->last.epoch != epoch || *(const __u64 *)key != *(const __u64 *)&sc->last.key ||
-	    !rw_key_eq(key, &sc->last.key) || idx >= cfg_entries || cfg_hash_mask != ~0ULL)
-		return -1;
-	j = cpu * cfg_entries + idx;
-	f = bpf_map_lookup_elem(&hot, &j);
-	if (!f || f->epoch != (__u32)epoch || !f->packets)
-		return -1;
-	return (int)idx;
-}
-
-/*
- * Notes the key found tracked as this CPU's last (rw_find_last), when the
- * tracked packet before it had the same hash: a flood of many keys in turn
- * writes 8 bytes a packet, not the key.
- */
-static __always_inline void rw_note_last(struct rw_scratch *sc, const struct rw_key *key, __u64 h,
-					 __u32 idx, __u64 epoch)
-{
-	if (sc->last.hash == h) {
-		sc->last.key = *key;
-		sc->last.idx = idx;
-		sc->last.epoch = epoch;
-	}
-	sc->last.hash = h;
-}
-
-/*
  * Finds the key's entry, or counts the key in the sketch and promotes it by
  * its kind's thresholds; then steps this CPU's record into this slot and
  * flushes its byte counts early, before they can wrap. RW_TRACK with *tr
  * filled, else what the sketch decided (RW_PASS, RW_DROP). The main key and
- * every --rank key go through here; the main key (sample) with this CPU's
- * scratch, sc, where its last one is kept (rw_find_last).
+ * every --rank key go through here.
  */
 static __always_inline int rw_track(const struct rw_key *key, const struct rw_time *t, __u64 len,
 				    struct rw_stats *st, struct rw_wslot *ws,
 				    const struct rw_limit *lim, __u32 kind, bool sample,
-				    struct rw_scratch *sc, struct rw_tracked *tr)
+				    struct rw_tracked *tr)
 {
+	__u64 h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask; /* the only hash of this key */
+	struct rw_where w = rw_where_of(h, cfg_nbuckets);
 	__u32 j, cpu = bpf_get_smp_processor_id();
-	struct rw_where w;
-	__u64 state = 0, h;
+	__u64 state = 0;
 	struct rw_hot *f;
 	int idx, ret;
 
-	if (sample) {
-		idx = rw_find_last(key, sc, cpu, t->epoch);
-		if (idx >= 0)
-			goto found;
-	}
-	h = rw_hash(key, cfg_hash_seed) & cfg_hash_mask; /* the only hash of this key */
-	w = rw_where_of(h, cfg_nbuckets);
 	/* This slot's record of the key on this CPU: no line of `keys` read. */
 	idx = rw_find_current(w.home, w.tag, cpu, t->epoch);
 	if (idx >= 0)
@@ -159,9 +106,6 @@ static __always_inline int rw_track(const struct rw_key *key, const struct rw_ti
 			return RW_PASS;
 	}
 tracked:
-	if (sample)
-		rw_note_last(sc, key, h, (__u32)idx, t->epoch);
-found:
 	j = cpu * cfg_entries + (__u32)idx;
 	f = bpf_map_lookup_elem(&hot, &j);
 	if (!f)

@@ -32,7 +32,7 @@
  * one loader with the version before (build/layout-prev/), to test that.
  */
 #ifndef RW_LAYOUT_VERSION
-#define RW_LAYOUT_VERSION 19
+#define RW_LAYOUT_VERSION 18
 #endif
 
 #define RW_FAMILY_IPV4 4
@@ -582,19 +582,6 @@ struct rw_scratch {
 	__u64 refill_sum[7];
 	/* The packet's limits: here, not in its frame, which the insert's call chain fills. */
 	struct rw_limit lim;
-	/*
-	 * The last main key this CPU found tracked, the slot it did and its
-	 * entry (bpf/track.h, rw_find_last): the key's next packet in that slot
-	 * skips the hash and the directory. hash: the last tracked packet's,
-	 * so that only a key's second packet in a row writes the key here.
-	 */
-	struct {
-		__u64 epoch;
-		__u64 hash;
-		struct rw_key key __attribute__((aligned(8)));
-		__u32 idx;
-		__u32 pad;
-	} last;
 };
 
 /* What the loader sets at runtime (one-element array), read by untracked packets. */
@@ -1027,8 +1014,7 @@ _Static_assert(sizeof(struct rw_hist_slot) % 8 == 0,
 	       "history values, and so the gap before a schedule, are whole 8-byte words");
 _Static_assert(RW_PACE_SLOTS * sizeof(struct rw_hist_slot) >= 64 - 8 + sizeof(struct rw_pace),
 	       "rw_pace fits its room from a line boundary after a gap of up to 56 bytes");
-_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80 + 56 + sizeof(struct rw_limit) +
-		       16 + sizeof(struct rw_key) + 8,
+_Static_assert(sizeof(struct rw_scratch) == 40 + 2 * 8 * RW_MAX_SLOTS + 2 * sizeof(struct rw_key) + 80 + 56 + sizeof(struct rw_limit),
 	       "rw_scratch layout");
 
 /* --- Races, played out by the tests --------------------------------------------- */

@@ -1643,113 +1643,11 @@ out:
 	sched_setaffinity(0, sizeof(orig), &orig);
 }
 
-/* Sends count frames of 2001:db8::<low> (UDP, 30 bytes): how many passed. */
-static uint32_t passed6_of(struct env *e, uint32_t low, int count)
-{
-	uint32_t p = 0;
-	struct fb f;
-
-	fb_l2(&f, 0, 0x86dd);
-	fb_ipv6(&f, low, 17, -1, 30);
-	for (int i = 0; i < count; i++)
-		p += run_frame(e, &f) == XDP_PASS;
-	return p;
-}
-
-/*
- * The CPU's last key (bpf/track.h, rw_find_last) is noted at its second
- * packet in a row, and found again only by the whole key: two IPv6 sources
- * of one /64 (their first 8 bytes alike) keep a budget each. Compared on its
- * first word alone, B's packets would be A's, over its limit, and dropped.
- */
-static void test_table_the_last_key_is_the_whole_key(void)
-{
-	struct rw_key a = key6(1), b = key6(2);
-	struct rw_scratch sc;
-	struct rw_window_sum w;
-	cpu_set_t orig;
-	struct env e;
-
-	sched_getaffinity(0, sizeof(orig), &orig);
-	if (!pin_cpu(0) || !env_open_mode(&e, 10, 100 * MS, 5, 0, 1000, (struct env_mode){ .hash_seed = 7 }))
-		goto out;
-	set_time(&e, 10 * 100 * MS + 5 * MS);
-	CHECK_EQ(memcmp(a.addr, b.addr, 8), 0); /* the premise */
-	CHECK_EQ(passed6_of(&e, 1, 8), 5);
-	CHECK(cpu0_value(&e, e.skel->maps.scratch, 0, &sc, sizeof(sc)));
-	CHECK_EQ(memcmp(&sc.last.key, &a, sizeof(a)), 0);
-	CHECK_EQ(sc.last.epoch, 10);
-	CHECK_EQ(passed6_of(&e, 2, 8), 5);
-	CHECK(flow_window(&e, &a, 10, &w));
-	CHECK_EQ(w.packets, 8);
-	CHECK(flow_window(&e, &b, 10, &w));
-	CHECK_EQ(w.packets - w.drop_packets, 5);
-	CHECK_EQ(entries_of(&e, &b), 1);
-	env_close(&e);
-out:
-	sched_setaffinity(0, sizeof(orig), &orig);
-}
-
-/*
- * The last key holds for the slot it was noted in only. A is noted at slot
- * 10; at slot 30 its entry holds B, whose record on this CPU counts in slot
- * 30 (planted, as the loader's delete and B's promotion would leave it).
- * A's packet then looks A up, and is not B's: B's record keeps its one
- * packet. Noted for good, the entry would have counted A's packet as B's.
- */
-static void test_table_the_last_key_holds_for_its_slot(void)
-{
-	struct rw_key a = key4(SRC4), b = key4(SRC4 + 1);
-	struct rw_hot rec = { 0 }, now_b;
-	const uint64_t later = 30;
-	struct rw_scratch sc;
-	uint64_t state;
-	uint32_t idx;
-	cpu_set_t orig;
-	int64_t found;
-	struct env e;
-
-	sched_getaffinity(0, sizeof(orig), &orig);
-	if (!pin_cpu(0) || !env_open_mode(&e, 10, 100 * MS, 2, 0, 1000, (struct env_mode){ .hash_seed = 7 }))
-		goto out;
-	set_time(&e, 10 * 100 * MS + 5 * MS);
-	CHECK_EQ(passed_of(&e, SRC4, 2), 2);
-	found = rw_table_find(&e.t, &a, &state);
-	CHECK(found >= 0);
-	CHECK(cpu0_value(&e, e.skel->maps.scratch, 0, &sc, sizeof(sc)));
-	CHECK_EQ(memcmp(&sc.last.key, &a, sizeof(a)), 0);
-	if (found < 0)
-		goto close;
-	idx = (uint32_t)found;
-	CHECK_EQ(sc.last.idx, idx);
-
-	/* Slot 30: A gone, B in its entry, counting on CPU 0. */
-	set_time(&e, later * 100 * MS + 5 * MS);
-	__atomic_store_n(&e.t.dir[idx / RW_WAYS].tag[idx % RW_WAYS], 0, __ATOMIC_SEQ_CST);
-	e.t.ent[idx].key = b;
-	__atomic_store_n(&e.t.ent[idx].state, rw_st_make(later, 2, RW_ST_LIVE), __ATOMIC_SEQ_CST);
-	rec.epoch = (uint32_t)later;
-	rec.packets = 1;
-	rec.gen = 2;
-	CHECK_EQ(bpf_map_update_elem(e.fds.hot, &idx, &rec, BPF_ANY), 0); /* CPU 0's record: index idx */
-
-	CHECK_EQ(passed_of(&e, SRC4, 1), 1);
-	CHECK_EQ(bpf_map_lookup_elem(e.fds.hot, &idx, &now_b), 0);
-	CHECK_EQ(now_b.packets, 1);
-	CHECK_EQ(entries_of(&e, &a), 1);
-close:
-	env_close(&e);
-out:
-	sched_setaffinity(0, sizeof(orig), &orig);
-}
-
 void run_table_tests(void)
 {
 	RUN(test_table_many_keys);
 	RUN(test_table_equal_hashes_never_merge);
 	RUN(test_table_a_shared_tag_compares_keys);
-	RUN(test_table_the_last_key_is_the_whole_key);
-	RUN(test_table_the_last_key_holds_for_its_slot);
 	RUN(test_table_full_set_keeps_limited);
 	RUN(test_table_full_set_keeps_banned);
 	RUN(test_table_delete_races_a_packet);

@@ -59,6 +59,7 @@ struct gen_thread {
 	uint64_t start_pos;
 	uint64_t sent;
 	uint64_t behind_ns; /* the most this thread was ever behind its pace */
+	uint64_t last_late_ns; /* how late its last call began for the last packet it sent */
 	int err;
 };
 
@@ -362,6 +363,17 @@ static void *sender(void *arg)
 		}
 		if (n > t->batch)
 			n = t->batch;
+		/*
+		 * A call that began late for its last packet makes the flood last
+		 * that much longer than its schedule, if it is the last call: a
+		 * limit rightly admits its rate over that time too.
+		 */
+		if (t->rate) {
+			uint64_t due_ns = t->start_ns + (uint64_t)((double)(t->sent + n - 1 + t->skipped) * 1e9 /
+								    (double)t->rate);
+
+			t->last_late_ns = now > due_ns ? now - due_ns : 0;
+		}
 		run.repeat = (__u32)n;
 		if (bpf_prog_test_run_opts(t->prog_fd, &run)) {
 			t->err = -errno;
@@ -402,6 +414,7 @@ int main(int argc, char **argv)
 	struct gen_addrs addrs;
 	unsigned char *frame;
 	uint64_t total = 0, sched_len = 0, sent = 0, *counts, *seeds, start, elapsed, behind_ns = 0;
+	uint64_t last_late_ns = 0;
 	uint32_t *sched = NULL, ifindex, ncpus;
 	int err;
 
@@ -516,6 +529,14 @@ int main(int argc, char **argv)
 
 	for (uint32_t i = 0; i < o.cpus; i++) {
 		behind_ns = th[i].behind_ns > behind_ns ? th[i].behind_ns : behind_ns;
+		last_late_ns = th[i].last_late_ns > last_late_ns ? th[i].last_late_ns : last_late_ns;
+		if (th[i].err == -EPERM) {
+			/* Seen on a host whose kernel refuses every live-frames run, even of XDP_DROP. */
+			fprintf(stderr, "rwgen: this kernel refuses to send live frames (BPF_PROG_RUN with "
+					"BPF_F_TEST_XDP_LIVE_FRAMES: %s), which is how rwgen sends\n",
+				strerror(-th[i].err));
+			return 1;
+		}
 		if (th[i].err) {
 			fprintf(stderr, "rwgen: sending on CPU %d failed: %s\n", th[i].cpu,
 				strerror(-th[i].err));
@@ -523,10 +544,11 @@ int main(int argc, char **argv)
 		}
 		sent += th[i].sent;
 	}
-	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, \"stopped\": %s, "
+	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, \"last_late_ms\": %.1f, \"stopped\": %s, "
 	       "\"family\": %d, \"proto\": %u, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", "
 	       "\"per_cpu\": [",
 	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed, behind_ns / 1e6,
+	       last_late_ns / 1e6,
 	       stop_asked ? "true" : "false",
 	       o.ipv6 ? 6 : 4, o.ipv6 && o.proto == IPPROTO_ICMP ? 58 : o.proto, o.size, o.sources,
 	       (const char *[]){ "src", "dst", "sport", "dport" }[o.vary]);

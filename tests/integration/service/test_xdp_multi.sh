@@ -90,7 +90,7 @@ seen() {
 }
 # flood NAME [SRC]: a source (198.18.0.1) at 10x for FLOOD_S and the denied one beside it; sets
 # ADMITTED (what passed XDP of the source), GEN_RUN (the generator's time),
-# DENIED_SENT and DENIED_PASSED.
+# GEN_BEHIND_MS, GEN_LAST_LATE_MS, DENIED_SENT and DENIED_PASSED.
 flood() {
 	local s0 d0
 	s0=$(nft_count src$ON)
@@ -107,24 +107,34 @@ flood() {
 		"$WORK/$1.gen" 2>/dev/null || echo "no report")
 	GEN_BEHIND_MS=$(python3 -c "import json, sys; print(int(json.load(open(sys.argv[1]))['behind_ms']))" \
 		"$WORK/$1.gen" 2>/dev/null || echo $((FLOOD_S * 1000)))
+	GEN_LAST_LATE_MS=$(python3 -c "import json, sys; print(int(json.load(open(sys.argv[1]))['last_late_ms']))" \
+		"$WORK/$1.gen" 2>/dev/null || echo 0)
 }
 # The generator paces its frames on a schedule (it catches up when late), so
-# the flood lasts FLOOD_S from its first frame to its last: a source ratewall
+# the flood lasts FLOOD_S from its first frame to its last, and longer by as
+# much as its last frames went out late (last_late_ms): a source ratewall
 # has not seen is admitted at the limit over that span (one seen before may
 # have saved up some of its rate: each flood has a new source). The
 # generator's own time (printed) adds its start.
 check_flood() {
-	local expect=$((LIMIT * FLOOD_S)) low
-	# Never over the limit by more than 1 %; under it by 1 % at most, beyond
-	# what the generator could not offer: the time it fell behind its
-	# schedule (on this host a few ms; in an emulated 64-CPU guest, whose
-	# vCPUs stall, up to a few hundred), whose frames come late in a burst
-	# the budget partly drops.
+	local expect=$((LIMIT * FLOOD_S)) low high
+	# Never over the limit by more than 1 % over the time the flood lasted:
+	# its schedule, and the time its last frames went out late (a generator
+	# held still at its end sends them in a burst that long after; the key
+	# saved what it did not send meanwhile, up to its bank, and is rightly
+	# admitted its rate over that time too: 40441, 44 ms of it, in a 16-CPU
+	# guest of CI on 2026-12-07, with 40400 the bound). Under it by 1 % at
+	# most, beyond what the generator could not offer: the time it fell
+	# behind its schedule (on this host a few ms; in an emulated 64-CPU
+	# guest, whose vCPUs stall, up to a few hundred), whose frames come late
+	# in a burst the budget partly drops.
 	low=$(awk -v l=$LIMIT -v s=$FLOOD_S -v b="$GEN_BEHIND_MS" 'BEGIN { printf "%d", l * (s - b / 1000) * 0.99 }')
+	high=$(awk -v l=$LIMIT -v s=$FLOOD_S -v t="$GEN_LAST_LATE_MS" 'BEGIN { printf "%d", l * (s + t / 1000) * 1.01 }')
 	echo "     ($1) admitted $ADMITTED of the source over the ${FLOOD_S} s flood (limit: $expect;" \
-		"the generator's run: $GEN_RUN); the denied source: $DENIED_PASSED of $DENIED_SENT passed"
-	check "($1) ratewall's limit holds within 1 % ($low to $((expect * 101 / 100)) admitted)" \
-		sh -c "[ '$ADMITTED' -le $((expect * 101 / 100)) ] && [ '$ADMITTED' -ge '$low' ]"
+		"the generator's run: $GEN_RUN, its last frames $GEN_LAST_LATE_MS ms late);" \
+		"the denied source: $DENIED_PASSED of $DENIED_SENT passed"
+	check "($1) ratewall's limit holds within 1 % ($low to $high admitted)" \
+		sh -c "[ '$ADMITTED' -le '$high' ] && [ '$ADMITTED' -ge '$low' ]"
 	check "($1) xdp-filter's deny rule still drops" test "$DENIED_PASSED" -eq 0 -a "$DENIED_SENT" -gt 0
 }
 # After ratewall left: the denied source still dropped, the other one passes whole.

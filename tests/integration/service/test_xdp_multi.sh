@@ -119,21 +119,25 @@ flood() {
 check_flood() {
 	local expect=$((LIMIT * FLOOD_S)) low high
 	# Never over the limit by more than 1 % over the time the flood lasted:
-	# its schedule, and the time its last frames went out late (a generator
-	# held still at its end sends them in a burst that long after; the key
-	# saved what it did not send meanwhile, up to its bank, and is rightly
-	# admitted its rate over that time too: 40441, 44 ms of it, in a 16-CPU
-	# guest of CI on 2026-12-07, with 40400 the bound). Under it by 1 % at
-	# most, beyond what the generator could not offer: the time it fell
-	# behind its schedule (on this host a few ms; in an emulated 64-CPU
-	# guest, whose vCPUs stall, up to a few hundred), whose frames come late
-	# in a burst the budget partly drops.
+	# its schedule, and the time its last frames went out late. A generator
+	# held still near its end sends them in a burst that long after, when
+	# the window has freed what it admitted as long before, and the key has
+	# saved what it did not send meanwhile: it may be admitted up to twice
+	# its rate over that time (the schedule's peak, bpf/limit.h). Before,
+	# the ceiling was the limit over FLOOD_S alone, and a 16-CPU guest of CI
+	# (2026-12-07) admitted 40441 for 40400; held still for 250 ms 3.85 s
+	# into the flood, a 2-CPU guest's generator sent its last 134.7 ms late
+	# and 40257 were admitted. Under it by 1 % at most, beyond what the
+	# generator could not offer: the time it fell behind its schedule (on
+	# this host a few ms; in an emulated 64-CPU guest, whose vCPUs stall, up
+	# to a few hundred), whose frames come late in a burst the budget partly
+	# drops.
 	low=$(awk -v l=$LIMIT -v s=$FLOOD_S -v b="$GEN_BEHIND_MS" 'BEGIN { printf "%d", l * (s - b / 1000) * 0.99 }')
-	high=$(awk -v l=$LIMIT -v s=$FLOOD_S -v t="$GEN_LAST_LATE_MS" 'BEGIN { printf "%d", l * (s + t / 1000) * 1.01 }')
+	high=$(awk -v l=$LIMIT -v s=$FLOOD_S -v t="$GEN_LAST_LATE_MS" 'BEGIN { printf "%d", l * (s + 2 * t / 1000) * 1.01 }')
 	echo "     ($1) admitted $ADMITTED of the source over the ${FLOOD_S} s flood (limit: $expect;" \
 		"the generator's run: $GEN_RUN, its last frames $GEN_LAST_LATE_MS ms late);" \
 		"the denied source: $DENIED_PASSED of $DENIED_SENT passed"
-	check "($1) ratewall's limit holds within 1 % ($low to $high admitted)" \
+	check "($1) ratewall's limit holds within 1 % over the time the flood lasted ($low to $high admitted)" \
 		sh -c "[ '$ADMITTED' -le '$high' ] && [ '$ADMITTED' -ge '$low' ]"
 	check "($1) xdp-filter's deny rule still drops" test "$DENIED_PASSED" -eq 0 -a "$DENIED_SENT" -gt 0
 }

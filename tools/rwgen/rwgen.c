@@ -366,7 +366,7 @@ static void *sender(void *arg)
 		/*
 		 * A call that began late for its last packet makes the flood last
 		 * that much longer than its schedule, if it is the last call: a
-		 * limit rightly admits its rate over that time too.
+		 * limit rightly admits over that time too (tests' ceilings).
 		 */
 		if (t->rate) {
 			uint64_t due_ns = t->start_ns + (uint64_t)((double)(t->sent + n - 1 + t->skipped) * 1e9 /

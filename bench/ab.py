@@ -21,7 +21,8 @@ of its own sums up. Writes bench/results/ab-<run>.json (not kept in git). BENCH_
 frames a run and no million-source row. Left out: the cases whose program is
 the kernel's (nftables, iptables: the same for both builds), those BASE's
 benchmark does not have, and those that fail on either build; each is named.
-Exits non-zero only when it cannot run.
+Exits non-zero when it cannot run, or when no case could be measured on both
+builds (then nothing is saved).
 """
 import argparse
 import datetime
@@ -318,6 +319,9 @@ def run(build, base_rev, rounds, only):
         held.close()
     res["seconds"] = round(time.time() - started, 1)
     print(table(res))
+    if not res["lines"]:
+        log("bench-ab: no case was measured on both builds (left out: above): nothing compared, nothing saved")
+        return 1
     name = runs.save_ab(res)
     log(f"bench-ab: done in {res['seconds']} s; results in bench/results/{name}.json")
     return 0

@@ -13,7 +13,7 @@ sustains for generator + receiver.
 
 Prints a table, writes bench/results/<run>.json and bench/results/latest.json,
 and renders docs/performance.md from it. Exits non-zero only when it cannot
-run. BENCH_QUICK=1 keeps it under two minutes.
+run, or when no throughput case could be measured (then nothing is saved). BENCH_QUICK=1 keeps it under two minutes.
 
 The parts: cases.py (what is measured), rig.py (the namespaces and processes),
 throughput.py and measure.py (the measurements), targets.py (which targets a
@@ -93,6 +93,13 @@ def run(build):
         sh(["sysctl", "-qw", f"kernel.bpf_stats_enabled={stats_was}"], check=False)
         held.close()
     results["seconds"] = round(time.time() - started, 1)
+    # A run without a throughput figure (a generator the kernel refuses, say)
+    # must not take latest.json's place, nor the page's.
+    if not any("mpps" in r for r in results.get("throughput", [])):
+        why = next((r["error"] for r in results.get("throughput", []) if "error" in r), "no case ran")
+        log(f"bench: no throughput case could be measured (the first: {why}): nothing saved; "
+            "latest.json and docs/performance.md are as they were")
+        return 1
     print(render.table(results))
     name = runs.save(results)
     runs.write_page(render.page(results, name))

@@ -8,7 +8,8 @@
 #      (tools/check_rooms.py);
 #      the options' table agrees with the man page, --help and completion;
 #      every path the prose names exists and the README stays short;
-#      docs/performance.md is what bench/bench.py --report renders; the
+#      docs/performance.md is what bench/bench.py --report renders, and a
+#      benchmark run that measured nothing saves nothing; the
 #      alert rules pass promtool check and test; the dashboard is
 #      tools/dashboard.py's rendering, with Grafana's fields and its wiring;
 #      make deps leaves no service enabled; the unit's sandbox scores no worse
@@ -125,6 +126,7 @@ layouts=(
 	"shell completion from the same table|test_completion.sh"
 	"every path the prose names exists; the README stays short|test_prose.sh"
 	"docs/performance.md is bench/results/latest.json rendered|test_performance_page.sh"
+	"make bench and bench-ab save nothing when nothing was measured|test_bench_unmeasured.sh"
 	"the alert rules pass promtool's check and unit tests|test_alert_rules.sh"
 	"the Grafana dashboard is rendered, shaped and wired|test_dashboard.sh"
 	"every family /metrics serves is in the docs' metrics table|test_metrics_doc.sh"

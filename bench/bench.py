@@ -13,7 +13,8 @@ sustains for generator + receiver.
 
 Prints a table, writes bench/results/<run>.json and bench/results/latest.json,
 and renders docs/performance.md from it. Exits non-zero only when it cannot
-run, or when no throughput case could be measured (then nothing is saved). BENCH_QUICK=1 keeps it under two minutes.
+run, or when no throughput case could be measured (then nothing is saved).
+BENCH_QUICK=1 keeps it under two minutes.
 
 The parts: cases.py (what is measured), rig.py (the namespaces and processes),
 throughput.py and measure.py (the measurements), targets.py (which targets a

@@ -105,10 +105,9 @@ flood() {
 	DENIED_SENT=$(sent_of "$WORK/$1.deny.gen")
 	GEN_RUN=$(python3 -c "import json, sys; j = json.load(open(sys.argv[1])); print(f\"{j['seconds']} s, at most {j['behind_ms']} ms late\")" \
 		"$WORK/$1.gen" 2>/dev/null || echo "no report")
-	GEN_BEHIND_MS=$(python3 -c "import json, sys; print(int(json.load(open(sys.argv[1]))['behind_ms']))" \
-		"$WORK/$1.gen" 2>/dev/null || echo $((FLOOD_S * 1000)))
-	GEN_LAST_LATE_MS=$(python3 -c "import json, sys; print(int(json.load(open(sys.argv[1]))['last_late_ms']))" \
-		"$WORK/$1.gen" 2>/dev/null || echo 0)
+	# Without a report: the floor and the ceiling as strict as they can be.
+	read -r GEN_BEHIND_MS GEN_LAST_LATE_MS < <(python3 -c "import json, sys; j = json.load(open(sys.argv[1]))
+print(int(j['behind_ms']), int(j['last_late_ms']))" "$WORK/$1.gen" 2>/dev/null || echo $((FLOOD_S * 1000)) 0)
 }
 # The generator paces its frames on a schedule (it catches up when late), so
 # the flood lasts FLOOD_S from its first frame to its last, and longer by as

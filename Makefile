@@ -96,7 +96,7 @@ $(BUILD)/asan/ratewall-gobgp: | $(BUILD)/asan
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) $(wildcard include/*.h) | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
-$(BUILD)/rwgen.bpf.o: tools/rwgen/rwgen.bpf.c include/ratewall.h tools/rwgen/layout.h | $(BUILD)
+$(BUILD)/rwgen.bpf.o: tools/rwgen/rwgen.bpf.c include/ratewall.h tools/rwgen/layout.h tools/rwgen/patch.h | $(BUILD)
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/toys:

@@ -75,8 +75,9 @@ class Testbed:
         return ["nsenter", f"--net=/run/netns/{self.rcv}", *args]
 
     def gen(self, *args, timeout=120):
+        """Live frames only: through rwgen's packet socket every row would measure the sender."""
         out = sh(["ip", "netns", "exec", self.snd, GEN or f"{BUILD}/rwgen", "--dev", self.tx,
-                  "--dst-mac", self.mac, *map(str, args)], timeout=timeout)
+                  "--dst-mac", self.mac, "--via", "live", *map(str, args)], timeout=timeout)
         return json.loads(out)
 
     def xdp_prog(self):

@@ -19,6 +19,13 @@
 #define MAX_SCHEDULE (1u << 24)
 #define MAX_DURATION_NS (3600ULL * 1000000000ULL)
 
+/*
+ * How the frames leave: BPF_PROG_RUN with live frames (fast; the benchmark's),
+ * or a packet socket (packet.c). GEN_VIA_AUTO: live frames, and the packet
+ * socket if the kernel refuses them.
+ */
+enum gen_via { GEN_VIA_AUTO, GEN_VIA_LIVE, GEN_VIA_PACKET };
+
 /* The field that takes index k of the sequence: base + k. */
 enum gen_vary { GEN_VARY_SRC, GEN_VARY_DST, GEN_VARY_SPORT, GEN_VARY_DPORT };
 
@@ -45,6 +52,7 @@ struct gen_opts {
 	uint64_t batch;
 	uint64_t catch_up_ns; /* the most of its pace a late thread sends at once; 0 = all it owes */
 	bool per_source;
+	enum gen_via via;
 };
 
 /* Prints "rwgen: ..." and exits 2: every check here is about what was asked. */

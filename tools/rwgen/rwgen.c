@@ -3,7 +3,9 @@
  * rwgen: ratewall's traffic generator. Builds one UDP frame, then has the
  * kernel replay it through BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES, a BPF
  * program rewriting the source address of every copy, redirected out of
- * --dev. One thread per CPU, each pinned. Bounded in packets and in time.
+ * --dev; or, where the kernel refuses live frames, sends the same copies
+ * through a packet socket (packet.c). One thread per CPU, each pinned.
+ * Bounded in packets and in time.
  * Refuses any target but a veth in a namespace without a default route, and
  * any source outside 198.18.0.0/15 and 2001:db8::/32 (safety.c).
  */
@@ -32,6 +34,7 @@
 #include "model/clock.h"
 #include "model/units.h"
 #include "opts.h"
+#include "packet.h"
 #include "rwgen.skel.h"
 #include "safety.h"
 #include "schedule.h"
@@ -60,6 +63,10 @@ struct gen_thread {
 	uint64_t sent;
 	uint64_t behind_ns; /* the most this thread was ever behind its pace */
 	uint64_t last_late_ns; /* how late its last call began for the last packet it sent */
+	enum gen_via via;  /* GEN_VIA_AUTO until its first call says which */
+	int ifindex;
+	const struct rwgen_sequence *sequence; /* for the packet socket */
+	struct rwgen_packet pkt;
 	int err;
 };
 
@@ -112,6 +119,9 @@ static void usage(void)
 	       "                       at once, beyond what falls due during one of its calls,\n"
 	       "                       and gives up the rest (default: all it owes)\n"
 	       "  --per-source         report packets sent per source\n"
+	       "  --via WAY            live (BPF_PROG_RUN with live frames) | packet (a packet\n"
+	       "                       socket, slower; for a kernel that refuses live frames)\n"
+	       "                       (default: live, else packet; the report says which)\n"
 	       "Prints one JSON object with what it sent: frames handed to the redirect. The\n"
 	       "peer must run an XDP program, or the veth refuses them without a counter.\n");
 }
@@ -202,6 +212,7 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		{ "proto", required_argument, NULL, 'o' },
 		{ "tcp-flags", required_argument, NULL, 'F' },
 		{ "random-sport", no_argument, NULL, 'R' },
+		{ "via", required_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -247,6 +258,14 @@ static void parse_args(int argc, char **argv, struct gen_opts *o)
 		case 'o': o->proto = parse_proto(optarg); break;
 		case 'F': o->tcp_flags = parse_tcp_flags(optarg); flags_given = true; break;
 		case 'R': o->random_sport = true; break;
+		case 'v':
+			if (strcmp(optarg, "live") == 0)
+				o->via = GEN_VIA_LIVE;
+			else if (strcmp(optarg, "packet") == 0)
+				o->via = GEN_VIA_PACKET;
+			else
+				rwgen_die("--via: '%s' is not one of live, packet", optarg);
+			break;
 		case 'h': usage(); exit(0);
 		default: usage(); exit(2);
 		}
@@ -310,6 +329,16 @@ static int sent_by_position(struct gen_thread *t)
 	return 0;
 }
 
+/* The thread sends through a packet socket from here on: 0, or its error in t->err. */
+static int start_packet(struct gen_thread *t)
+{
+	t->err = rwgen_packet_open(&t->pkt, t->ifindex, t->frame, t->frame_len);
+	if (t->err)
+		return t->err;
+	t->via = GEN_VIA_PACKET;
+	return 0;
+}
+
 static void *sender(void *arg)
 {
 	struct gen_thread *t = arg;
@@ -322,6 +351,8 @@ static void *sender(void *arg)
 		t->err = -errno;
 		return NULL;
 	}
+	if (t->via == GEN_VIA_PACKET && start_packet(t))
+		return NULL;
 	while (t->sent < t->quota) {
 		uint64_t now = rw_clock_ns(CLOCK_MONOTONIC), n = t->quota - t->sent;
 		LIBBPF_OPTS(bpf_test_run_opts, run, .data_in = t->frame, .data_size_in = t->frame_len,
@@ -374,15 +405,39 @@ static void *sender(void *arg)
 
 			t->last_late_ns = now > due_ns ? now - due_ns : 0;
 		}
+		if (t->via == GEN_VIA_PACKET) {
+			int took = rwgen_packet_send(&t->pkt, t->sequence, t->start_pos + t->sent, n);
+
+			if (took < 0) {
+				t->err = took;
+				return NULL;
+			}
+			if (!took) {
+				/* Its ring full, or a signal: the veth drains at the next softirq. */
+				struct timespec ts = { 0, 20000 };
+
+				nanosleep(&ts, NULL);
+			}
+			t->sent += (uint64_t)took;
+			continue;
+		}
 		run.repeat = (__u32)n;
 		if (bpf_prog_test_run_opts(t->prog_fd, &run)) {
 			t->err = -errno;
+			if (t->err == -EPERM && t->via == GEN_VIA_AUTO && !t->sent) {
+				/* This kernel refuses live frames: nothing went, the socket sends it. */
+				t->err = 0;
+				if (start_packet(t))
+					return NULL;
+				continue;
+			}
 			if (t->err == -EINTR)
 				t->err = sent_by_position(t);
 			if (t->err)
 				return NULL;
 			continue;
 		}
+		t->via = GEN_VIA_LIVE;
 		t->sent += n;
 	}
 	return NULL;
@@ -416,6 +471,7 @@ int main(int argc, char **argv)
 	uint64_t total = 0, sched_len = 0, sent = 0, *counts, *seeds, start, elapsed, behind_ns = 0;
 	uint64_t last_late_ns = 0;
 	uint32_t *sched = NULL, ifindex, ncpus;
+	bool via_packet = false;
 	int err;
 
 	parse_args(argc, argv, &o);
@@ -477,6 +533,10 @@ int main(int argc, char **argv)
 		free(keys);
 	}
 
+	const struct rwgen_sequence sequence = {
+		.lay = &lay, .sched = sched, .sched_len = sched_len, .nsrc = o.sources,
+		.random = skel->rodata->gen_random, .seed = skel->rodata->gen_seed,
+	};
 	/* Each thread covers its own stretch of the sequence, so totals stay exact. */
 	ncpus = (uint32_t)libbpf_num_possible_cpus();
 	th = calloc(o.cpus, sizeof(*th));
@@ -501,6 +561,7 @@ int main(int argc, char **argv)
 					     : span / o.cpus * i,
 			.seq_fd = bpf_map__fd(skel->maps.seq),
 			.pos = calloc(ncpus, sizeof(uint64_t)),
+			.via = o.via, .ifindex = (int)ifindex, .sequence = &sequence,
 		};
 		if (!th[i].pos)
 			rwgen_die("out of memory");
@@ -530,7 +591,10 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < o.cpus; i++) {
 		behind_ns = th[i].behind_ns > behind_ns ? th[i].behind_ns : behind_ns;
 		last_late_ns = th[i].last_late_ns > last_late_ns ? th[i].last_late_ns : last_late_ns;
-		if (th[i].err == -EPERM) {
+		via_packet |= th[i].via == GEN_VIA_PACKET;
+		if (th[i].via == GEN_VIA_PACKET)
+			rwgen_packet_close(&th[i].pkt);
+		if (th[i].err == -EPERM && th[i].via != GEN_VIA_PACKET) {
 			/* Seen on a host whose kernel refuses every live-frames run, even of XDP_DROP. */
 			fprintf(stderr, "rwgen: this kernel refuses to send live frames (BPF_PROG_RUN with "
 					"BPF_F_TEST_XDP_LIVE_FRAMES: %s), which is how rwgen sends\n",
@@ -545,11 +609,11 @@ int main(int argc, char **argv)
 		sent += th[i].sent;
 	}
 	printf("{\"sent\": %llu, \"seconds\": %.6f, \"pps\": %.1f, \"behind_ms\": %.1f, \"last_late_ms\": %.1f, \"stopped\": %s, "
-	       "\"family\": %d, \"proto\": %u, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", "
+	       "\"via\": \"%s\", \"family\": %d, \"proto\": %u, \"size\": %u, \"sources\": %u, \"vary\": \"%s\", "
 	       "\"per_cpu\": [",
 	       (unsigned long long)sent, elapsed / 1e9, sent * 1e9 / (double)elapsed, behind_ns / 1e6,
 	       last_late_ns / 1e6,
-	       stop_asked ? "true" : "false",
+	       stop_asked ? "true" : "false", via_packet ? "packet" : "live",
 	       o.ipv6 ? 6 : 4, o.ipv6 && o.proto == IPPROTO_ICMP ? 58 : o.proto, o.size, o.sources,
 	       (const char *[]){ "src", "dst", "sport", "dport" }[o.vary]);
 	for (uint32_t i = 0; i < o.cpus; i++)

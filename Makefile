@@ -174,7 +174,18 @@ $(BUILD)/tests/%.o: tests/%.c $(HDRS) $(TEST_HDRS) $(SKELS)
 $(BUILD)/test_unit: $(UNIT_TEST_OBJS) $(PURE_OBJS) | $(BUILD)
 	$(CC) $(CFLAGS) $^ -o $@ -lm -lsqlite3 -lpthread
 
-$(BUILD)/test_bpf: $(BPF_TEST_OBJS) $(USER_LIB_OBJS)
+# test_rwgen.c checks the generator's two ways out against each other: its
+# parts that build and patch a frame are linked in.
+RWGEN_PARTS := die frame packet safety
+$(BUILD)/tools/rwgen/%.o: tools/rwgen/%.c $(wildcard tools/rwgen/*.h) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+$(BUILD)/asan/tools/rwgen/%.o: tools/rwgen/%.c $(wildcard tools/rwgen/*.h) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
+$(BUILD)/tests/bpf/test_rwgen.o $(BUILD)/asan/tests/bpf/test_rwgen.o: CFLAGS += -Itools/rwgen
+
+$(BUILD)/test_bpf: $(BPF_TEST_OBJS) $(USER_LIB_OBJS) $(RWGEN_PARTS:%=$(BUILD)/tools/rwgen/%.o)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS) -lpthread
 
 # The same code again under AddressSanitizer and UBSan: the unit tests, the BPF
@@ -196,7 +207,8 @@ $(BUILD)/asan/tests/%.o: tests/%.c $(HDRS) $(TEST_HDRS) $(SKELS)
 $(BUILD)/asan/test_unit: $(UNIT_TEST_OBJS:$(BUILD)/%=$(BUILD)/asan/%) $(PURE_OBJS:$(BUILD)/%=$(BUILD)/asan/%)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ -lm -lsqlite3 -lpthread
 
-$(BUILD)/asan/test_bpf: $(BPF_TEST_OBJS:$(BUILD)/%=$(BUILD)/asan/%) $(ASAN_LIB_OBJS)
+$(BUILD)/asan/test_bpf: $(BPF_TEST_OBJS:$(BUILD)/%=$(BUILD)/asan/%) $(ASAN_LIB_OBJS) \
+			$(RWGEN_PARTS:%=$(BUILD)/asan/tools/rwgen/%.o)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) $^ -o $@ $(LDLIBS) -lpthread
 
 $(BUILD)/asan/ratewall: $(BUILD)/asan/user/main.o $(ASAN_LIB_OBJS)

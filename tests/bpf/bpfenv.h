@@ -134,6 +134,8 @@ void run_rule_match_tests(void);
 void run_load_tests(void);
 /* --samples: a heavy prefix's frames (test_pcap.c). */
 void run_pcap_tests(void);
+/* rwgen's live frames and its packet socket send the same frames (test_rwgen.c). */
+void run_rwgen_tests(void);
 /* The BGP driver's thread against a fake speaker (test_bgp.c). */
 void run_bgp_tests(void);
 

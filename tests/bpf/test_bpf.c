@@ -1203,6 +1203,7 @@ int main(void)
 	run_crowd_tests();
 	run_rule_match_tests();
 	run_pcap_tests();
+	run_rwgen_tests();
 	run_bgp_tests();
 	return tl_finish();
 }

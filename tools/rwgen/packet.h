@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <sys/socket.h> /* struct mmsghdr: with _GNU_SOURCE, which each includer defines */
+#include <sys/socket.h> /* struct mmsghdr: its includers define _GNU_SOURCE */
 #include <sys/uio.h>
 
 #include "layout.h"
@@ -28,21 +28,25 @@ struct rwgen_sequence {
 
 struct rwgen_packet {
 	int fd;
-	const unsigned char *frame;
 	uint32_t len;
-	unsigned char *copies; /* PACKET_BURST frames */
+	unsigned char *copies; /* PACKET_BURST copies of the frame */
 	struct mmsghdr msgs[PACKET_BURST];
 	struct iovec iov[PACKET_BURST];
 };
 
-/* A socket on ifindex that sends frames as they are, past the qdisc; 0 or -errno. */
-int rwgen_packet_open(struct rwgen_packet *p, int ifindex, const unsigned char *frame, uint32_t len);
+/* The copies of frame (len bytes) it patches: 0 or -ENOMEM. */
+int rwgen_packet_init(struct rwgen_packet *p, const unsigned char *frame, uint32_t len);
+/* A socket on ifindex that sends frames as they are, past the qdisc: 0 or -errno. */
+int rwgen_packet_open(struct rwgen_packet *p, int ifindex);
+/* Patches copies 0 .. k - 1 (k <= PACKET_BURST) for positions pos ..: 0 or -EINVAL (too short). */
+int rwgen_packet_fill(struct rwgen_packet *p, const struct rwgen_sequence *s, uint64_t pos, int k);
 /*
  * Sends the copies for positions pos .. pos + n - 1, at most PACKET_BURST of
  * them: returns how many the device took (from the first on), or -errno. 0:
- * its queue is full for now.
+ * its queue is full for now, or a signal came first.
  */
 int rwgen_packet_send(struct rwgen_packet *p, const struct rwgen_sequence *s, uint64_t pos, uint64_t n);
+/* Closes the socket and frees the copies; again is harmless. */
 void rwgen_packet_close(struct rwgen_packet *p);
 
 #endif

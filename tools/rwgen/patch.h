@@ -17,6 +17,29 @@
 #endif
 
 /*
+ * A field at any offset: the program's stores as they were (BPF has no
+ * alignment trap on these), the driver's through memcpy (C's rule on
+ * alignment, which UBSan checks).
+ */
+static __always_inline void rwgen_store16(void *p, __u16 v)
+{
+#ifdef __bpf__
+	*(__u16 *)p = v;
+#else
+	__builtin_memcpy(p, &v, sizeof(v));
+#endif
+}
+
+static __always_inline void rwgen_store32(void *p, __u32 v)
+{
+#ifdef __bpf__
+	*(__u32 *)p = v;
+#else
+	__builtin_memcpy(p, &v, sizeof(v));
+#endif
+}
+
+/*
  * RFC 1624 incremental update for a 32-bit field changing from old to new (a
  * 16-bit field is the same sum with its high halves zero).
  */
@@ -57,26 +80,26 @@ static __always_inline int rwgen_patch(void *data, void *end, const volatile str
 	if (lay->vary_len == 2) {
 		if (off > 128 || data + off + 2 > end)
 			return -1;
-		*(__be16 *)(data + off) = bpf_htons((__u16)val);
+		rwgen_store16(data + off, bpf_htons((__u16)val));
 	} else {
 		if (off > 64 || data + off + 4 > end)
 			return -1;
-		*(__be32 *)(data + off) = bpf_htonl(val);
+		rwgen_store32(data + off, bpf_htonl(val));
 	}
 
 	off = lay->ip_csum_off;
 	if (off) {
 		if (off > 64 || data + off + 2 > end)
 			return -1;
-		*(__u16 *)(data + off) =
-			bpf_htons(rwgen_csum_replace32(bpf_ntohs(lay->tmpl_ip_csum), lay->base, val));
+		rwgen_store16(data + off,
+			      bpf_htons(rwgen_csum_replace32(bpf_ntohs(lay->tmpl_ip_csum), lay->base, val)));
 	}
 	off = lay->sport_off;
 	if (off) {
 		if (off > 128 || data + off + 2 > end)
 			return -1;
 		sport = 1024 + (__u32)((pos * 0x9e3779b97f4a7c15ULL + seed) >> 40) % 64512;
-		*(__be16 *)(data + off) = bpf_htons((__u16)sport);
+		rwgen_store16(data + off, bpf_htons((__u16)sport));
 	}
 	off = lay->udp_csum_off;
 	if (off) {
@@ -87,7 +110,7 @@ static __always_inline int rwgen_patch(void *data, void *end, const volatile str
 		if (lay->sport_off)
 			csum = rwgen_csum_replace32(csum, lay->tmpl_sport, sport);
 		/* In UDP a computed zero is sent as all ones; zero means "none". */
-		*(__u16 *)(data + off) = bpf_htons(csum ? csum : 0xffff);
+		rwgen_store16(data + off, bpf_htons(csum ? csum : 0xffff));
 	}
 	return 0;
 }

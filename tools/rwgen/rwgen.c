@@ -122,8 +122,9 @@ static void usage(void)
 	       "  --via WAY            live (BPF_PROG_RUN with live frames) | packet (a packet\n"
 	       "                       socket, slower; for a kernel that refuses live frames)\n"
 	       "                       (default: live, else packet; the report says which)\n"
-	       "Prints one JSON object with what it sent: frames handed to the redirect. The\n"
-	       "peer must run an XDP program, or the veth refuses them without a counter.\n");
+	       "Prints one JSON object with what it sent: frames handed to the redirect (or\n"
+	       "taken by the veth from the packet socket). For live frames the peer must run\n"
+	       "an XDP program, or the veth refuses them without a counter.\n");
 }
 
 static void parse_mac(const char *s, unsigned char mac[6])
@@ -332,9 +333,13 @@ static int sent_by_position(struct gen_thread *t)
 /* The thread sends through a packet socket from here on: 0, or its error in t->err. */
 static int start_packet(struct gen_thread *t)
 {
-	t->err = rwgen_packet_open(&t->pkt, t->ifindex, t->frame, t->frame_len);
-	if (t->err)
+	t->err = rwgen_packet_init(&t->pkt, t->frame, t->frame_len);
+	if (!t->err)
+		t->err = rwgen_packet_open(&t->pkt, t->ifindex);
+	if (t->err) {
+		rwgen_packet_close(&t->pkt);
 		return t->err;
+	}
 	t->via = GEN_VIA_PACKET;
 	return 0;
 }
@@ -394,6 +399,8 @@ static void *sender(void *arg)
 		}
 		if (n > t->batch)
 			n = t->batch;
+		if (t->via == GEN_VIA_PACKET && n > PACKET_BURST)
+			n = PACKET_BURST; /* what one call sends: the due time below is its last's */
 		/*
 		 * A call that began late for its last packet makes the flood last
 		 * that much longer than its schedule, if it is the last call: a

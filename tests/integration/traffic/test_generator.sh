@@ -42,6 +42,42 @@ check "refuses an unknown --vary" refused "not one of src, dst, sport, dport" --
 	--vary proto --count 1
 check "refuses --ipv6-net without --ipv6" refused "needs --ipv6" --dev "$TB_TX" --ipv6-net --count 1
 check "refuses --catch-up without --rate" refused "needs --rate" --dev "$TB_TX" --catch-up 20ms --count 1
+check "refuses an unknown --via" refused "not one of live, packet" --dev "$TB_TX" --via pktgen --count 1
+
+# Either way out delivers every frame; live frames where the kernel runs them,
+# else rwgen says so (exit 1) and its default falls back to the packet socket.
+for via in packet live default; do
+	before=$(nft_count all)
+	rc=0
+	if [ "$via" = default ]; then
+		gen --sources 5 --count 2000 --cpus 2 >"$WORK/via.json" 2>"$WORK/via.err" || rc=$?
+	else
+		gen --via "$via" --sources 5 --count 2000 --cpus 2 >"$WORK/via.json" 2>"$WORK/via.err" || rc=$?
+	fi
+	sleep 0.3
+	seen=$(( $(nft_count all) - before ))
+	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["via"])' "$WORK/via.json" 2>/dev/null)
+	case $via in
+	live)
+		live_refused=0
+		if [ "$rc" -eq 1 ] && grep -q "refuses to send live frames" "$WORK/via.err"; then
+			live_refused=1
+			check "--via live on a kernel that refuses live frames: exit 1, says so, sends nothing ($seen)" \
+				test "$seen" -eq 0
+		else
+			check "--via live: 2000 frames seen, reported as live ($rc, $got, $seen)" \
+				eval "[ $rc -eq 0 ] && [ '$got' = live ] && [ $seen -eq 2000 ]"
+		fi ;;
+	packet)
+		check "--via packet: 2000 frames seen, reported as packet ($rc, $got, $seen)" \
+			eval "[ $rc -eq 0 ] && [ '$got' = packet ] && [ $seen -eq 2000 ]" ;;
+	default)
+		want=live
+		[ "$live_refused" -eq 1 ] && want=packet
+		check "by default: live frames where the kernel runs them, else the packet socket ($want: $rc, $got, $seen)" \
+			eval "[ $rc -eq 0 ] && [ '$got' = $want ] && [ $seen -eq 2000 ]" ;;
+	esac
+done
 
 before=$(nft_count all)
 gen --dist zipf:1 --sources 10 --count 10000 --cpus 2 --per-source >"$WORK/zipf.json"

@@ -604,7 +604,8 @@ int main(int argc, char **argv)
 		if (th[i].err == -EPERM && th[i].via != GEN_VIA_PACKET) {
 			/* Seen on a host whose kernel refuses every live-frames run, even of XDP_DROP. */
 			fprintf(stderr, "rwgen: this kernel refuses to send live frames (BPF_PROG_RUN with "
-					"BPF_F_TEST_XDP_LIVE_FRAMES: %s), which is how rwgen sends\n",
+					"BPF_F_TEST_XDP_LIVE_FRAMES: %s); --via packet sends through a "
+					"packet socket\n",
 				strerror(-th[i].err));
 			return 1;
 		}

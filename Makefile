@@ -175,12 +175,12 @@ $(BUILD)/test_unit: $(UNIT_TEST_OBJS) $(PURE_OBJS) | $(BUILD)
 	$(CC) $(CFLAGS) $^ -o $@ -lm -lsqlite3 -lpthread
 
 # test_rwgen.c checks the generator's two ways out against each other: its
-# parts that build and patch a frame are linked in.
-RWGEN_PARTS := die frame packet safety
-$(BUILD)/tools/rwgen/%.o: tools/rwgen/%.c $(wildcard tools/rwgen/*.h) $(HDRS)
+# parts that build a frame, load the program and patch the copies are linked in.
+RWGEN_PARTS := die frame packet program safety schedule
+$(BUILD)/tools/rwgen/%.o: tools/rwgen/%.c $(wildcard tools/rwgen/*.h) $(HDRS) $(BUILD)/rwgen.skel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
-$(BUILD)/asan/tools/rwgen/%.o: tools/rwgen/%.c $(wildcard tools/rwgen/*.h) $(HDRS)
+$(BUILD)/asan/tools/rwgen/%.o: tools/rwgen/%.c $(wildcard tools/rwgen/*.h) $(HDRS) $(BUILD)/rwgen.skel.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(SAN_FLAGS) -c $< -o $@
 $(BUILD)/tests/bpf/test_rwgen.o $(BUILD)/asan/tests/bpf/test_rwgen.o: CFLAGS += -Itools/rwgen

@@ -50,21 +50,12 @@ int rwgen_packet_open(struct rwgen_packet *p, int ifindex)
 	return 0;
 }
 
-static uint32_t index_at(const struct rwgen_sequence *s, uint64_t pos)
-{
-	if (s->random)
-		return rwgen_random_index(pos, s->seed, s->nsrc);
-	if (s->sched)
-		return s->sched[pos % s->sched_len];
-	return (uint32_t)(pos % s->nsrc);
-}
-
 int rwgen_packet_fill(struct rwgen_packet *p, const struct rwgen_sequence *s, uint64_t pos, int k)
 {
 	for (int i = 0; i < k; i++) {
 		unsigned char *c = p->copies + (size_t)i * p->len;
 
-		if (rwgen_patch(c, c + p->len, s->lay, index_at(s, pos + (uint64_t)i), pos + (uint64_t)i,
+		if (rwgen_patch(c, c + p->len, s->lay, rwgen_sequence_index(s, pos + (uint64_t)i), pos + (uint64_t)i,
 				s->seed))
 			return -EINVAL;
 	}

@@ -7,24 +7,13 @@
 #ifndef RWGEN_PACKET_H
 #define RWGEN_PACKET_H
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h> /* struct mmsghdr: its includers define _GNU_SOURCE */
 #include <sys/uio.h>
 
-#include "layout.h"
+#include "schedule.h"
 
 #define PACKET_BURST 64
-
-/* The sequence as the BPF program reads it from its rodata and schedule map. */
-struct rwgen_sequence {
-	const struct rwgen_layout *lay;
-	const uint32_t *sched; /* index for each position, or NULL */
-	uint64_t sched_len;
-	uint32_t nsrc;
-	bool random;
-	uint64_t seed;
-};
 
 struct rwgen_packet {
 	int fd;

@@ -35,7 +35,7 @@
 #include "model/units.h"
 #include "opts.h"
 #include "packet.h"
-#include "rwgen.skel.h"
+#include "program.h"
 #include "safety.h"
 #include "schedule.h"
 
@@ -344,6 +344,23 @@ static int start_packet(struct gen_thread *t)
 	return 0;
 }
 
+/* Up to n of its copies through its packet socket: 0, or its error in t->err. */
+static int send_packets(struct gen_thread *t, uint64_t n)
+{
+	int took = rwgen_packet_send(&t->pkt, t->sequence, t->start_pos + t->sent, n);
+
+	if (took < 0)
+		return t->err = took;
+	if (!took) {
+		/* Its ring full, or a signal: the veth drains at the next softirq. */
+		struct timespec ts = { 0, 20000 };
+
+		nanosleep(&ts, NULL);
+	}
+	t->sent += (uint64_t)took;
+	return 0;
+}
+
 static void *sender(void *arg)
 {
 	struct gen_thread *t = arg;
@@ -413,19 +430,8 @@ static void *sender(void *arg)
 			t->last_late_ns = now > due_ns ? now - due_ns : 0;
 		}
 		if (t->via == GEN_VIA_PACKET) {
-			int took = rwgen_packet_send(&t->pkt, t->sequence, t->start_pos + t->sent, n);
-
-			if (took < 0) {
-				t->err = took;
+			if (send_packets(t, n))
 				return NULL;
-			}
-			if (!took) {
-				/* Its ring full, or a signal: the veth drains at the next softirq. */
-				struct timespec ts = { 0, 20000 };
-
-				nanosleep(&ts, NULL);
-			}
-			t->sent += (uint64_t)took;
 			continue;
 		}
 		run.repeat = (__u32)n;
@@ -479,7 +485,6 @@ int main(int argc, char **argv)
 	uint64_t last_late_ns = 0;
 	uint32_t *sched = NULL, ifindex, ncpus;
 	bool via_packet = false;
-	int err;
 
 	parse_args(argc, argv, &o);
 	ifindex = if_nametoindex(o.dev);
@@ -505,45 +510,10 @@ int main(int argc, char **argv)
 	if (!o.batch)
 		o.batch = 1u << 20;
 
-	skel = rwgen_bpf__open();
-	if (!skel)
-		rwgen_die("cannot open the generator program: %s", strerror(errno));
-	skel->rodata->gen_ifindex = ifindex;
-	skel->rodata->gen_nsrc = o.sources;
-	skel->rodata->gen_sched_len = (uint32_t)sched_len;
-	skel->rodata->gen_random = strcmp(o.dist, "random") == 0;
-	skel->rodata->gen_seed = o.seed * 0x9e3779b97f4a7c15ULL;
-	memcpy((void *)&skel->rodata->gen_layout, &lay, sizeof(lay));
-	if (sched_len)
-		bpf_map__set_max_entries(skel->maps.schedule, (uint32_t)sched_len);
-	err = rwgen_bpf__load(skel);
-	if (err) {
-		fprintf(stderr, "rwgen: cannot load the generator program: %s\n", strerror(-err));
+	const struct rwgen_sequence sequence = rwgen_sequence_of(&o, &lay, sched, sched_len);
+
+	if (rwgen_program_load(&sequence, ifindex, &skel))
 		return 1;
-	}
-	/*
-	 * In one call: a call an entry took a second for a million of them, a
-	 * second the generator started late by (the demo's flood, meant to start
-	 * a second after the sources, then started first).
-	 */
-	if (sched_len) {
-		uint32_t *keys = malloc(sched_len * sizeof(*keys)), n = (uint32_t)sched_len;
-		LIBBPF_OPTS(bpf_map_batch_opts, batch);
-
-		if (!keys)
-			rwgen_die("out of memory");
-		for (uint64_t i = 0; i < sched_len; i++)
-			keys[i] = (uint32_t)i;
-		if (bpf_map_update_batch(bpf_map__fd(skel->maps.schedule), keys, sched, &n, &batch) ||
-		    n != sched_len)
-			rwgen_die("cannot fill the schedule: %s", strerror(errno));
-		free(keys);
-	}
-
-	const struct rwgen_sequence sequence = {
-		.lay = &lay, .sched = sched, .sched_len = sched_len, .nsrc = o.sources,
-		.random = skel->rodata->gen_random, .seed = skel->rodata->gen_seed,
-	};
 	/* Each thread covers its own stretch of the sequence, so totals stay exact. */
 	ncpus = (uint32_t)libbpf_num_possible_cpus();
 	th = calloc(o.cpus, sizeof(*th));

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "patch.h"
 #include "schedule.h"
 
 /* Per-source packet counts wanted, or NULL for round-robin (uniform). */
@@ -101,6 +102,24 @@ uint32_t *rwgen_build_schedule(const uint64_t *counts, uint32_t sources, uint64_
 		sched[j] = t;
 	}
 	return sched;
+}
+
+struct rwgen_sequence rwgen_sequence_of(const struct gen_opts *o, const struct rwgen_layout *lay,
+					const uint32_t *sched, uint64_t sched_len)
+{
+	return (struct rwgen_sequence){
+		.lay = lay, .sched = sched, .sched_len = sched_len, .nsrc = o->sources,
+		.random = strcmp(o->dist, "random") == 0, .seed = o->seed * 0x9e3779b97f4a7c15ULL,
+	};
+}
+
+uint32_t rwgen_sequence_index(const struct rwgen_sequence *s, uint64_t pos)
+{
+	if (s->random)
+		return rwgen_random_index(pos, s->seed, s->nsrc);
+	if (s->sched)
+		return s->sched[pos % s->sched_len];
+	return (uint32_t)(pos % s->nsrc);
 }
 
 /* Packets per source for positions [pos, pos + n) of the source sequence. */

@@ -46,38 +46,32 @@ check "refuses an unknown --via" refused "not one of live, packet" --dev "$TB_TX
 
 # Either way out delivers every frame; live frames where the kernel runs them,
 # else rwgen says so (exit 1) and its default falls back to the packet socket.
-for via in packet live default; do
+# via_run ARGS...: 2000 frames; sets RC, SEEN (nft's count) and VIA (the report's).
+via_run() {
+	local before
 	before=$(nft_count all)
-	rc=0
-	if [ "$via" = default ]; then
-		gen --sources 5 --count 2000 --cpus 2 >"$WORK/via.json" 2>"$WORK/via.err" || rc=$?
-	else
-		gen --via "$via" --sources 5 --count 2000 --cpus 2 >"$WORK/via.json" 2>"$WORK/via.err" || rc=$?
-	fi
+	RC=0
+	gen "$@" --sources 5 --count 2000 --cpus 2 >"$WORK/via.json" 2>"$WORK/via.err" || RC=$?
 	sleep 0.3
-	seen=$(( $(nft_count all) - before ))
-	got=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["via"])' "$WORK/via.json" 2>/dev/null)
-	case $via in
-	live)
-		live_refused=0
-		if [ "$rc" -eq 1 ] && grep -q "refuses to send live frames" "$WORK/via.err"; then
-			live_refused=1
-			check "--via live on a kernel that refuses live frames: exit 1, says so, sends nothing ($seen)" \
-				test "$seen" -eq 0
-		else
-			check "--via live: 2000 frames seen, reported as live ($rc, $got, $seen)" \
-				eval "[ $rc -eq 0 ] && [ '$got' = live ] && [ $seen -eq 2000 ]"
-		fi ;;
-	packet)
-		check "--via packet: 2000 frames seen, reported as packet ($rc, $got, $seen)" \
-			eval "[ $rc -eq 0 ] && [ '$got' = packet ] && [ $seen -eq 2000 ]" ;;
-	default)
-		want=live
-		[ "$live_refused" -eq 1 ] && want=packet
-		check "by default: live frames where the kernel runs them, else the packet socket ($want: $rc, $got, $seen)" \
-			eval "[ $rc -eq 0 ] && [ '$got' = $want ] && [ $seen -eq 2000 ]" ;;
-	esac
-done
+	SEEN=$(( $(nft_count all) - before ))
+	VIA=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["via"])' "$WORK/via.json" 2>/dev/null)
+}
+via_run --via packet
+check "--via packet: 2000 frames seen, reported as packet ($RC, $VIA, $SEEN)" \
+	eval "[ $RC -eq 0 ] && [ '$VIA' = packet ] && [ $SEEN -eq 2000 ]"
+via_run --via live
+want=live
+if [ "$RC" -eq 1 ] && grep -q "refuses to send live frames" "$WORK/via.err"; then
+	want=packet
+	check "--via live on a kernel that refuses live frames: exit 1, says so, sends nothing ($SEEN)" \
+		test "$SEEN" -eq 0
+else
+	check "--via live: 2000 frames seen, reported as live ($RC, $VIA, $SEEN)" \
+		eval "[ $RC -eq 0 ] && [ '$VIA' = live ] && [ $SEEN -eq 2000 ]"
+fi
+via_run
+check "by default: live frames where the kernel runs them, else the packet socket ($want: $RC, $VIA, $SEEN)" \
+	eval "[ $RC -eq 0 ] && [ '$VIA' = $want ] && [ $SEEN -eq 2000 ]"
 
 before=$(nft_count all)
 gen --dist zipf:1 --sources 10 --count 10000 --cpus 2 --per-source >"$WORK/zipf.json"
